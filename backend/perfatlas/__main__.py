@@ -1,0 +1,3 @@
+from perfatlas.cli import main
+
+main()

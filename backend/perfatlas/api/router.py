@@ -1,0 +1,31 @@
+"""The /api/v1 router: every domain's routes, plus health."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from perfatlas import __version__
+from perfatlas.api.deps import SessionDep
+from perfatlas.explore.router import router as explore_router
+from perfatlas.imports.router import router as imports_router
+from perfatlas.runs.router import router as runs_router
+
+api_router = APIRouter(prefix="/api/v1")
+api_router.include_router(runs_router)
+api_router.include_router(explore_router)
+api_router.include_router(imports_router)
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    database: str
+
+
+@api_router.get("/health", operation_id="health", tags=["health"], response_model=Health)
+def health(session: SessionDep) -> Health:
+    """Liveness and database reachability; needs no token."""
+    session.execute(text("SELECT 1"))
+    return Health(status="ok", version=__version__, database=session.get_bind().dialect.name)

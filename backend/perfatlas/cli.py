@@ -1,0 +1,121 @@
+"""The perfatlas command: serve, migrate, token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from perfatlas.core.config import get_settings
+
+app = typer.Typer(help="PerfAtlas server.", no_args_is_help=True, add_completion=False)
+token_app = typer.Typer(help="API tokens for machines and scripts.", no_args_is_help=True)
+app.add_typer(token_app, name="token")
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _alembic_config(url: str) -> object:
+    from alembic.config import Config
+
+    config = Config(str(REPO_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def run_migrations(url: str) -> None:
+    from alembic import command
+
+    command.upgrade(_alembic_config(url), "head")  # type: ignore[arg-type]
+
+
+@app.command()
+def migrate() -> None:
+    """Bring the database schema up to date (safe to run again)."""
+    url = get_settings().effective_database_url
+    run_migrations(url)
+    typer.echo(f"database is up to date ({url.split('://', 1)[0]})")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="address to listen on")] = None,
+    port: Annotated[int | None, typer.Option(help="port to listen on")] = None,
+    workers: Annotated[int, typer.Option(help="uvicorn worker processes")] = 1,
+    migrate_first: Annotated[bool, typer.Option("--migrate/--no-migrate")] = True,
+) -> None:
+    """Run the API (and the built web UI) with uvicorn."""
+    import uvicorn
+
+    settings = get_settings()
+    if migrate_first:
+        run_migrations(settings.effective_database_url)
+    uvicorn.run(
+        "perfatlas.main:create_app",
+        factory=True,
+        host=host or settings.host,
+        port=port or settings.port,
+        workers=workers,
+        log_level=settings.log_level,
+        # The access log would show query strings; tokens never travel there, but keep it lean.
+        access_log=False,
+    )
+
+
+@token_app.command("create")
+def token_create(
+    scope: Annotated[str, typer.Option(help="read, upload or admin")] = "upload",
+    name: Annotated[str, typer.Option(help="who or what will use it")] = "default",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print only the token")] = False,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="revoke the active tokens with the same name")
+    ] = False,
+) -> None:
+    """Create a token; it is printed once and only its hash is stored."""
+    from perfatlas.auth.service import SCOPES, create_token, revoke_by_name
+    from perfatlas.core.db import get_engine, session_factory
+
+    if scope not in SCOPES:
+        raise typer.BadParameter(f"scope must be one of {', '.join(SCOPES)}", param_hint="--scope")
+    engine = get_engine(get_settings().effective_database_url)
+    with session_factory(engine)() as session:
+        if replace:
+            revoke_by_name(session, name=name)
+        row, token = create_token(session, name=name, scope=scope)  # type: ignore[arg-type]
+    if quiet:
+        typer.echo(token)
+        return
+    typer.echo(f"created token {row.id} ({row.name}, scope {row.scope}); it is shown only now:")
+    typer.echo(token)
+
+
+@token_app.command("list")
+def token_list() -> None:
+    """List tokens (never the tokens themselves)."""
+    from perfatlas.auth.service import list_tokens
+    from perfatlas.core.db import get_engine, session_factory
+
+    engine = get_engine(get_settings().effective_database_url)
+    with session_factory(engine)() as session:
+        for row in list_tokens(session):
+            state = f"revoked {row.revoked_at:%Y-%m-%d}" if row.revoked_at else "active"
+            used = f"{row.last_used_at:%Y-%m-%d %H:%M}" if row.last_used_at else "never"
+            typer.echo(f"{row.id}\t{row.prefix}…\t{row.scope}\t{row.name}\t{state}\tused {used}")
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: int) -> None:
+    """Revoke a token by its id (see token list)."""
+    from perfatlas.auth.service import revoke_token
+    from perfatlas.core.db import get_engine, session_factory
+
+    engine = get_engine(get_settings().effective_database_url)
+    with session_factory(engine)() as session:
+        row = revoke_token(session, token_id=token_id)
+    typer.echo(f"revoked token {row.id} ({row.name})")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,300 @@
+"""Explore (a metric against any dimension, one trace per group) and compare (runs side by side).
+
+On PostgreSQL the aggregation runs in the database; SQLite, the embedded default, gets the same
+numbers from a streamed Python aggregation."""
+
+from __future__ import annotations
+
+import math
+import uuid as uuid_mod
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.orm import Session
+
+from perfatlas.core.errors import Invalid
+from perfatlas.explore.schemas import (
+    CompareMetric,
+    CompareRead,
+    CompareRun,
+    Difference,
+    ExplorePoint,
+    ExploreRead,
+    ExploreTrace,
+)
+from perfatlas.runs.dimensions import TIME, dimension
+from perfatlas.runs.models import Agent, Environment, Result, Run
+from perfatlas.runs.service import get_run, parse_pairs
+from perfatlas.runs.stats import quantile
+
+RUNS_PER_POINT = 20
+MAX_TIME_POINTS = 50_000
+DURABILITY_FIELDS = ("fsync_policy", "o_direct", "sync_mount", "write_cache", "cold_method")
+
+
+def _base_query(
+    session: Session, columns: Sequence[Any], *, workload: str, metric: str, filters: Sequence[str]
+) -> Select[Any]:
+    dialect = session.get_bind().dialect.name
+    query = (
+        select(*columns)
+        .select_from(Result)
+        .join(Run, Run.id == Result.run_id)
+        .join(Agent, Agent.id == Run.agent_id)
+        .outerjoin(Environment, Environment.id == Run.environment_id)
+        .where(Result.workload == workload, Result.metric == metric)
+    )
+    for name, wanted in parse_pairs("filter", filters).items():
+        query = query.where(dimension(name, dialect, field="filter").in_(wanted))
+    return query
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _sort_traces(traces: dict[Any, list[ExplorePoint]], numeric: bool) -> list[ExploreTrace]:
+    def x_key(point: ExplorePoint) -> tuple[int, Any]:
+        if point.x is None:
+            return (1, "")
+        return (0, float(point.x)) if numeric else (0, str(point.x))
+
+    def group_key(group: Any) -> tuple[int, Any]:
+        if group is None:
+            return (2, "")
+        number = _number(group)
+        return (0, number) if number is not None else (1, str(group))
+
+    return [
+        ExploreTrace(group=None if g is None else str(g), points=sorted(points, key=x_key))
+        for g, points in sorted(traces.items(), key=lambda item: group_key(item[0]))
+    ]
+
+
+def explore(
+    session: Session,
+    *,
+    workload: str,
+    metric: str,
+    x: str,
+    group: str | None = None,
+    filters: Sequence[str] = (),
+) -> ExploreRead:
+    dialect = session.get_bind().dialect.name
+    unit_row = session.execute(
+        select(Result.unit, Result.direction)
+        .where(Result.workload == workload, Result.metric == metric)
+        .limit(1)
+    ).first()
+    group_expr = dimension(group, dialect, field="group") if group else None
+    if x == TIME:
+        traces, truncated = _explore_time(
+            session, workload=workload, metric=metric, group_expr=group_expr, filters=filters
+        )
+        numeric = False
+    else:
+        x_expr = dimension(x, dialect, field="x")
+        if dialect == "postgresql":
+            rows = _explore_grouped_sql(
+                session, workload=workload, metric=metric, x_expr=x_expr, group_expr=group_expr,
+                filters=filters,
+            )  # fmt: skip
+        else:
+            rows = _explore_grouped_python(
+                session, workload=workload, metric=metric, x_expr=x_expr, group_expr=group_expr,
+                filters=filters,
+            )  # fmt: skip
+        rows = list(rows)
+        numeric = bool(rows) and all(_number(r[0]) is not None for r in rows if r[0] is not None)
+        traces = defaultdict(list)
+        for x_value, g, n, median, mean, lo, hi, p5, p95, run_ids in rows:
+            shown_x = _number(x_value) if numeric and x_value is not None else x_value
+            traces[g].append(
+                ExplorePoint(
+                    x=shown_x, n=n, median=median, mean=mean, min=lo, max=hi, p5=p5, p95=p95,
+                    runs=list(run_ids)[:RUNS_PER_POINT],
+                )  # fmt: skip
+            )
+        truncated = False
+    return ExploreRead(
+        workload=workload,
+        metric=metric,
+        unit=unit_row[0] if unit_row else None,
+        direction=unit_row[1] if unit_row else None,
+        x=x,
+        group=group,
+        x_numeric=numeric,
+        traces=_sort_traces(traces, numeric),
+        truncated=truncated,
+    )
+
+
+def _explore_grouped_sql(
+    session: Session, *, workload: str, metric: str, x_expr: Any, group_expr: Any, filters: Sequence[str]
+) -> Iterable[tuple[Any, ...]]:
+    g = group_expr if group_expr is not None else func.cast(None, Result.metric.type)
+    columns = [
+        x_expr.label("x"),
+        g.label("g"),
+        func.count().label("n"),
+        func.percentile_cont(0.5).within_group(Result.value).label("median"),
+        func.avg(Result.value).label("mean"),
+        func.min(Result.value).label("min"),
+        func.max(Result.value).label("max"),
+        func.percentile_cont(0.05).within_group(Result.value).label("p5"),
+        func.percentile_cont(0.95).within_group(Result.value).label("p95"),
+        func.array_agg(aggregate_order_by(Run.uuid, Run.started_at.desc()))[
+            1:RUNS_PER_POINT
+        ].label("runs"),
+    ]
+    query = _base_query(session, columns, workload=workload, metric=metric, filters=filters)
+    query = query.group_by(x_expr, g) if group_expr is not None else query.group_by(x_expr)
+    return session.execute(query).all()
+
+
+def _explore_grouped_python(
+    session: Session, *, workload: str, metric: str, x_expr: Any, group_expr: Any, filters: Sequence[str]
+) -> Iterable[tuple[Any, ...]]:
+    g = group_expr if group_expr is not None else func.cast(None, Result.metric.type)
+    query = _base_query(
+        session, [x_expr, g, Result.value, Run.uuid], workload=workload, metric=metric, filters=filters
+    ).order_by(Run.started_at.desc())
+    cells: dict[tuple[Any, Any], tuple[list[float], list[uuid_mod.UUID]]] = {}
+    for x_value, g_value, value, run_uuid in session.execute(query).yield_per(5000):
+        values, uuids = cells.setdefault((x_value, g_value), ([], []))
+        values.append(value)
+        if len(uuids) < RUNS_PER_POINT:
+            uuids.append(run_uuid)
+    for (x_value, g_value), (values, uuids) in cells.items():
+        values.sort()
+        yield (
+            x_value, g_value, len(values), quantile(values, 0.5), math.fsum(values) / len(values),
+            values[0], values[-1], quantile(values, 0.05), quantile(values, 0.95), uuids,
+        )  # fmt: skip
+
+
+def _explore_time(
+    session: Session, *, workload: str, metric: str, group_expr: Any, filters: Sequence[str]
+) -> tuple[dict[Any, list[ExplorePoint]], bool]:
+    g = group_expr if group_expr is not None else func.cast(None, Result.metric.type)
+    columns = [
+        Run.started_at, g, Result.n, Result.value, Result.mean, Result.min, Result.max,
+        Result.p5, Result.p95, Run.uuid,
+    ]  # fmt: skip
+    query = (
+        _base_query(session, columns, workload=workload, metric=metric, filters=filters)
+        .order_by(Run.started_at.desc())
+        .limit(MAX_TIME_POINTS + 1)
+    )
+    traces: dict[Any, list[ExplorePoint]] = defaultdict(list)
+    count = 0
+    for started, g_value, n, value, mean, lo, hi, p5, p95, run_uuid in session.execute(query):
+        count += 1
+        if count > MAX_TIME_POINTS:
+            return traces, True
+        traces[g_value].append(
+            ExplorePoint(
+                x=started.isoformat(), n=n, median=value, mean=mean, min=lo, max=hi, p5=p5,
+                p95=p95, runs=[run_uuid],
+            )  # fmt: skip
+        )
+    return traces, False
+
+
+# ---- compare ---------------------------------------------------------------------------
+
+
+def _differences(items: Sequence[dict[str, Any]]) -> list[Difference]:
+    keys = sorted({k for item in items for k in item})
+    return [
+        Difference(key=k, values=[item.get(k) for item in items])
+        for k in keys
+        if len({repr(item.get(k)) for item in items}) > 1
+    ]
+
+
+def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        flat: dict[str, Any] = {}
+        for key, value in data.items():
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        return flat
+    return {prefix.rstrip("."): data}
+
+
+def compare(session: Session, *, run_uuids: Sequence[uuid_mod.UUID]) -> CompareRead:
+    if not 2 <= len(run_uuids) <= 20:
+        raise Invalid("runs", "compare takes from 2 to 20 runs")
+    runs = [get_run(session, run_uuid=u) for u in run_uuids]
+    by_metric: dict[str, dict[int, Result]] = defaultdict(dict)
+    for index, run in enumerate(runs):
+        for result in run.results:
+            by_metric[result.metric][index] = result
+    metrics: list[CompareMetric] = []
+    for name in sorted(by_metric):
+        cells = by_metric[name]
+        first = next(iter(cells.values()))
+        values = [cells[i].value if i in cells else None for i in range(len(runs))]
+        base = values[0]
+        diffs: list[float | None] = []
+        better: list[bool | None] = []
+        for value in values:
+            if base is None or value is None or base == 0:
+                diffs.append(None)
+                better.append(None)
+                continue
+            diff = (value - base) / abs(base) * 100.0
+            diffs.append(diff)
+            better.append(None if diff == 0 else (diff > 0) == (first.direction == "higher"))
+        metrics.append(
+            CompareMetric(
+                metric=name,
+                unit=first.unit,
+                direction=first.direction,
+                values=values,
+                spread=[[cells[i].min, cells[i].max] if i in cells else None for i in range(len(runs))],
+                diff_pct=diffs,
+                better=better,
+            )
+        )
+    durability = _differences([{f: getattr(run, f) for f in DURABILITY_FIELDS} for run in runs])
+    warning = None
+    if durability:
+        named = ", ".join(
+            f"{d.key} ({' vs '.join('unknown' if v is None else str(v) for v in d.values)})"
+            for d in durability
+        )
+        warning = (
+            f"These runs differ in durability or cache handling: {named}. A faster result that "
+            "skipped a flush or read from cache is not comparable to a safe, cold one."
+        )
+    return CompareRead(
+        runs=[
+            CompareRun(
+                uuid=run.uuid, workload=run.workload, agent=run.agent.name, target=run.target,
+                started_at=run.started_at, status=run.status, parameters=run.parameters,
+                labels=run.labels, fsync_policy=run.fsync_policy, o_direct=run.o_direct,
+                sync_mount=run.sync_mount, write_cache=run.write_cache,
+                cold_method=run.cold_method, environment_id=run.environment_id,
+            )  # fmt: skip
+            for run in runs
+        ],
+        metrics=metrics,
+        durability_differs=bool(durability),
+        warning=warning,
+        durability=durability,
+        parameters=_differences([run.parameters for run in runs]),
+        labels=_differences([run.labels for run in runs]),
+        environment=_differences(
+            [_flatten(run.environment.data) if run.environment else {} for run in runs]
+        ),
+    )

@@ -1,0 +1,155 @@
+"""Importers over HTTP: fio JSON and bonnie++ CSV become runs, through the same ingest."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
+from perfatlas.core.errors import Invalid
+from perfatlas.imports.bonnie import parse_bonnie
+from perfatlas.imports.errors import ImportFormatError
+from perfatlas.imports.fio import parse_fio
+from perfatlas.runs import service
+from perfatlas.runs.schemas import BatchItem, BatchRead, RunCreate
+
+router = APIRouter(tags=["imports"])
+Parser = Callable[..., list[RunCreate]]
+
+LABEL_DOC = "name=value (or name:value), repeatable; a form field 'labels' may hold several, comma-separated"
+
+
+def _labels(items: list[str], field: str) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for item in items:
+        for part in item.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            key, sep, value = part.partition("=") if "=" in part else part.partition(":")
+            if not sep or not key.strip():
+                raise Invalid(field, f"{part!r} is not of the form name=value")
+            labels[key.strip()] = value.strip()
+    return labels
+
+
+async def _import(
+    request: Request,
+    *,
+    parser: Parser,
+    session: SessionDep,
+    settings: SettingsDep,
+    agent: str | None,
+    target: str | None,
+    label: list[str],
+    started_at: dt.datetime | None,
+) -> BatchRead:
+    labels = _labels(label, "label")
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
+        form = await request.form()
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise Invalid("file", "send the tool's output as the form field 'file'")
+        data = await upload.read()
+        agent = agent or _text(form.get("agent"))
+        target = target or _text(form.get("target"))
+        labels.update(_labels([_text(v) or "" for v in form.getlist("labels")], "labels"))
+    else:
+        data = await request.body()
+    if not data.strip():
+        raise Invalid("body", "the upload is empty: send the tool's output as the body or as 'file'")
+    try:
+        runs = parser(data, agent=agent, target=target, labels=labels, started_at=started_at)
+    except ImportFormatError as exc:
+        raise Invalid("file", str(exc)) from exc
+    except ValueError as exc:  # a RunCreate the parser built was refused by the schema
+        raise Invalid("file", f"the file parsed, but its runs are not valid: {exc}") from exc
+    if not runs:
+        raise Invalid("file", "the file holds no results to import")
+    outcomes = await run_in_threadpool(
+        lambda: service.ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels)
+    )
+    created = sum(1 for o in outcomes if o.created)
+    return BatchRead(
+        created=created,
+        existing=len(outcomes) - created,
+        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+AgentQuery = Annotated[str | None, Query(description="the machine the file came from")]
+TargetQuery = Annotated[str | None, Query(description="the directory or device tested")]
+LabelQuery = Annotated[list[str], Query(description=LABEL_DOC)]
+STARTED_DOC = "when the run started, if the file does not say"
+BODY_DOC = {
+    "requestBody": {
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "text/csv": {"schema": {"type": "string"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "agent": {"type": "string"},
+                        "target": {"type": "string"},
+                        "labels": {"type": "string"},
+                    },
+                    "required": ["file"],
+                }
+            },
+        }
+    }
+}
+
+
+@router.post(
+    "/import/fio", operation_id="import_fio", response_model=BatchRead, openapi_extra=BODY_DOC
+)
+async def import_fio(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: UploadPrincipal,
+    agent: AgentQuery = None,
+    target: TargetQuery = None,
+    label: LabelQuery = [],  # noqa: B006
+    started_at: Annotated[dt.datetime | None, Query(description=STARTED_DOC)] = None,
+) -> BatchRead:
+    """Import fio output (--output-format=json or json+): one run per job."""
+    return await _import(
+        request, parser=parse_fio, session=session, settings=settings, agent=agent,
+        target=target, label=label, started_at=started_at,
+    )  # fmt: skip
+
+
+@router.post(
+    "/import/bonnie",
+    operation_id="import_bonnie",
+    response_model=BatchRead,
+    openapi_extra=BODY_DOC,
+)
+async def import_bonnie(
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: UploadPrincipal,
+    agent: AgentQuery = None,
+    target: TargetQuery = None,
+    label: LabelQuery = [],  # noqa: B006
+    started_at: Annotated[dt.datetime | None, Query(description=STARTED_DOC)] = None,
+) -> BatchRead:
+    """Import bonnie++ CSV lines: one run per line; '+++++' fields are left out as not measured."""
+    return await _import(
+        request, parser=parse_bonnie, session=session, settings=settings, agent=agent,
+        target=target, label=label, started_at=started_at,
+    )  # fmt: skip

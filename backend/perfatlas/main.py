@@ -1,0 +1,54 @@
+"""create_app(): the FastAPI application with its routers, error handlers and the built UI."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+
+from perfatlas import __version__
+from perfatlas.api.router import api_router
+from perfatlas.core.config import Settings, get_settings
+from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.errors import install_error_handlers
+from perfatlas.core.limits import BodySizeLimit
+
+UI_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+_NO_UI = """<!doctype html><html><head><meta charset="utf-8"><title>PerfAtlas</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">
+<h1>PerfAtlas</h1><p>The API is running. The web UI has not been built into
+<code>frontend/dist</code> yet.</p>
+<ul><li><a href="/docs">API documentation</a> (OpenAPI)</li>
+<li><a href="/api/v1/health">Health</a></li></ul></body></html>"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    logging.basicConfig(level=settings.log_level.upper())
+    app = FastAPI(
+        title="PerfAtlas",
+        version=__version__,
+        description="Storage and filesystem performance history: upload runs, explore, compare.",
+    )
+    app.state.settings = settings
+    engine = get_engine(settings.effective_database_url)
+    app.state.engine = engine
+    app.state.session_factory = session_factory(engine)
+    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.include_router(api_router)
+
+    if (UI_DIST / "index.html").is_file():
+        from fastapi.staticfiles import StaticFiles
+
+        app.mount("/", StaticFiles(directory=UI_DIST, html=True), name="ui")
+    else:
+
+        @app.get("/", include_in_schema=False)
+        def root() -> HTMLResponse:
+            return HTMLResponse(_NO_UI)
+
+    return app

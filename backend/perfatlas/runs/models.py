@@ -1,0 +1,145 @@
+"""Agents, environments, runs, results and series."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid as uuid_mod
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Uuid,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
+
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Agent(Base):
+    __tablename__ = "agents"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    labels: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    version: Mapped[str | None] = mapped_column(String(64))
+    last_seen_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Environment(Base):
+    __tablename__ = "environments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hash: Mapped[str] = mapped_column(String(64), unique=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    hostname: Mapped[str | None] = mapped_column(String(255))
+    kernel: Mapped[str | None] = mapped_column(String(255))
+    os: Mapped[str | None] = mapped_column(String(255))
+    cpu_model: Mapped[str | None] = mapped_column(String(255))
+    cores: Mapped[int | None] = mapped_column(Integer)
+    ram_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    fs_type: Mapped[str | None] = mapped_column(String(64))
+    device: Mapped[str | None] = mapped_column(String(255))
+    device_model: Mapped[str | None] = mapped_column(String(255))
+    rotational: Mapped[bool | None] = mapped_column(Boolean)
+    mount_options: Mapped[str | None] = mapped_column(String(1024))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Run(Base):
+    __tablename__ = "runs"
+    __table_args__ = (
+        Index("ix_runs_started_at_id", "started_at", "id"),
+        Index("ix_runs_workload_started_at", "workload", "started_at"),
+        Index("ix_runs_agent_id_started_at", "agent_id", "started_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    uuid: Mapped[uuid_mod.UUID] = mapped_column(Uuid, unique=True)
+    # sha256 of the canonical request body: the same uuid with another body is a conflict.
+    body_hash: Mapped[str] = mapped_column(String(64))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"))
+    environment_id: Mapped[int | None] = mapped_column(ForeignKey("environments.id"))
+    workload: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(1024))
+    parameters: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    labels: Mapped[dict[str, str]] = mapped_column(JSONType)
+    started_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    status: Mapped[str] = mapped_column(String(16))
+    job_id: Mapped[int | None] = mapped_column(BigInteger)
+    # Durability and cache facts: runs that differ here are not comparable (seed 004).
+    fsync_policy: Mapped[str | None] = mapped_column(String(16))
+    o_direct: Mapped[bool | None] = mapped_column(Boolean)
+    sync_mount: Mapped[bool | None] = mapped_column(Boolean)
+    write_cache: Mapped[str | None] = mapped_column(String(16))
+    cold_method: Mapped[str | None] = mapped_column(String(32))
+    meta: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    agent: Mapped[Agent] = relationship(lazy="joined")
+    environment: Mapped[Environment | None] = relationship(lazy="joined")
+    results: Mapped[list[Result]] = relationship(
+        back_populates="run", order_by="Result.metric", passive_deletes=True
+    )
+
+
+class Series(Base):
+    """One metric's history for one fixed set of dimensions, time and version aside."""
+
+    __tablename__ = "series"
+    __table_args__ = (Index("ix_series_workload_metric", "workload", "metric"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    workload: Mapped[str] = mapped_column(String(64))
+    metric: Mapped[str] = mapped_column(String(128))
+    unit: Mapped[str] = mapped_column(String(16))
+    direction: Mapped[str] = mapped_column(String(8))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"))
+    target: Mapped[str] = mapped_column(String(1024))
+    parameters: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    labels: Mapped[dict[str, str]] = mapped_column(JSONType)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    agent: Mapped[Agent] = relationship(lazy="joined")
+
+
+class Result(Base):
+    __tablename__ = "results"
+    __table_args__ = (
+        Index("ix_results_run_id_metric", "run_id", "metric", unique=True),
+        Index("ix_results_workload_metric", "workload", "metric"),
+        Index("ix_results_series_id_started_at", "series_id", "started_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id"))
+    # Copied from the run so that explore and series reads need one index, not a join first.
+    workload: Mapped[str] = mapped_column(String(64))
+    started_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
+    metric: Mapped[str] = mapped_column(String(128))
+    unit: Mapped[str] = mapped_column(String(16))
+    direction: Mapped[str] = mapped_column(String(8))
+    value: Mapped[float] = mapped_column(Float)
+    samples: Mapped[list[float]] = mapped_column(JSONType)
+    n: Mapped[int] = mapped_column(Integer)
+    mean: Mapped[float] = mapped_column(Float)
+    stdev: Mapped[float] = mapped_column(Float)
+    min: Mapped[float] = mapped_column(Float)
+    max: Mapped[float] = mapped_column(Float)
+    p5: Mapped[float] = mapped_column(Float)
+    p50: Mapped[float] = mapped_column(Float)
+    p95: Mapped[float] = mapped_column(Float)
+    p99: Mapped[float] = mapped_column(Float)
+
+    run: Mapped[Run] = relationship(back_populates="results")

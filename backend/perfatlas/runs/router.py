@@ -1,0 +1,187 @@
+"""HTTP routes of runs and series: upload, list, detail, series points."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid as uuid_mod
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+from pydantic import BaseModel
+
+from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep, UploadPrincipal
+from perfatlas.core.jsonresponse import json_response
+from perfatlas.runs import service
+from perfatlas.runs.models import Run, Series
+from perfatlas.runs.schemas import (
+    BatchItem,
+    BatchRead,
+    EnvironmentRead,
+    ResultRead,
+    RunBatchCreate,
+    RunCreate,
+    RunPage,
+    RunRead,
+    RunSummary,
+)
+
+router = APIRouter(tags=["runs"])
+
+
+def to_summary(run: Run) -> RunSummary:
+    return RunSummary(
+        uuid=run.uuid, workload=run.workload, agent=run.agent.name, target=run.target,
+        parameters=run.parameters, labels=run.labels, started_at=run.started_at,
+        finished_at=run.finished_at, status=run.status, fsync_policy=run.fsync_policy,
+        o_direct=run.o_direct, sync_mount=run.sync_mount, write_cache=run.write_cache,
+        cold_method=run.cold_method, environment_id=run.environment_id, job_id=run.job_id,
+    )  # fmt: skip
+
+
+def to_read(run: Run) -> RunRead:
+    return RunRead(
+        **to_summary(run).model_dump(),
+        environment=EnvironmentRead.model_validate(run.environment) if run.environment else None,
+        meta=run.meta,
+        results=[ResultRead.model_validate(r) for r in run.results],
+    )
+
+
+@router.post("/runs", operation_id="create_run", status_code=201, response_model=RunRead)
+def create_run(
+    body: RunCreate,
+    session: SessionDep,
+    settings: SettingsDep,
+    _: UploadPrincipal,
+    response: Response,
+) -> RunRead:
+    """Upload one run with its results; a retry with the same uuid and body returns the stored run."""
+    (outcome,) = service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels)
+    if not outcome.created:
+        response.status_code = 200
+    return to_read(service.get_run(session, run_uuid=outcome.uuid))
+
+
+@router.post("/runs/batch", operation_id="create_runs_batch", response_model=BatchRead)
+def create_runs_batch(
+    body: RunBatchCreate, session: SessionDep, settings: SettingsDep, _: UploadPrincipal
+) -> BatchRead:
+    """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
+    outcomes = service.ingest(session, runs=body.runs, ignore_labels=settings.series_ignore_labels)
+    created = sum(1 for o in outcomes if o.created)
+    return BatchRead(
+        created=created,
+        existing=len(outcomes) - created,
+        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+    )
+
+
+@router.get("/runs", operation_id="list_runs", response_model=RunPage)
+def list_runs(
+    session: SessionDep,
+    _: ReadPrincipal,
+    workload: str | None = None,
+    agent: str | None = None,
+    status: str | None = None,
+    target: str | None = None,
+    label: Annotated[list[str], Query(description="name:value, repeatable")] = [],  # noqa: B006
+    param: Annotated[list[str], Query(description="name:value, repeatable")] = [],  # noqa: B006
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> RunPage:
+    """List runs, newest first, with filters and cursor pagination."""
+    runs, next_cursor = service.list_runs(
+        session, workload=workload, agent=agent, status=status, target=target, labels=label,
+        params=param, since=since, until=until, limit=limit, cursor=cursor,
+    )  # fmt: skip
+    return RunPage(items=[to_summary(r) for r in runs], next_cursor=next_cursor)
+
+
+@router.get("/runs/{run_uuid}", operation_id="get_run", response_model=RunRead)
+def get_run(run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal) -> RunRead:
+    """One run with its environment and every result with its samples."""
+    return to_read(service.get_run(session, run_uuid=run_uuid))
+
+
+class SeriesRead(BaseModel):
+    id: int
+    workload: str
+    metric: str
+    unit: str
+    direction: str
+    agent: str
+    target: str
+    parameters: dict[str, Any]
+    labels: dict[str, str]
+    points: int
+    last_at: dt.datetime | None
+
+
+class SeriesPage(BaseModel):
+    items: list[SeriesRead]
+    next_cursor: int | None
+
+
+class SeriesPoints(BaseModel):
+    series: SeriesRead
+    t: list[dt.datetime]
+    run: list[uuid_mod.UUID]
+    value: list[float]
+    n: list[int]
+    min: list[float]
+    max: list[float]
+    p5: list[float]
+    p95: list[float]
+    environment_id: list[int | None]
+    samples: list[list[float]] | None = None
+
+
+def _series_read(series: Series, points: int, last_at: dt.datetime | None) -> SeriesRead:
+    return SeriesRead(
+        id=series.id, workload=series.workload, metric=series.metric, unit=series.unit,
+        direction=series.direction, agent=series.agent.name, target=series.target,
+        parameters=series.parameters, labels=series.labels, points=points, last_at=last_at,
+    )  # fmt: skip
+
+
+@router.get("/series", operation_id="list_series", response_model=SeriesPage)
+def list_series(
+    session: SessionDep,
+    _: ReadPrincipal,
+    workload: str | None = None,
+    metric: str | None = None,
+    agent: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: int | None = None,
+) -> SeriesPage:
+    """List series (one metric's history for one set of dimensions) with their point counts."""
+    rows, next_cursor = service.list_series(
+        session, workload=workload, metric=metric, agent=agent, limit=limit, cursor=cursor
+    )
+    return SeriesPage(items=[_series_read(*row) for row in rows], next_cursor=next_cursor)
+
+
+@router.get(
+    "/series/{series_id}/points", operation_id="get_series_points", response_model=SeriesPoints
+)
+def get_series_points(
+    series_id: int,
+    session: SessionDep,
+    _: ReadPrincipal,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
+    samples: bool = False,
+) -> Response:
+    """A series' newest points (oldest first), as columns ready to plot."""
+    series = service.get_series(session, series_id=series_id)
+    columns = service.series_points(
+        session, series_id=series_id, since=since, until=until, limit=limit, with_samples=samples
+    )
+    last_at = columns["t"][-1] if columns["t"] else None
+    header = _series_read(series, len(columns["t"]), last_at).model_dump()
+    # Built by hand and serialised with orjson: 10,000 points through Pydantic cost more than
+    # the query itself.
+    return json_response({"series": header, **columns})

@@ -1,0 +1,197 @@
+"""Request and response bodies of the runs API (the ingest contract agents and importers use)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import uuid as uuid_mod
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
+
+from perfatlas.runs.units import KNOWN_UNITS, Direction, implied_direction
+
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=64)]
+MetricName = Annotated[
+    str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=128)
+]
+ShortText = Annotated[str, StringConstraints(max_length=256)]
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number (not NaN or infinity)")
+    return value
+
+
+FiniteFloat = Annotated[float, AfterValidator(_finite)]
+ParamValue = bool | int | FiniteFloat | ShortText
+Workload = Name
+RunStatus = Literal["ok", "failed", "partial"]
+FsyncPolicy = Literal["none", "file", "end", "data", "unknown"]
+WriteCache = Literal["enabled", "disabled", "unknown"]
+ColdMethod = Literal["drop_caches", "fadvise", "fresh_files", "remount", "none", "unknown"]
+
+
+def _known_unit(value: str) -> str:
+    if value not in KNOWN_UNITS:
+        raise ValueError(f"unknown unit {value!r}; known units: {', '.join(sorted(KNOWN_UNITS))}")
+    return value
+
+
+Unit = Annotated[str, AfterValidator(_known_unit)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ResultCreate(StrictModel):
+    """One metric of a run: every repetition is a sample; `value` defaults to their median."""
+
+    metric: MetricName
+    unit: Unit
+    direction: Direction | None = Field(
+        default=None, description="higher or lower is better; implied by time and rate units"
+    )
+    value: FiniteFloat | None = None
+    samples: list[FiniteFloat] = Field(default_factory=list, max_length=10_000)
+
+    @model_validator(mode="after")
+    def _complete(self) -> ResultCreate:
+        if not self.samples and self.value is None:
+            raise ValueError("give samples, a value, or both")
+        if self.direction is None:
+            implied = implied_direction(self.unit)
+            if implied is None:
+                raise ValueError(
+                    f"direction is required for unit {self.unit!r} (higher or lower is better)"
+                )
+            self.direction = implied
+        return self
+
+
+class RunCreate(StrictModel):
+    uuid: uuid_mod.UUID = Field(description="chosen by the client; a retry with it is idempotent")
+    workload: Workload
+    agent: Annotated[str, StringConstraints(min_length=1, max_length=128)] = Field(
+        description="the machine (agent name) the run ran on"
+    )
+    agent_version: Annotated[str, StringConstraints(max_length=64)] | None = None
+    target: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+    parameters: dict[Name, ParamValue] = Field(default_factory=dict, max_length=100)
+    labels: dict[Name, ShortText] = Field(default_factory=dict, max_length=100)
+    started_at: dt.datetime
+    finished_at: dt.datetime | None = None
+    status: RunStatus = "ok"
+    fsync_policy: FsyncPolicy | None = None
+    o_direct: bool | None = None
+    sync_mount: bool | None = None
+    write_cache: WriteCache | None = None
+    cold_method: ColdMethod | None = None
+    environment: dict[str, Any] = Field(
+        default_factory=dict,
+        description="what the run ran on (kernel, os, cpu, device, fs...), free-form JSON",
+    )
+    meta: dict[str, Any] = Field(
+        default_factory=dict, description="anything else worth keeping (tool versions, raw logs)"
+    )
+    job_id: int | None = None
+    results: list[ResultCreate] = Field(default_factory=list, max_length=1000)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunCreate:
+        if self.started_at.tzinfo is None:
+            self.started_at = self.started_at.replace(tzinfo=dt.UTC)
+        if self.finished_at is not None:
+            if self.finished_at.tzinfo is None:
+                self.finished_at = self.finished_at.replace(tzinfo=dt.UTC)
+            if self.finished_at < self.started_at:
+                raise ValueError("finished_at is before started_at")
+        seen: set[str] = set()
+        for result in self.results:
+            if result.metric in seen:
+                raise ValueError(f"metric {result.metric!r} appears twice")
+            seen.add(result.metric)
+        return self
+
+
+class RunBatchCreate(StrictModel):
+    runs: list[RunCreate] = Field(min_length=1, max_length=1000)
+
+
+class ResultRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    metric: str
+    unit: str
+    direction: Direction
+    value: float
+    samples: list[float]
+    n: int
+    mean: float
+    stdev: float
+    min: float
+    max: float
+    p5: float
+    p50: float
+    p95: float
+    p99: float
+    series_id: int
+
+
+class EnvironmentRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    hash: str
+    data: dict[str, Any]
+
+
+class RunSummary(BaseModel):
+    uuid: uuid_mod.UUID
+    workload: str
+    agent: str
+    target: str
+    parameters: dict[str, Any]
+    labels: dict[str, str]
+    started_at: dt.datetime
+    finished_at: dt.datetime | None
+    status: str
+    fsync_policy: str | None
+    o_direct: bool | None
+    sync_mount: bool | None
+    write_cache: str | None
+    cold_method: str | None
+    environment_id: int | None
+    job_id: int | None
+
+
+class RunRead(RunSummary):
+    environment: EnvironmentRead | None
+    meta: dict[str, Any]
+    results: list[ResultRead]
+
+
+class RunPage(BaseModel):
+    items: list[RunSummary]
+    next_cursor: str | None = Field(description="pass as cursor to get the next page")
+
+
+class BatchItem(BaseModel):
+    uuid: uuid_mod.UUID
+    created: bool = Field(description="false when the run was already stored (a retry)")
+
+
+class BatchRead(BaseModel):
+    created: int
+    existing: int
+    runs: list[BatchItem]

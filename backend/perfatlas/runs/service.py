@@ -1,0 +1,464 @@
+"""Ingest (idempotent, all-or-nothing) and reads of runs, results and series."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import uuid as uuid_mod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Select, and_, case, func, insert, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from perfatlas.core.canonical import canonical_json, content_hash
+from perfatlas.core.errors import Conflict, Invalid, NotFound
+from perfatlas.core.models import utcnow
+from perfatlas.runs.dimensions import json_text
+from perfatlas.runs.models import Agent, Environment, Result, Run, Series
+from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.stats import summarize
+
+# Environment keys copied into columns, so that filters and group-bys use plain columns.
+_ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
+_CHUNK = 1000
+RESULT_COLUMNS = (
+    "run_id", "series_id", "workload", "started_at", "metric", "unit", "direction", "value",
+    "samples", "n", "mean", "stdev", "min", "max", "p5", "p50", "p95", "p99",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    uuid: uuid_mod.UUID
+    run_id: int
+    created: bool
+
+
+def body_hash(run: RunCreate) -> str:
+    return content_hash(run.model_dump(mode="json"))
+
+
+def series_key(run: RunCreate, *, metric: str, unit: str, ignore_labels: Iterable[str]) -> dict[str, Any]:
+    ignored = set(ignore_labels)
+    labels = {
+        k: v for k, v in run.labels.items() if k not in ignored and not k.endswith("_version")
+    }
+    return {
+        "workload": run.workload,
+        "metric": metric,
+        "unit": unit,
+        "agent": run.agent,
+        "target": run.target,
+        "parameters": run.parameters,
+        "labels": labels,
+    }
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _insert_ignoring_conflicts(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    ins = postgresql.insert(model) if dialect == "postgresql" else sqlite.insert(model)
+    for chunk in _chunks(rows):
+        session.execute(ins.on_conflict_do_nothing(), list(chunk))
+
+
+def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
+    found: dict[Any, int] = {}
+    for chunk in _chunks(list(keys)):
+        found.update(session.execute(select(column, id_column).where(column.in_(chunk))).all())
+    return found
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _environment_row(data: dict[str, Any], digest: str) -> dict[str, Any]:
+    row: dict[str, Any] = {"hash": digest, "data": data, "created_at": utcnow()}
+    for key in _ENV_TEXT_KEYS:
+        value = data.get(key)
+        row[key] = str(value)[:255] if value is not None else None
+    row["cores"] = _as_int(data.get("cores"))
+    row["ram_bytes"] = _as_int(data.get("ram_bytes"))
+    rotational = data.get("rotational")
+    row["rotational"] = rotational if isinstance(rotational, bool) else None
+    mount_options = data.get("mount_options")
+    if isinstance(mount_options, list):
+        mount_options = ",".join(str(o) for o in mount_options)
+    row["mount_options"] = str(mount_options)[:1024] if mount_options is not None else None
+    return row
+
+
+def _existing_runs(session: Session, uuids: Sequence[uuid_mod.UUID]) -> dict[uuid_mod.UUID, tuple[int, str]]:
+    existing: dict[uuid_mod.UUID, tuple[int, str]] = {}
+    for chunk in _chunks(list(uuids)):
+        for run_uuid, run_id, digest in session.execute(
+            select(Run.uuid, Run.id, Run.body_hash).where(Run.uuid.in_(chunk))
+        ):
+            existing[run_uuid] = (run_id, digest)
+    return existing
+
+
+def ingest(
+    session: Session, *, runs: Sequence[RunCreate], ignore_labels: Sequence[str]
+) -> list[Ingested]:
+    """Stores the runs that are new, in one transaction; a retry of a stored run is a no-op.
+
+    The same uuid with another body is a Conflict and nothing of the request is written."""
+    try:
+        return _ingest(session, runs=runs, ignore_labels=ignore_labels)
+    except IntegrityError:
+        # Another request stored one of these uuids between our check and our insert; the
+        # second pass sees it and answers as for a retry (or a conflict).
+        session.rollback()
+        return _ingest(session, runs=runs, ignore_labels=ignore_labels)
+
+
+def _ingest(
+    session: Session, *, runs: Sequence[RunCreate], ignore_labels: Sequence[str]
+) -> list[Ingested]:
+    digests: dict[uuid_mod.UUID, str] = {}
+    unique: list[RunCreate] = []
+    for index, run in enumerate(runs):
+        digest = body_hash(run)
+        seen = digests.get(run.uuid)
+        if seen is None:
+            digests[run.uuid] = digest
+            unique.append(run)
+        elif seen != digest:
+            raise Invalid(f"runs[{index}].uuid", f"{run.uuid} appears twice with different bodies")
+
+    existing = _existing_runs(session, list(digests))
+    conflicts = [str(u) for u, (_, digest) in existing.items() if digest != digests[u]]
+    if conflicts:
+        raise Conflict(
+            f"run {conflicts[0]} is already stored with a different body"
+            + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
+            + "; a run uuid may be reused only for an identical retry",
+            extra={"uuids": conflicts},
+        )
+    new = [run for run in unique if run.uuid not in existing]
+    outcome = {u: Ingested(uuid=u, run_id=run_id, created=False) for u, (run_id, _) in existing.items()}
+    if new:
+        outcome.update(_store_new(session, new, digests, ignore_labels))
+    session.commit()
+    return [outcome[run.uuid] for run in unique]
+
+
+def _store_new(
+    session: Session,
+    runs: list[RunCreate],
+    digests: dict[uuid_mod.UUID, str],
+    ignore_labels: Sequence[str],
+) -> dict[uuid_mod.UUID, Ingested]:
+    now = utcnow()
+    agent_names = sorted({run.agent for run in runs})
+    _insert_ignoring_conflicts(
+        session, Agent, [{"name": name, "labels": {}, "created_at": now} for name in agent_names]
+    )
+    agent_ids = _ids_by(session, Agent.name, Agent.id, agent_names)
+    last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
+    for run in runs:
+        seen_at = run.finished_at or run.started_at
+        prev = last_seen.get(run.agent)
+        if prev is None or seen_at >= prev[0]:
+            last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
+    for name, (seen_at, version) in last_seen.items():
+        newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
+        values: dict[str, Any] = {
+            "last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)
+        }
+        if version:
+            values["version"] = version
+        session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))
+
+    env_hashes: dict[uuid_mod.UUID, str] = {}
+    env_rows: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        if run.environment:
+            digest = content_hash(run.environment)
+            env_hashes[run.uuid] = digest
+            env_rows.setdefault(digest, _environment_row(run.environment, digest))
+    _insert_ignoring_conflicts(session, Environment, list(env_rows.values()))
+    env_ids = _ids_by(session, Environment.hash, Environment.id, list(env_rows))
+
+    series_rows: dict[str, dict[str, Any]] = {}
+    result_keys: list[list[str]] = []
+    for run in runs:
+        keys = []
+        for result in run.results:
+            key = series_key(run, metric=result.metric, unit=result.unit, ignore_labels=ignore_labels)
+            digest = content_hash(key)
+            keys.append(digest)
+            series_rows.setdefault(
+                digest,
+                {
+                    "key_hash": digest,
+                    "workload": run.workload,
+                    "metric": result.metric,
+                    "unit": result.unit,
+                    "direction": result.direction,
+                    "agent_id": agent_ids[run.agent],
+                    "target": run.target,
+                    "parameters": key["parameters"],
+                    "labels": key["labels"],
+                    "created_at": now,
+                },
+            )
+        result_keys.append(keys)
+    _insert_ignoring_conflicts(session, Series, list(series_rows.values()))
+    series_ids = _ids_by(session, Series.key_hash, Series.id, list(series_rows))
+
+    run_rows = [
+        {
+            "uuid": run.uuid,
+            "body_hash": digests[run.uuid],
+            "agent_id": agent_ids[run.agent],
+            "environment_id": env_ids.get(env_hashes.get(run.uuid, "")),
+            "workload": run.workload,
+            "target": run.target,
+            "parameters": run.parameters,
+            "labels": run.labels,
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+            "status": run.status,
+            "job_id": run.job_id,
+            "fsync_policy": run.fsync_policy,
+            "o_direct": run.o_direct,
+            "sync_mount": run.sync_mount,
+            "write_cache": run.write_cache,
+            "cold_method": run.cold_method,
+            "meta": run.meta,
+            "created_at": now,
+        }
+        for run in runs
+    ]
+    run_ids: list[int] = []
+    for chunk in _chunks(run_rows):
+        returned = session.execute(
+            insert(Run).returning(Run.id, sort_by_parameter_order=True), list(chunk)
+        )
+        run_ids.extend(returned.scalars())
+
+    result_rows: list[tuple[Any, ...]] = []
+    for run, run_id, keys in zip(runs, run_ids, result_keys, strict=True):
+        for result, key in zip(run.results, keys, strict=True):
+            samples = result.samples or [result.value]
+            stats = summarize(samples)  # type: ignore[arg-type]
+            value = result.value if result.value is not None else stats.p50
+            result_rows.append(
+                (
+                    run_id, series_ids[key], run.workload, run.started_at, result.metric,
+                    result.unit, result.direction, value, samples, stats.n, stats.mean,
+                    stats.stdev, stats.min, stats.max, stats.p5, stats.p50, stats.p95, stats.p99,
+                )  # fmt: skip
+            )
+    _insert_results(session, result_rows)
+    return {
+        run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True)
+        for run, run_id in zip(runs, run_ids, strict=True)
+    }
+
+
+def _insert_results(session: Session, rows: list[tuple[Any, ...]]) -> None:
+    if not rows:
+        return
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        # COPY is several times faster than INSERT for the thousands of rows a batch carries,
+        # and it runs inside the same transaction, so a failure still writes nothing.
+        raw = connection.connection.driver_connection
+        sample_index = RESULT_COLUMNS.index("samples")
+        with raw.cursor() as cur:  # type: ignore[union-attr]
+            with cur.copy(f"COPY results ({', '.join(RESULT_COLUMNS)}) FROM STDIN") as copy:
+                for row in rows:
+                    row = list(row)
+                    row[sample_index] = canonical_json(row[sample_index]).decode()
+                    copy.write_row(row)
+        return
+    session.execute(insert(Result), [dict(zip(RESULT_COLUMNS, row, strict=True)) for row in rows])
+
+
+# ---- reads -------------------------------------------------------------------------------
+
+
+def get_run(session: Session, *, run_uuid: uuid_mod.UUID) -> Run:
+    run = session.scalar(
+        select(Run).where(Run.uuid == run_uuid).options(selectinload(Run.results))
+    )
+    if run is None:
+        raise NotFound(f"no run with uuid {run_uuid}")
+    return run
+
+
+def get_runs_by_id(session: Session, *, run_ids: Sequence[int]) -> list[Run]:
+    rows = session.scalars(select(Run).where(Run.id.in_(run_ids)).options(selectinload(Run.results)))
+    by_id = {run.id: run for run in rows}
+    return [by_id[i] for i in run_ids]
+
+
+def encode_cursor(started_at: dt.datetime, run_id: int) -> str:
+    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{run_id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[dt.datetime, int]:
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode()).decode()
+        stamp, run_id = text.rsplit("|", 1)
+        return dt.datetime.fromisoformat(stamp), int(run_id)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Invalid("cursor", "not a cursor this API gave out") from exc
+
+
+def parse_pairs(field: str, values: Sequence[str]) -> dict[str, list[str]]:
+    """`k:v` filters (repeated; several values of one key mean any of them)."""
+    pairs: dict[str, list[str]] = {}
+    for item in values:
+        key, sep, value = item.partition(":")
+        if not sep or not key:
+            raise Invalid(field, f"{item!r} is not of the form name:value")
+        pairs.setdefault(key, []).append(value)
+    return pairs
+
+
+def list_runs(
+    session: Session,
+    *,
+    workload: str | None = None,
+    agent: str | None = None,
+    status: str | None = None,
+    target: str | None = None,
+    labels: Sequence[str] = (),
+    params: Sequence[str] = (),
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[Run], str | None]:
+    query: Select[tuple[Run]] = select(Run)
+    if workload:
+        query = query.where(Run.workload == workload)
+    if agent:
+        query = query.join(Agent, Agent.id == Run.agent_id).where(Agent.name == agent)
+    if status:
+        query = query.where(Run.status == status)
+    if target:
+        query = query.where(Run.target == target)
+    dialect = session.get_bind().dialect.name
+    for key, wanted in parse_pairs("label", labels).items():
+        query = query.where(json_text(Run.labels, key, dialect).in_(wanted))
+    for key, wanted in parse_pairs("param", params).items():
+        query = query.where(json_text(Run.parameters, key, dialect).in_(wanted))
+    if since:
+        query = query.where(Run.started_at >= since)
+    if until:
+        query = query.where(Run.started_at < until)
+    if cursor:
+        c_started, c_id = decode_cursor(cursor)
+        query = query.where(
+            or_(Run.started_at < c_started, and_(Run.started_at == c_started, Run.id < c_id))
+        )
+    query = query.order_by(Run.started_at.desc(), Run.id.desc()).limit(limit + 1)
+    rows = list(session.scalars(query))
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor(rows[-1].started_at, rows[-1].id)
+    return rows, next_cursor
+
+
+def list_series(
+    session: Session,
+    *,
+    workload: str | None = None,
+    metric: str | None = None,
+    agent: str | None = None,
+    limit: int = 50,
+    cursor: int | None = None,
+) -> tuple[list[tuple[Series, int, dt.datetime | None]], int | None]:
+    query = select(Series)
+    if workload:
+        query = query.where(Series.workload == workload)
+    if metric:
+        query = query.where(Series.metric == metric)
+    if agent:
+        query = query.join(Agent, Agent.id == Series.agent_id).where(Agent.name == agent)
+    if cursor is not None:
+        query = query.where(Series.id > cursor)
+    rows = list(session.scalars(query.order_by(Series.id).limit(limit + 1)))
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = rows[-1].id
+    counts = {
+        series_id: (n, last)
+        for series_id, n, last in session.execute(
+            select(Result.series_id, func.count(), func.max(Result.started_at))
+            .where(Result.series_id.in_([s.id for s in rows]))
+            .group_by(Result.series_id)
+        )
+    }
+    return [(s, *counts.get(s.id, (0, None))) for s in rows], next_cursor
+
+
+def get_series(session: Session, *, series_id: int) -> Series:
+    series = session.get(Series, series_id)
+    if series is None:
+        raise NotFound(f"no series with id {series_id}")
+    return series
+
+
+POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
+
+
+def series_points(
+    session: Session,
+    *,
+    series_id: int,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: int = 10_000,
+    with_samples: bool = False,
+) -> dict[str, list[Any]]:
+    """The newest `limit` points, oldest first, as columns (one list per field)."""
+    columns: list[Any] = [
+        Result.started_at, Run.uuid, Result.value, Result.n, Result.min, Result.max,
+        Result.p5, Result.p95, Run.environment_id,
+    ]  # fmt: skip
+    if with_samples:
+        columns.append(Result.samples)
+    query = (
+        select(*columns)
+        .join(Run, Run.id == Result.run_id)
+        .where(Result.series_id == series_id)
+        .order_by(Result.started_at.desc())
+        .limit(limit)
+    )
+    if since:
+        query = query.where(Result.started_at >= since)
+    if until:
+        query = query.where(Result.started_at < until)
+    rows = session.execute(query).all()
+    rows.reverse()
+    names = [*POINT_COLUMNS, "samples"] if with_samples else list(POINT_COLUMNS)
+    if not rows:
+        return {name: [] for name in names}
+    return {name: list(values) for name, values in zip(names, zip(*rows, strict=True), strict=True)}

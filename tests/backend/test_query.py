@@ -1,0 +1,228 @@
+"""Reading back: runs list with filters and cursors, series, explore, compare, CSV exports."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import statistics
+
+import pytest
+
+from tests.factories import BASE_TIME, result, run_body
+
+
+def upload(client, headers, runs):
+    response = client.post("/api/v1/runs/batch", json={"runs": runs}, headers=headers)
+    assert response.status_code == 200, response.text
+    return runs
+
+
+def atlasperf_runs():
+    """Seed 003's shape: download speed vs k, one line per Tahoe version, three runs a point."""
+    runs = []
+    speed = {"1.7.1": 4.4, "1.8.2": 2.6, "trunk": 4.0}
+    for version, base in speed.items():
+        for k in (1, 3, 10, 30, 60):
+            for rep in range(3):
+                value = base * (1 - k / 120) + rep * 0.01
+                runs.append(
+                    run_body(
+                        workload="partialread",
+                        parameters={"k": k, "segsize": 131072},
+                        labels={"version": version},
+                        started_at=(BASE_TIME + dt.timedelta(minutes=len(runs))).isoformat(),
+                        results=[result("read.mb_per_s", [value, value * 1.02, value * 0.98], unit="MB/s")],
+                    )
+                )
+    return runs
+
+
+def test_explore_x_parameter_group_label(client, upload_headers, read_headers):
+    runs = upload(client, upload_headers, atlasperf_runs())
+    response = client.get(
+        "/api/v1/explore",
+        params={"workload": "partialread", "metric": "read.mb_per_s", "x": "k", "group": "version"},
+        headers=read_headers,
+    )
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["unit"] == "MB/s" and data["direction"] == "higher"
+    assert data["x_numeric"] is True
+    assert [t["group"] for t in data["traces"]] == ["1.7.1", "1.8.2", "trunk"]
+    for trace in data["traces"]:
+        assert [p["x"] for p in trace["points"]] == [1, 3, 10, 30, 60]
+        for point in trace["points"]:
+            assert point["n"] == 3
+            values = sorted(
+                run["results"][0]["samples"][0]  # the median sample of each run
+                for run in runs
+                if run["labels"]["version"] == trace["group"] and run["parameters"]["k"] == point["x"]
+            )
+            assert point["median"] == pytest.approx(statistics.median(values))
+            assert point["min"] == pytest.approx(values[0]) and point["max"] == pytest.approx(values[-1])
+            assert point["p5"] <= point["median"] <= point["p95"]
+            assert len(point["runs"]) == 3
+
+
+def test_explore_filters_and_time_axis(client, upload_headers, read_headers):
+    upload(client, upload_headers, atlasperf_runs())
+    params = {"workload": "partialread", "metric": "read.mb_per_s", "x": "k", "group": "version",
+              "filter": ["version:trunk", "version:1.8.2", "k:3"]}  # fmt: skip
+    data = client.get("/api/v1/explore", params=params, headers=read_headers).json()
+    assert [t["group"] for t in data["traces"]] == ["1.8.2", "trunk"]
+    assert all([p["x"] for p in t["points"]] == [3] for t in data["traces"])
+
+    timeline = client.get(
+        "/api/v1/explore",
+        params={"workload": "partialread", "metric": "read.mb_per_s", "filter": "label.version:trunk"},
+        headers=read_headers,
+    ).json()
+    (trace,) = timeline["traces"]
+    assert len(trace["points"]) == 15  # one point per run on a time axis
+    stamps = [p["x"] for p in trace["points"]]
+    assert stamps == sorted(stamps)
+
+
+def test_explore_by_builtin_dimension_and_bad_dimension(client, upload_headers, read_headers):
+    xfs = run_body(target="/mnt/xfs", environment={"hostname": "host-a", "fs_type": "xfs"})
+    upload(client, upload_headers, [run_body(), xfs])
+    data = client.get(
+        "/api/v1/explore",
+        params={"workload": "smallfile", "metric": "create.ops_per_s", "x": "fs_type"},
+        headers=read_headers,
+    ).json()
+    assert data["x_numeric"] is False
+    assert [p["x"] for p in data["traces"][0]["points"]] == ["ext4", "xfs"]
+
+    bad = client.get(
+        "/api/v1/explore",
+        params={"workload": "smallfile", "metric": "create.ops_per_s", "filter": "nocolon"},
+        headers=read_headers,
+    )
+    assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "filter"
+
+
+def test_explore_csv_matches_the_plot(client, upload_headers, read_headers):
+    upload(client, upload_headers, atlasperf_runs())
+    params = {"workload": "partialread", "metric": "read.mb_per_s", "x": "k", "group": "version"}
+    data = client.get("/api/v1/explore", params=params, headers=read_headers).json()
+    response = client.get("/api/v1/explore.csv", params=params, headers=read_headers)
+    assert response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert len(rows) == 15
+    first = data["traces"][0]["points"][0]
+    assert rows[0]["version"] == "1.7.1" and float(rows[0]["median"]) == pytest.approx(first["median"])
+
+
+def test_compare_shows_differences_and_warns_on_durability(client, upload_headers, read_headers):
+    safe = run_body(fsync_policy="file", labels={"mode": "safe"},
+                    results=[result("extract.files_per_s", [100.0, 110.0, 105.0], unit="files/s"),
+                             result("extract.seconds", [10.0, 9.0, 9.5], unit="s")])  # fmt: skip
+    unsafe = run_body(fsync_policy="none", write_cache="disabled", labels={"mode": "unsafe"},
+                      environment={"hostname": "host-a", "kernel": "6.2.0"},
+                      results=[result("extract.files_per_s", [420.0], unit="files/s"),
+                               result("extract.seconds", [2.5], unit="s")])  # fmt: skip
+    upload(client, upload_headers, [safe, unsafe])
+    response = client.get(
+        "/api/v1/compare", params={"runs": f"{safe['uuid']},{unsafe['uuid']}"}, headers=read_headers
+    )
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert [r["uuid"] for r in data["runs"]] == [safe["uuid"], unsafe["uuid"]]
+    rows = {m["metric"]: m for m in data["metrics"]}
+    files = rows["extract.files_per_s"]
+    assert files["values"] == [105.0, 420.0]
+    assert files["diff_pct"][1] == pytest.approx(300.0) and files["better"] == [None, True]
+    seconds = rows["extract.seconds"]
+    assert seconds["diff_pct"][1] == pytest.approx((2.5 - 9.5) / 9.5 * 100)
+    assert seconds["better"][1] is True  # less time is better
+    assert data["durability_differs"] is True
+    assert "fsync_policy (file vs none)" in data["warning"]
+    assert {d["key"] for d in data["durability"]} == {"fsync_policy", "write_cache"}
+    assert {d["key"] for d in data["labels"]} == {"mode"}
+    assert "kernel" in {d["key"] for d in data["environment"]}
+
+    same = run_body(fsync_policy="file", labels={"mode": "safe"})
+    upload(client, upload_headers, [same])
+    calm = client.get("/api/v1/compare", params={"runs": [safe["uuid"], same["uuid"]]}, headers=read_headers)
+    assert calm.json()["durability_differs"] is False and calm.json()["warning"] is None
+
+    exported = client.get(
+        "/api/v1/compare.csv", params={"runs": [safe["uuid"], unsafe["uuid"]]}, headers=read_headers
+    )
+    lines = list(csv.reader(io.StringIO(exported.text)))
+    assert lines[0][:3] == ["metric", "unit", "direction"]
+    assert lines[-1][0] == "warning"
+
+
+def test_compare_errors(client, upload_headers, read_headers):
+    body = run_body()
+    upload(client, upload_headers, [body])
+    one = client.get("/api/v1/compare", params={"runs": body["uuid"]}, headers=read_headers)
+    assert one.status_code == 422 and one.json()["errors"][0]["field"] == "runs"
+    missing = client.get(
+        "/api/v1/compare", params={"runs": [body["uuid"], "00000000-0000-0000-0000-000000000000"]},
+        headers=read_headers,
+    )  # fmt: skip
+    assert missing.status_code == 404
+    garbage = client.get("/api/v1/compare", params={"runs": [body["uuid"], "zzz"]}, headers=read_headers)
+    assert garbage.status_code == 422
+
+
+def test_runs_list_filters_and_cursor_pages(client, upload_headers, read_headers):
+    runs = [
+        run_body(started_at=(BASE_TIME + dt.timedelta(hours=i)).isoformat(),
+                 agent="host-a" if i % 2 else "host-b", labels={"mode": "connected" if i < 5 else "disconnected"})
+        for i in range(12)
+    ]  # fmt: skip
+    upload(client, upload_headers, runs)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        params = {"limit": 5, **({"cursor": cursor} if cursor else {})}
+        page = client.get("/api/v1/runs", params=params, headers=read_headers).json()
+        seen.extend(item["uuid"] for item in page["items"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    newest_first = [r["uuid"] for r in sorted(runs, key=lambda r: r["started_at"], reverse=True)]
+    assert seen == newest_first
+
+    by_agent = client.get("/api/v1/runs", params={"agent": "host-a"}, headers=read_headers).json()
+    assert len(by_agent["items"]) == 6
+    by_label = client.get(
+        "/api/v1/runs", params={"label": "mode:connected", "agent": "host-b"}, headers=read_headers
+    ).json()
+    assert {i["uuid"] for i in by_label["items"]} == {runs[i]["uuid"] for i in (0, 2, 4)}
+    by_param = client.get("/api/v1/runs", params={"param": "nfiles:1000"}, headers=read_headers).json()
+    assert len(by_param["items"]) == 12
+    none = client.get("/api/v1/runs", params={"param": "fsync:true"}, headers=read_headers).json()
+    assert none["items"] == []
+    bad = client.get("/api/v1/runs", params={"cursor": "garbage"}, headers=read_headers)
+    assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "cursor"
+    assert client.get("/api/v1/runs/00000000-0000-0000-0000-000000000000", headers=read_headers).status_code == 404
+
+
+def test_series_and_points(client, upload_headers, read_headers):
+    runs = [
+        run_body(started_at=(BASE_TIME + dt.timedelta(days=i)).isoformat(),
+                 labels={"fs_version": f"6.{i}", "mode": "connected"},
+                 results=[result("create.ops_per_s", [1000.0 + i, 1010.0 + i])])
+        for i in range(8)
+    ]  # fmt: skip
+    upload(client, upload_headers, runs)
+    page = client.get("/api/v1/series", params={"workload": "smallfile"}, headers=read_headers).json()
+    (series,) = page["items"]
+    assert series["metric"] == "create.ops_per_s" and series["points"] == 8
+    assert series["labels"] == {"mode": "connected"}
+    points = client.get(f"/api/v1/series/{series['id']}/points", headers=read_headers).json()
+    assert points["run"] == [r["uuid"] for r in runs]
+    assert points["value"] == [1005.0 + i for i in range(8)]
+    assert points["min"][0] == 1000.0 and points["max"][0] == 1010.0
+    newest = client.get(
+        f"/api/v1/series/{series['id']}/points", params={"limit": 3, "samples": True}, headers=read_headers
+    ).json()
+    assert newest["run"] == [r["uuid"] for r in runs[-3:]]
+    assert newest["samples"][-1] == [1007.0, 1017.0]
+    assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404

@@ -1,0 +1,181 @@
+"""Test fixtures: a real PostgreSQL database per session, migrated once; tables emptied per test.
+
+PERFATLAS_TEST_PG (default postgresql+psycopg://postgres@127.0.0.1:5432) names the server;
+each pytest process gets its own databases, so parallel runs never share rows."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, text
+
+from perfatlas.auth.service import create_token
+from perfatlas.cli import run_migrations
+from perfatlas.core.config import Settings
+from perfatlas.core.db import get_engine, session_factory
+from perfatlas.main import create_app
+
+REPO = Path(__file__).resolve().parents[1]
+PG_SERVER = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
+TABLES = ("results", "series", "runs", "environments", "agents", "api_tokens")
+
+
+def _admin_dsn() -> str:
+    return PG_SERVER.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
+
+
+def create_database(name: str) -> str:
+    """A fresh, empty database on the test server; returns its SQLAlchemy URL."""
+    try:
+        with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as exc:
+        pytest.exit(
+            f"PostgreSQL at {PG_SERVER} does not answer ({exc}); `make test` starts it",
+            returncode=3,
+        )
+    return f"{PG_SERVER}/{name}"
+
+
+def drop_database(name: str) -> None:
+    with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _db_name(suffix: str) -> str:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return f"perfatlas_test_{worker}_{os.getpid()}_{suffix}"
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    name = _db_name("api")
+    url = create_database(name)
+    run_migrations(url)
+    yield url
+    get_engine(url).dispose()
+    drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def settings(pg_url: str) -> Settings:
+    return Settings(database_url=pg_url, public_read=False, max_body_bytes=2 * 1024 * 1024)
+
+
+@pytest.fixture
+def engine(settings: Settings) -> Iterator[Engine]:
+    engine = get_engine(settings.effective_database_url)
+    yield engine
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+
+
+@dataclass
+class Tokens:
+    read: str
+    upload: str
+    admin: str
+
+
+@pytest.fixture
+def tokens(engine: Engine) -> Tokens:
+    factory = session_factory(engine)
+    made = {}
+    for scope in ("read", "upload", "admin"):
+        with factory() as session:
+            made[scope] = create_token(session, name=f"test-{scope}", scope=scope)[1]
+    return Tokens(**made)
+
+
+@pytest.fixture
+def client(settings: Settings, engine: Engine) -> Iterator[TestClient]:
+    with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def upload_headers(tokens: Tokens) -> dict[str, str]:
+    return {"Authorization": f"Bearer {tokens.upload}"}
+
+
+@pytest.fixture
+def read_headers(tokens: Tokens) -> dict[str, str]:
+    return {"Authorization": f"Bearer {tokens.read}"}
+
+
+# ---- a real server process, for tests that cross a process boundary (the agent) -----------
+
+
+@dataclass
+class LiveServer:
+    url: str
+    upload_token: str
+    read_token: str
+    admin_token: str
+    database_url: str
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _perfatlas(*args: str, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "perfatlas", *args], env=env, check=True, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`perfatlas serve` in its own process on its own PostgreSQL database."""
+    name = _db_name("live")
+    url = create_database(name)
+    port = _free_port()
+    env = {**os.environ, "PERFATLAS_DATABASE_URL": url, "PERFATLAS_PORT": str(port)}
+    _perfatlas("migrate", env=env)
+    tokens = {s: _perfatlas("token", "create", "--scope", s, "--name", f"live-{s}", "-q", env=env)
+              for s in ("read", "upload", "admin")}  # fmt: skip
+    log = (tmp_path_factory.mktemp("live") / "server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perfatlas", "serve", "--no-migrate"], env=env, stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/api/v1/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"perfatlas serve did not start; see {log.name}")
+        time.sleep(0.1)
+    yield LiveServer(
+        url=base, upload_token=tokens["upload"], read_token=tokens["read"],
+        admin_token=tokens["admin"], database_url=url,
+    )  # fmt: skip
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+    drop_database(name)
