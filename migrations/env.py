@@ -13,10 +13,7 @@ target_metadata = Base.metadata
 
 
 def _url() -> str:
-    return (
-        config.get_main_option("sqlalchemy.url")
-        or get_settings().effective_database_url
-    )
+    return config.get_main_option("sqlalchemy.url") or get_settings().effective_database_url
 
 
 def run_migrations_offline() -> None:

@@ -77,13 +77,13 @@ def token_create(
     from perfatlas.auth.service import SCOPES, create_token, revoke_by_name
     from perfatlas.core.db import get_engine, session_factory
 
-    if scope not in SCOPES:
+    if scope not in SCOPES:  # typer has no Literal choices; checked here
         raise typer.BadParameter(f"scope must be one of {', '.join(SCOPES)}", param_hint="--scope")
     engine = get_engine(get_settings().effective_database_url)
     with session_factory(engine)() as session:
         if replace:
             revoke_by_name(session, name=name)
-        row, token = create_token(session, name=name, scope=scope)  # type: ignore[arg-type]
+        row, token = create_token(session, name=name, scope=scope)
     if quiet:
         typer.echo(token)
         return
@@ -118,4 +118,13 @@ def token_revoke(token_id: int) -> None:
 
 
 def main() -> None:
-    app()
+    from pydantic import ValidationError
+
+    try:
+        app()
+    except ValidationError as exc:
+        # A bad PERFATLAS_* variable: say which, without a traceback.
+        for error in exc.errors():
+            name = "PERFATLAS_" + "_".join(str(p) for p in error["loc"]).upper()
+            typer.echo(f"error: {name}: {error['msg']}", err=True)
+        raise SystemExit(2) from None

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
 from perfatlas import __version__
+from perfatlas.api.deps import BODY_MODELS
 from perfatlas.api.router import api_router
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
@@ -51,4 +53,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         def root() -> HTMLResponse:
             return HTMLResponse(_NO_UI)
 
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document, plus the schemas of bodies that routes validate themselves."""
+    if app.openapi_schema is None:
+        from fastapi.openapi.utils import get_openapi
+        from pydantic.json_schema import models_json_schema
+
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        _, defs = models_json_schema(
+            [(m, "validation") for m in BODY_MODELS], ref_template="#/components/schemas/{model}"
+        )
+        schema.setdefault("components", {}).setdefault("schemas", {}).update(defs["$defs"])
+        app.openapi_schema = schema
+    return app.openapi_schema

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-21 23:29:19.701896
+Create Date: 2026-11-21 23:36:08.471111
 """
 
 from collections.abc import Sequence
@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
+
 import perfatlas.core.models
 
 revision: str = "0001"
@@ -26,22 +27,12 @@ def upgrade() -> None:
         sa.Column("name", sa.String(length=128), nullable=False),
         sa.Column(
             "labels",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
         sa.Column("version", sa.String(length=64), nullable=True),
-        sa.Column(
-            "last_seen_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=True,
-        ),
-        sa.Column(
-            "created_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
+        sa.Column("last_seen_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("created_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_agents")),
         sa.UniqueConstraint("name", name=op.f("uq_agents_name")),
     )
@@ -52,21 +43,9 @@ def upgrade() -> None:
         sa.Column("scope", sa.String(length=16), nullable=False),
         sa.Column("token_hash", sa.String(length=64), nullable=False),
         sa.Column("prefix", sa.String(length=16), nullable=False),
-        sa.Column(
-            "created_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
-        sa.Column(
-            "last_used_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=True,
-        ),
-        sa.Column(
-            "revoked_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=True,
-        ),
+        sa.Column("created_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("last_used_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("revoked_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_api_tokens")),
         sa.UniqueConstraint("token_hash", name=op.f("uq_api_tokens_token_hash")),
     )
@@ -76,9 +55,7 @@ def upgrade() -> None:
         sa.Column("hash", sa.String(length=64), nullable=False),
         sa.Column(
             "data",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
         sa.Column("hostname", sa.String(length=255), nullable=True),
@@ -92,19 +69,13 @@ def upgrade() -> None:
         sa.Column("device_model", sa.String(length=255), nullable=True),
         sa.Column("rotational", sa.Boolean(), nullable=True),
         sa.Column("mount_options", sa.String(length=1024), nullable=True),
-        sa.Column(
-            "created_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
+        sa.Column("created_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_environments")),
         sa.UniqueConstraint("hash", name=op.f("uq_environments_hash")),
     )
     op.create_table(
         "runs",
-        sa.Column(
-            "id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
-        ),
+        sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
         sa.Column("uuid", sa.Uuid(), nullable=False),
         sa.Column("body_hash", sa.String(length=64), nullable=False),
         sa.Column("agent_id", sa.Integer(), nullable=False),
@@ -113,28 +84,16 @@ def upgrade() -> None:
         sa.Column("target", sa.String(length=1024), nullable=False),
         sa.Column(
             "parameters",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
         sa.Column(
             "labels",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
-        sa.Column(
-            "started_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
-        sa.Column(
-            "finished_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=True,
-        ),
+        sa.Column("started_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("finished_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=True),
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("job_id", sa.BigInteger(), nullable=True),
         sa.Column("fsync_policy", sa.String(length=16), nullable=True),
@@ -144,19 +103,11 @@ def upgrade() -> None:
         sa.Column("cold_method", sa.String(length=32), nullable=True),
         sa.Column(
             "meta",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
-        sa.Column(
-            "created_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
-        sa.ForeignKeyConstraint(
-            ["agent_id"], ["agents.id"], name=op.f("fk_runs_agent_id_agents")
-        ),
+        sa.Column("created_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["agent_id"], ["agents.id"], name=op.f("fk_runs_agent_id_agents")),
         sa.ForeignKeyConstraint(
             ["environment_id"],
             ["environments.id"],
@@ -165,13 +116,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_runs")),
         sa.UniqueConstraint("uuid", name=op.f("uq_runs_uuid")),
     )
-    op.create_index(
-        "ix_runs_agent_id_started_at", "runs", ["agent_id", "started_at"], unique=False
-    )
+    op.create_index("ix_runs_agent_id_started_at", "runs", ["agent_id", "started_at"], unique=False)
     op.create_index("ix_runs_started_at_id", "runs", ["started_at", "id"], unique=False)
-    op.create_index(
-        "ix_runs_workload_started_at", "runs", ["workload", "started_at"], unique=False
-    )
+    op.create_index("ix_runs_workload_started_at", "runs", ["workload", "started_at"], unique=False)
     op.create_table(
         "series",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -184,58 +131,38 @@ def upgrade() -> None:
         sa.Column("target", sa.String(length=1024), nullable=False),
         sa.Column(
             "parameters",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
         sa.Column(
             "labels",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
-        sa.Column(
-            "created_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
+        sa.Column("created_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["agent_id"], ["agents.id"], name=op.f("fk_series_agent_id_agents")
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_series")),
         sa.UniqueConstraint("key_hash", name=op.f("uq_series_key_hash")),
     )
-    op.create_index(
-        "ix_series_workload_metric", "series", ["workload", "metric"], unique=False
-    )
+    op.create_index("ix_series_workload_metric", "series", ["workload", "metric"], unique=False)
     op.create_table(
         "results",
-        sa.Column(
-            "id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
-        ),
-        sa.Column(
-            "run_id",
-            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
-            nullable=False,
-        ),
+        sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("run_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
         sa.Column("series_id", sa.Integer(), nullable=False),
         sa.Column("workload", sa.String(length=64), nullable=False),
-        sa.Column(
-            "started_at",
-            perfatlas.core.models.UTCDateTime(timezone=True),
-            nullable=False,
-        ),
+        sa.Column("started_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("run_uuid", sa.Uuid(), nullable=False),
+        sa.Column("environment_id", sa.Integer(), nullable=True),
         sa.Column("metric", sa.String(length=128), nullable=False),
         sa.Column("unit", sa.String(length=16), nullable=False),
         sa.Column("direction", sa.String(length=8), nullable=False),
         sa.Column("value", sa.Float(), nullable=False),
         sa.Column(
             "samples",
-            sa.JSON().with_variant(
-                postgresql.JSONB(astext_type=sa.Text()), "postgresql"
-            ),
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
             nullable=False,
         ),
         sa.Column("n", sa.Integer(), nullable=False),
@@ -248,35 +175,33 @@ def upgrade() -> None:
         sa.Column("p95", sa.Float(), nullable=False),
         sa.Column("p99", sa.Float(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["run_id"],
-            ["runs.id"],
-            name=op.f("fk_results_run_id_runs"),
-            ondelete="CASCADE",
+            ["run_id"], ["runs.id"], name=op.f("fk_results_run_id_runs"), ondelete="CASCADE"
         ),
         sa.ForeignKeyConstraint(
             ["series_id"], ["series.id"], name=op.f("fk_results_series_id_series")
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_results")),
     )
-    op.create_index(
-        "ix_results_run_id_metric", "results", ["run_id", "metric"], unique=True
-    )
+    op.create_index("ix_results_run_id_metric", "results", ["run_id", "metric"], unique=True)
     op.create_index(
         "ix_results_series_id_started_at",
         "results",
         ["series_id", "started_at"],
         unique=False,
+        postgresql_include=["value", "n", "min", "max", "p5", "p95", "run_uuid", "environment_id"],
     )
-    op.create_index(
-        "ix_results_workload_metric", "results", ["workload", "metric"], unique=False
-    )
+    op.create_index("ix_results_workload_metric", "results", ["workload", "metric"], unique=False)
     # ### end Alembic commands ###
 
 
 def downgrade() -> None:
     # ### commands auto generated by Alembic - please adjust! ###
     op.drop_index("ix_results_workload_metric", table_name="results")
-    op.drop_index("ix_results_series_id_started_at", table_name="results")
+    op.drop_index(
+        "ix_results_series_id_started_at",
+        table_name="results",
+        postgresql_include=["value", "n", "min", "max", "p5", "p95", "run_uuid", "environment_id"],
+    )
     op.drop_index("ix_results_run_id_metric", table_name="results")
     op.drop_table("results")
     op.drop_index("ix_series_workload_metric", table_name="series")

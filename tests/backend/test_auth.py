@@ -29,15 +29,24 @@ def test_unknown_token_is_401(client, tokens):
 
 
 def test_read_token_cannot_write(client, tokens):
-    for path, body in (("/api/v1/runs", run_body()), ("/api/v1/runs/batch", {"runs": [run_body()]})):
+    for path, body in (
+        ("/api/v1/runs", run_body()),
+        ("/api/v1/runs/batch", {"runs": [run_body()]}),
+    ):
         response = client.post(path, json=body, headers=bearer(tokens.read))
         assert response.status_code == 403, path
         assert "'read'" in response.json()["detail"]
 
 
 def test_upload_and_admin_tokens_can_write(client, tokens):
-    assert client.post("/api/v1/runs", json=run_body(), headers=bearer(tokens.upload)).status_code == 201
-    assert client.post("/api/v1/runs", json=run_body(), headers=bearer(tokens.admin)).status_code == 201
+    assert (
+        client.post("/api/v1/runs", json=run_body(), headers=bearer(tokens.upload)).status_code
+        == 201
+    )
+    assert (
+        client.post("/api/v1/runs", json=run_body(), headers=bearer(tokens.admin)).status_code
+        == 201
+    )
 
 
 def test_reads_need_a_token_unless_public(client, tokens, settings, engine):

@@ -51,11 +51,17 @@ def test_retry_with_same_body_creates_nothing_new(client, upload_headers, engine
 
     batch = client.post("/api/v1/runs/batch", json={"runs": [body]}, headers=upload_headers)
     assert batch.status_code == 200
-    assert batch.json() == {"created": 0, "existing": 1, "runs": [{"uuid": body["uuid"], "created": False}]}
+    assert batch.json() == {
+        "created": 0,
+        "existing": 1,
+        "runs": [{"uuid": body["uuid"], "created": False}],
+    }
     assert count(engine, Run) == 1
 
 
-def test_same_uuid_different_body_is_409_and_keeps_the_stored_run(client, upload_headers, read_headers, engine):
+def test_same_uuid_different_body_is_409_and_keeps_the_stored_run(
+    client, upload_headers, read_headers, engine
+):
     body = run_body()
     assert client.post("/api/v1/runs", json=body, headers=upload_headers).status_code == 201
     changed = copy.deepcopy(body)
@@ -68,7 +74,9 @@ def test_same_uuid_different_body_is_409_and_keeps_the_stored_run(client, upload
 
     # In a batch, one conflicting run refuses the whole batch: the new run is not written.
     fresh = run_body()
-    batch = client.post("/api/v1/runs/batch", json={"runs": [fresh, changed]}, headers=upload_headers)
+    batch = client.post(
+        "/api/v1/runs/batch", json={"runs": [fresh, changed]}, headers=upload_headers
+    )
     assert batch.status_code == 409
     assert batch.json()["uuids"] == [body["uuid"]]
     assert count(engine, Run) == 1
@@ -114,7 +122,9 @@ def test_non_finite_numbers_are_refused(client, upload_headers, engine):
         body = run_body()
         raw = orjson.dumps(body).decode().replace("1100.0", bad_value)
         response = client.post(
-            "/api/v1/runs", content=raw, headers={**upload_headers, "Content-Type": "application/json"}
+            "/api/v1/runs",
+            content=raw,
+            headers={**upload_headers, "Content-Type": "application/json"},
         )
         assert response.status_code == 422, bad_value
         assert response.json()["errors"][0]["field"] == "body.results[0].samples[1]"
@@ -141,7 +151,9 @@ def test_duplicate_uuid_in_one_batch_with_different_bodies(client, upload_header
     body = run_body()
     other = copy.deepcopy(body)
     other["target"] = "/mnt/xfs"
-    response = client.post("/api/v1/runs/batch", json={"runs": [body, other]}, headers=upload_headers)
+    response = client.post(
+        "/api/v1/runs/batch", json={"runs": [body, other]}, headers=upload_headers
+    )
     assert response.status_code == 422
     assert response.json()["errors"][0]["field"] == "runs[1].uuid"
     assert count(engine, Run) == 0
@@ -151,7 +163,9 @@ def test_body_over_the_limit_is_413(client, upload_headers, settings, engine):
     runs = []
     size = 0
     while size <= settings.max_body_bytes:
-        body = run_body(results=[result(f"m{i}.ops_per_s", [float(j) for j in range(200)]) for i in range(20)])
+        body = run_body(
+            results=[result(f"m{i}.ops_per_s", [float(j) for j in range(200)]) for i in range(20)]
+        )
         runs.append(body)
         size += len(orjson.dumps(body))
     payload = orjson.dumps({"runs": runs})

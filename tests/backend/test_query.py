@@ -32,7 +32,11 @@ def atlasperf_runs():
                         parameters={"k": k, "segsize": 131072},
                         labels={"version": version},
                         started_at=(BASE_TIME + dt.timedelta(minutes=len(runs))).isoformat(),
-                        results=[result("read.mb_per_s", [value, value * 1.02, value * 0.98], unit="MB/s")],
+                        results=[
+                            result(
+                                "read.mb_per_s", [value, value * 1.02, value * 0.98], unit="MB/s"
+                            )
+                        ],
                     )
                 )
     return runs
@@ -57,10 +61,13 @@ def test_explore_x_parameter_group_label(client, upload_headers, read_headers):
             values = sorted(
                 run["results"][0]["samples"][0]  # the median sample of each run
                 for run in runs
-                if run["labels"]["version"] == trace["group"] and run["parameters"]["k"] == point["x"]
+                if run["labels"]["version"] == trace["group"]
+                and run["parameters"]["k"] == point["x"]
             )
             assert point["median"] == pytest.approx(statistics.median(values))
-            assert point["min"] == pytest.approx(values[0]) and point["max"] == pytest.approx(values[-1])
+            assert point["min"] == pytest.approx(values[0]) and point["max"] == pytest.approx(
+                values[-1]
+            )
             assert point["p5"] <= point["median"] <= point["p95"]
             assert len(point["runs"]) == 3
 
@@ -75,7 +82,11 @@ def test_explore_filters_and_time_axis(client, upload_headers, read_headers):
 
     timeline = client.get(
         "/api/v1/explore",
-        params={"workload": "partialread", "metric": "read.mb_per_s", "filter": "label.version:trunk"},
+        params={
+            "workload": "partialread",
+            "metric": "read.mb_per_s",
+            "filter": "label.version:trunk",
+        },
         headers=read_headers,
     ).json()
     (trace,) = timeline["traces"]
@@ -112,7 +123,9 @@ def test_explore_csv_matches_the_plot(client, upload_headers, read_headers):
     rows = list(csv.DictReader(io.StringIO(response.text)))
     assert len(rows) == 15
     first = data["traces"][0]["points"][0]
-    assert rows[0]["version"] == "1.7.1" and float(rows[0]["median"]) == pytest.approx(first["median"])
+    assert rows[0]["version"] == "1.7.1" and float(rows[0]["median"]) == pytest.approx(
+        first["median"]
+    )
 
 
 def test_compare_shows_differences_and_warns_on_durability(client, upload_headers, read_headers):
@@ -145,7 +158,9 @@ def test_compare_shows_differences_and_warns_on_durability(client, upload_header
 
     same = run_body(fsync_policy="file", labels={"mode": "safe"})
     upload(client, upload_headers, [same])
-    calm = client.get("/api/v1/compare", params={"runs": [safe["uuid"], same["uuid"]]}, headers=read_headers)
+    calm = client.get(
+        "/api/v1/compare", params={"runs": [safe["uuid"], same["uuid"]]}, headers=read_headers
+    )
     assert calm.json()["durability_differs"] is False and calm.json()["warning"] is None
 
     exported = client.get(
@@ -166,7 +181,9 @@ def test_compare_errors(client, upload_headers, read_headers):
         headers=read_headers,
     )  # fmt: skip
     assert missing.status_code == 404
-    garbage = client.get("/api/v1/compare", params={"runs": [body["uuid"], "zzz"]}, headers=read_headers)
+    garbage = client.get(
+        "/api/v1/compare", params={"runs": [body["uuid"], "zzz"]}, headers=read_headers
+    )
     assert garbage.status_code == 422
 
 
@@ -195,13 +212,20 @@ def test_runs_list_filters_and_cursor_pages(client, upload_headers, read_headers
         "/api/v1/runs", params={"label": "mode:connected", "agent": "host-b"}, headers=read_headers
     ).json()
     assert {i["uuid"] for i in by_label["items"]} == {runs[i]["uuid"] for i in (0, 2, 4)}
-    by_param = client.get("/api/v1/runs", params={"param": "nfiles:1000"}, headers=read_headers).json()
+    by_param = client.get(
+        "/api/v1/runs", params={"param": "nfiles:1000"}, headers=read_headers
+    ).json()
     assert len(by_param["items"]) == 12
     none = client.get("/api/v1/runs", params={"param": "fsync:true"}, headers=read_headers).json()
     assert none["items"] == []
     bad = client.get("/api/v1/runs", params={"cursor": "garbage"}, headers=read_headers)
     assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "cursor"
-    assert client.get("/api/v1/runs/00000000-0000-0000-0000-000000000000", headers=read_headers).status_code == 404
+    assert (
+        client.get(
+            "/api/v1/runs/00000000-0000-0000-0000-000000000000", headers=read_headers
+        ).status_code
+        == 404
+    )
 
 
 def test_series_and_points(client, upload_headers, read_headers):
@@ -212,7 +236,9 @@ def test_series_and_points(client, upload_headers, read_headers):
         for i in range(8)
     ]  # fmt: skip
     upload(client, upload_headers, runs)
-    page = client.get("/api/v1/series", params={"workload": "smallfile"}, headers=read_headers).json()
+    page = client.get(
+        "/api/v1/series", params={"workload": "smallfile"}, headers=read_headers
+    ).json()
     (series,) = page["items"]
     assert series["metric"] == "create.ops_per_s" and series["points"] == 8
     assert series["labels"] == {"mode": "connected"}
@@ -221,7 +247,9 @@ def test_series_and_points(client, upload_headers, read_headers):
     assert points["value"] == [1005.0 + i for i in range(8)]
     assert points["min"][0] == 1000.0 and points["max"][0] == 1010.0
     newest = client.get(
-        f"/api/v1/series/{series['id']}/points", params={"limit": 3, "samples": True}, headers=read_headers
+        f"/api/v1/series/{series['id']}/points",
+        params={"limit": 3, "samples": True},
+        headers=read_headers,
     ).json()
     assert newest["run"] == [r["uuid"] for r in runs[-3:]]
     assert newest["samples"][-1] == [1007.0, 1017.0]

@@ -24,7 +24,11 @@ def sqlite_env(tmp_path: Path) -> dict[str, str]:
 
 def cli(env: dict[str, str], *args: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "perfatlas", *args], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "perfatlas", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout
 
@@ -45,13 +49,28 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
     ]  # fmt: skip
     safe, unsafe = run_body(fsync_policy="file"), run_body(fsync_policy="none", sync_mount=True)
     with TestClient(create_app(settings)) as client:
-        assert client.post("/api/v1/runs/batch", json={"runs": runs}, headers=headers).json()["created"] == 4
-        assert client.post("/api/v1/runs/batch", json={"runs": runs}, headers=headers).json()["existing"] == 4
+        assert (
+            client.post("/api/v1/runs/batch", json={"runs": runs}, headers=headers).json()[
+                "created"
+            ]
+            == 4
+        )
+        assert (
+            client.post("/api/v1/runs/batch", json={"runs": runs}, headers=headers).json()[
+                "existing"
+            ]
+            == 4
+        )
         assert client.post("/api/v1/runs", json=safe, headers=headers).status_code == 201
         assert client.post("/api/v1/runs", json=unsafe, headers=headers).status_code == 201
         listed = client.get("/api/v1/runs", headers=headers).json()
         assert len(listed["items"]) == 6
-        params = {"workload": "partialread", "metric": "read.mb_per_s", "x": "k", "group": "version"}
+        params = {
+            "workload": "partialread",
+            "metric": "read.mb_per_s",
+            "x": "k",
+            "group": "version",
+        }
         data = client.get("/api/v1/explore", params=params, headers=headers).json()
         assert [t["group"] for t in data["traces"]] == ["1.7.1", "1.8.2"]
         assert [p["x"] for p in data["traces"][0]["points"]] == [3, 10]

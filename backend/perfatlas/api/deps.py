@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session
 
 from perfatlas.auth.service import Principal, Scope, authenticate
 from perfatlas.core.config import Settings
 from perfatlas.core.errors import Forbidden, Unauthorized
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def get_settings_dep(request: Request) -> Settings:
@@ -55,8 +59,7 @@ def require(scope: Scope) -> object:
             )
         if not principal.allows(scope) and not (scope == "read" and settings.public_read):
             raise Forbidden(
-                f"the token {principal.name!r} has scope {principal.scope!r}; "
-                f"this needs {scope!r}"
+                f"the token {principal.name!r} has scope {principal.scope!r}; this needs {scope!r}"
             )
         return principal
 
@@ -66,3 +69,28 @@ def require(scope: Scope) -> object:
 ReadPrincipal = Annotated[Principal, require("read")]
 UploadPrincipal = Annotated[Principal, require("upload")]
 AdminPrincipal = Annotated[Principal, require("admin")]
+
+
+def json_body(model: type[ModelT]) -> Any:
+    """The request body validated straight from its bytes by pydantic-core (about twice as fast
+    as FastAPI's parse-then-validate for large uploads); errors read as FastAPI's own 422s.
+    Routes using it declare the schema with `body_schema(model)`, and main.py publishes it."""
+
+    async def parse(request: Request) -> ModelT:
+        raw = await request.body()
+        try:
+            return model.model_validate_json(raw)
+        except ValidationError as exc:
+            errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+            raise RequestValidationError(errors) from None
+
+    return Depends(parse)
+
+
+BODY_MODELS: list[type[BaseModel]] = []
+
+
+def body_schema(model: type[BaseModel]) -> dict[str, Any]:
+    BODY_MODELS.append(model)
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}

@@ -40,7 +40,9 @@ class Invalid(DomainError):
     code = "invalid"
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}", extra={"errors": [{"field": field, "message": message}]})
+        super().__init__(
+            f"{field}: {message}", extra={"errors": [{"field": field, "message": message}]}
+        )
 
 
 class Unauthorized(DomainError):
@@ -75,7 +77,9 @@ def _validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     for err in exc.errors():
         loc = list(err.get("loc", ()))
         # Pydantic adds the union member or validator name to the path; drop what is not a field.
-        loc = [p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
+        loc = [
+            p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))
+        ]
         message = str(err.get("msg", "invalid"))
         message = message.removeprefix("Value error, ")
         errors.append({"field": _field_path(loc), "message": message})

@@ -92,7 +92,10 @@ def _run_ids(runs: list[str]) -> list[uuid_mod.UUID]:
     return ids
 
 
-RunsQuery = Annotated[list[str], Query(description="run uuids, repeated or comma-separated; the first is the baseline")]
+RunsQuery = Annotated[
+    list[str],
+    Query(description="run uuids, repeated or comma-separated; the first is the baseline"),
+]
 
 
 @router.get("/compare", operation_id="compare", response_model=CompareRead)

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, String, func, null, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
@@ -120,9 +120,16 @@ def explore(
             shown_x = _number(x_value) if numeric and x_value is not None else x_value
             traces[g].append(
                 ExplorePoint(
-                    x=shown_x, n=n, median=median, mean=mean, min=lo, max=hi, p5=p5, p95=p95,
+                    x=shown_x,
+                    n=n,
+                    median=median,
+                    mean=mean,
+                    min=lo,
+                    max=hi,
+                    p5=p5,
+                    p95=p95,
                     runs=list(run_ids)[:RUNS_PER_POINT],
-                )  # fmt: skip
+                )
             )
         truncated = False
     return ExploreRead(
@@ -139,9 +146,15 @@ def explore(
 
 
 def _explore_grouped_sql(
-    session: Session, *, workload: str, metric: str, x_expr: Any, group_expr: Any, filters: Sequence[str]
+    session: Session,
+    *,
+    workload: str,
+    metric: str,
+    x_expr: Any,
+    group_expr: Any,
+    filters: Sequence[str],
 ) -> Iterable[tuple[Any, ...]]:
-    g = group_expr if group_expr is not None else func.cast(None, Result.metric.type)
+    g = group_expr if group_expr is not None else null().cast(String)
     columns = [
         x_expr.label("x"),
         g.label("g"),
@@ -152,9 +165,9 @@ def _explore_grouped_sql(
         func.max(Result.value).label("max"),
         func.percentile_cont(0.05).within_group(Result.value).label("p5"),
         func.percentile_cont(0.95).within_group(Result.value).label("p95"),
-        func.array_agg(aggregate_order_by(Run.uuid, Run.started_at.desc()))[
-            1:RUNS_PER_POINT
-        ].label("runs"),
+        func.array_agg(aggregate_order_by(Run.uuid, Run.started_at.desc()))[1:RUNS_PER_POINT].label(
+            "runs"
+        ),
     ]
     query = _base_query(session, columns, workload=workload, metric=metric, filters=filters)
     query = query.group_by(x_expr, g) if group_expr is not None else query.group_by(x_expr)
@@ -162,11 +175,21 @@ def _explore_grouped_sql(
 
 
 def _explore_grouped_python(
-    session: Session, *, workload: str, metric: str, x_expr: Any, group_expr: Any, filters: Sequence[str]
+    session: Session,
+    *,
+    workload: str,
+    metric: str,
+    x_expr: Any,
+    group_expr: Any,
+    filters: Sequence[str],
 ) -> Iterable[tuple[Any, ...]]:
-    g = group_expr if group_expr is not None else func.cast(None, Result.metric.type)
+    g = group_expr if group_expr is not None else null().cast(String)
     query = _base_query(
-        session, [x_expr, g, Result.value, Run.uuid], workload=workload, metric=metric, filters=filters
+        session,
+        [x_expr, g, Result.value, Run.uuid],
+        workload=workload,
+        metric=metric,
+        filters=filters,
     ).order_by(Run.started_at.desc())
     cells: dict[tuple[Any, Any], tuple[list[float], list[uuid_mod.UUID]]] = {}
     for x_value, g_value, value, run_uuid in session.execute(query).yield_per(5000):
@@ -185,7 +208,7 @@ def _explore_grouped_python(
 def _explore_time(
     session: Session, *, workload: str, metric: str, group_expr: Any, filters: Sequence[str]
 ) -> tuple[dict[Any, list[ExplorePoint]], bool]:
-    g = group_expr if group_expr is not None else func.cast(None, Result.metric.type)
+    g = group_expr if group_expr is not None else null().cast(String)
     columns = [
         Run.started_at, g, Result.n, Result.value, Result.mean, Result.min, Result.max,
         Result.p5, Result.p95, Run.uuid,
@@ -196,16 +219,22 @@ def _explore_time(
         .limit(MAX_TIME_POINTS + 1)
     )
     traces: dict[Any, list[ExplorePoint]] = defaultdict(list)
-    count = 0
-    for started, g_value, n, value, mean, lo, hi, p5, p95, run_uuid in session.execute(query):
-        count += 1
+    rows = session.execute(query)
+    for count, (started, g_value, n, value, mean, lo, hi, p5, p95, run_uuid) in enumerate(rows, 1):
         if count > MAX_TIME_POINTS:
             return traces, True
         traces[g_value].append(
             ExplorePoint(
-                x=started.isoformat(), n=n, median=value, mean=mean, min=lo, max=hi, p5=p5,
-                p95=p95, runs=[run_uuid],
-            )  # fmt: skip
+                x=started.isoformat(),
+                n=n,
+                median=value,
+                mean=mean,
+                min=lo,
+                max=hi,
+                p5=p5,
+                p95=p95,
+                runs=[run_uuid],
+            )
         )
     return traces, False
 
@@ -261,7 +290,9 @@ def compare(session: Session, *, run_uuids: Sequence[uuid_mod.UUID]) -> CompareR
                 unit=first.unit,
                 direction=first.direction,
                 values=values,
-                spread=[[cells[i].min, cells[i].max] if i in cells else None for i in range(len(runs))],
+                spread=[
+                    [cells[i].min, cells[i].max] if i in cells else None for i in range(len(runs))
+                ],
                 diff_pct=diffs,
                 better=better,
             )
@@ -280,12 +311,21 @@ def compare(session: Session, *, run_uuids: Sequence[uuid_mod.UUID]) -> CompareR
     return CompareRead(
         runs=[
             CompareRun(
-                uuid=run.uuid, workload=run.workload, agent=run.agent.name, target=run.target,
-                started_at=run.started_at, status=run.status, parameters=run.parameters,
-                labels=run.labels, fsync_policy=run.fsync_policy, o_direct=run.o_direct,
-                sync_mount=run.sync_mount, write_cache=run.write_cache,
-                cold_method=run.cold_method, environment_id=run.environment_id,
-            )  # fmt: skip
+                uuid=run.uuid,
+                workload=run.workload,
+                agent=run.agent.name,
+                target=run.target,
+                started_at=run.started_at,
+                status=run.status,
+                parameters=run.parameters,
+                labels=run.labels,
+                fsync_policy=run.fsync_policy,
+                o_direct=run.o_direct,
+                sync_mount=run.sync_mount,
+                write_cache=run.write_cache,
+                cold_method=run.cold_method,
+                environment_id=run.environment_id,
+            )
             for run in runs
         ],
         metrics=metrics,

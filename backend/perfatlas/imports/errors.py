@@ -4,4 +4,7 @@ from __future__ import annotations
 
 
 class ImportFormatError(ValueError):
-    """The uploaded file is not what the importer reads; the message says what is wrong, for a person."""
+    """The uploaded file is not what the importer reads.
+
+    The message says what is wrong, for a person.
+    """

@@ -62,7 +62,9 @@ async def _import(
     else:
         data = await request.body()
     if not data.strip():
-        raise Invalid("body", "the upload is empty: send the tool's output as the body or as 'file'")
+        raise Invalid(
+            "body", "the upload is empty: send the tool's output as the body or as 'file'"
+        )
     try:
         runs = parser(data, agent=agent, target=target, labels=labels, started_at=started_at)
     except ImportFormatError as exc:

@@ -65,4 +65,6 @@ def dimension(name: str, dialect: str, *, field: str) -> ColumnElement[Any]:
             return json_text(Environment.data, rest, dialect)
     if not name or len(name) > 64 or name == TIME:
         raise Invalid(field, f"{name!r} is not a dimension here")
-    return func.coalesce(json_text(Run.parameters, name, dialect), json_text(Run.labels, name, dialect))
+    return func.coalesce(
+        json_text(Run.parameters, name, dialect), json_text(Run.labels, name, dialect)
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import uuid as uuid_mod
 from typing import Annotated, Any, Literal
 
@@ -20,19 +19,12 @@ from perfatlas.runs.units import KNOWN_UNITS, Direction, implied_direction
 
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=64)]
-MetricName = Annotated[
-    str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=128)
-]
+MetricName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=128)]
 ShortText = Annotated[str, StringConstraints(max_length=256)]
 
 
-def _finite(value: float) -> float:
-    if not math.isfinite(value):
-        raise ValueError("must be a finite number (not NaN or infinity)")
-    return value
-
-
-FiniteFloat = Annotated[float, AfterValidator(_finite)]
+# Checked inside pydantic-core: a Python validator here would run once per sample.
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 ParamValue = bool | int | FiniteFloat | ShortText
 Workload = Name
 RunStatus = Literal["ok", "failed", "partial"]

@@ -26,8 +26,9 @@ from perfatlas.runs.stats import summarize
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
 _CHUNK = 1000
 RESULT_COLUMNS = (
-    "run_id", "series_id", "workload", "started_at", "metric", "unit", "direction", "value",
-    "samples", "n", "mean", "stdev", "min", "max", "p5", "p50", "p95", "p99",
+    "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "metric",
+    "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max", "p5", "p50",
+    "p95", "p99",
 )  # fmt: skip
 
 
@@ -42,7 +43,9 @@ def body_hash(run: RunCreate) -> str:
     return content_hash(run.model_dump(mode="json"))
 
 
-def series_key(run: RunCreate, *, metric: str, unit: str, ignore_labels: Iterable[str]) -> dict[str, Any]:
+def series_key(
+    run: RunCreate, *, metric: str, unit: str, ignore_labels: Iterable[str]
+) -> dict[str, Any]:
     ignored = set(ignore_labels)
     labels = {
         k: v for k, v in run.labels.items() if k not in ignored and not k.endswith("_version")
@@ -63,19 +66,27 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]
         yield items[start : start + size]
 
 
-def _insert_ignoring_conflicts(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        return
-    dialect = session.get_bind().dialect.name
-    ins = postgresql.insert(model) if dialect == "postgresql" else sqlite.insert(model)
-    for chunk in _chunks(rows):
-        session.execute(ins.on_conflict_do_nothing(), list(chunk))
-
-
 def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
     found: dict[Any, int] = {}
     for chunk in _chunks(list(keys)):
         found.update(session.execute(select(column, id_column).where(column.in_(chunk))).all())
+    return found
+
+
+def _upsert_ids(
+    session: Session, model: Any, key: str, rows: dict[Any, dict[str, Any]]
+) -> dict[Any, int]:
+    """Ids of the rows with these keys, inserting the missing ones (concurrent inserts of the
+    same key are harmless: ON CONFLICT DO NOTHING, then read back)."""
+    column = getattr(model, key)
+    found = _ids_by(session, column, model.id, list(rows))
+    missing = [row for k, row in rows.items() if k not in found]
+    if missing:
+        dialect = session.get_bind().dialect.name
+        ins = postgresql.insert(model) if dialect == "postgresql" else sqlite.insert(model)
+        for chunk in _chunks(missing):
+            session.execute(ins.on_conflict_do_nothing(), list(chunk))
+        found.update(_ids_by(session, column, model.id, [row[key] for row in missing]))
     return found
 
 
@@ -107,7 +118,9 @@ def _environment_row(data: dict[str, Any], digest: str) -> dict[str, Any]:
     return row
 
 
-def _existing_runs(session: Session, uuids: Sequence[uuid_mod.UUID]) -> dict[uuid_mod.UUID, tuple[int, str]]:
+def _existing_runs(
+    session: Session, uuids: Sequence[uuid_mod.UUID]
+) -> dict[uuid_mod.UUID, tuple[int, str]]:
     existing: dict[uuid_mod.UUID, tuple[int, str]] = {}
     for chunk in _chunks(list(uuids)):
         for run_uuid, run_id, digest in session.execute(
@@ -156,7 +169,9 @@ def _ingest(
             extra={"uuids": conflicts},
         )
     new = [run for run in unique if run.uuid not in existing]
-    outcome = {u: Ingested(uuid=u, run_id=run_id, created=False) for u, (run_id, _) in existing.items()}
+    outcome = {
+        u: Ingested(uuid=u, run_id=run_id, created=False) for u, (run_id, _) in existing.items()
+    }
     if new:
         outcome.update(_store_new(session, new, digests, ignore_labels))
     session.commit()
@@ -171,10 +186,12 @@ def _store_new(
 ) -> dict[uuid_mod.UUID, Ingested]:
     now = utcnow()
     agent_names = sorted({run.agent for run in runs})
-    _insert_ignoring_conflicts(
-        session, Agent, [{"name": name, "labels": {}, "created_at": now} for name in agent_names]
+    agent_ids = _upsert_ids(
+        session,
+        Agent,
+        "name",
+        {name: {"name": name, "labels": {}, "created_at": now} for name in agent_names},
     )
-    agent_ids = _ids_by(session, Agent.name, Agent.id, agent_names)
     last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
     for run in runs:
         seen_at = run.finished_at or run.started_at
@@ -183,9 +200,7 @@ def _store_new(
             last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
     for name, (seen_at, version) in last_seen.items():
         newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
-        values: dict[str, Any] = {
-            "last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)
-        }
+        values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
         if version:
             values["version"] = version
         session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))
@@ -197,16 +212,17 @@ def _store_new(
             digest = content_hash(run.environment)
             env_hashes[run.uuid] = digest
             env_rows.setdefault(digest, _environment_row(run.environment, digest))
-    _insert_ignoring_conflicts(session, Environment, list(env_rows.values()))
-    env_ids = _ids_by(session, Environment.hash, Environment.id, list(env_rows))
+    env_ids = _upsert_ids(session, Environment, "hash", env_rows)
 
     series_rows: dict[str, dict[str, Any]] = {}
     result_keys: list[list[str]] = []
     for run in runs:
         keys = []
         for result in run.results:
-            key = series_key(run, metric=result.metric, unit=result.unit, ignore_labels=ignore_labels)
-            digest = content_hash(key)
+            dims = series_key(
+                run, metric=result.metric, unit=result.unit, ignore_labels=ignore_labels
+            )
+            digest = content_hash(dims)
             keys.append(digest)
             series_rows.setdefault(
                 digest,
@@ -218,14 +234,13 @@ def _store_new(
                     "direction": result.direction,
                     "agent_id": agent_ids[run.agent],
                     "target": run.target,
-                    "parameters": key["parameters"],
-                    "labels": key["labels"],
+                    "parameters": dims["parameters"],
+                    "labels": dims["labels"],
                     "created_at": now,
                 },
             )
         result_keys.append(keys)
-    _insert_ignoring_conflicts(session, Series, list(series_rows.values()))
-    series_ids = _ids_by(session, Series.key_hash, Series.id, list(series_rows))
+    series_ids = _upsert_ids(session, Series, "key_hash", series_rows)
 
     run_rows = [
         {
@@ -251,25 +266,38 @@ def _store_new(
         }
         for run in runs
     ]
-    run_ids: list[int] = []
-    for chunk in _chunks(run_rows):
-        returned = session.execute(
-            insert(Run).returning(Run.id, sort_by_parameter_order=True), list(chunk)
-        )
-        run_ids.extend(returned.scalars())
+    run_ids = _insert_runs(session, run_rows)
 
     result_rows: list[tuple[Any, ...]] = []
-    for run, run_id, keys in zip(runs, run_ids, result_keys, strict=True):
+    for run, run_row, run_id, keys in zip(runs, run_rows, run_ids, result_keys, strict=True):
         for result, key in zip(run.results, keys, strict=True):
-            samples = result.samples or [result.value]
-            stats = summarize(samples)  # type: ignore[arg-type]
+            # The schema guarantees samples or a value.
+            samples = result.samples or [result.value or 0.0]
+            stats = summarize(samples)
             value = result.value if result.value is not None else stats.p50
             result_rows.append(
                 (
-                    run_id, series_ids[key], run.workload, run.started_at, result.metric,
-                    result.unit, result.direction, value, samples, stats.n, stats.mean,
-                    stats.stdev, stats.min, stats.max, stats.p5, stats.p50, stats.p95, stats.p99,
-                )  # fmt: skip
+                    run_id,
+                    series_ids[key],
+                    run.workload,
+                    run.started_at,
+                    run.uuid,
+                    run_row["environment_id"],
+                    result.metric,
+                    result.unit,
+                    result.direction,
+                    value,
+                    samples,
+                    stats.n,
+                    stats.mean,
+                    stats.stdev,
+                    stats.min,
+                    stats.max,
+                    stats.p5,
+                    stats.p50,
+                    stats.p95,
+                    stats.p99,
+                )
             )
     _insert_results(session, result_rows)
     return {
@@ -278,39 +306,103 @@ def _store_new(
     }
 
 
+# COPY is several times faster than INSERT for the thousands of rows a batch carries, and it
+# runs inside the request's transaction, so a failure still writes nothing. Rows are written
+# in COPY's text format by hand: psycopg's per-value adaptation cost more than the COPY.
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_field(value: Any) -> str:
+    if value is None:
+        return "\\N"
+    if isinstance(value, str):
+        return value.translate(_COPY_ESCAPES)
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, dict | list):
+        return canonical_json(value).decode().translate(_COPY_ESCAPES)
+    return str(value)
+
+
+def _copy_text(session: Session, table: str, columns: Sequence[str], text: str) -> None:
+    raw = session.connection().connection.driver_connection
+    with (
+        raw.cursor() as cur,  # type: ignore[union-attr]
+        cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
+    ):
+        copy.write(text)
+
+
+def _copy_rows(
+    session: Session, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> None:
+    text = "".join("\t".join([_copy_field(v) for v in row]) + "\n" for row in rows)
+    _copy_text(session, table, columns, text)
+
+
+def _insert_runs(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    if session.get_bind().dialect.name != "postgresql":
+        ids: list[int] = []
+        for chunk in _chunks(rows):
+            returned = session.execute(
+                insert(Run).returning(Run.id, sort_by_parameter_order=True), list(chunk)
+            )
+            ids.extend(returned.scalars())
+        return ids
+    ids = list(
+        session.scalars(
+            select(func.nextval("runs_id_seq")).select_from(func.generate_series(1, len(rows)))
+        )
+    )
+    columns = ["id", *rows[0]]
+    _copy_rows(
+        session, "runs", columns, ([i, *row.values()] for i, row in zip(ids, rows, strict=True))
+    )
+    return ids
+
+
 def _insert_results(session: Session, rows: list[tuple[Any, ...]]) -> None:
     if not rows:
         return
-    connection = session.connection()
-    if connection.dialect.name == "postgresql":
-        # COPY is several times faster than INSERT for the thousands of rows a batch carries,
-        # and it runs inside the same transaction, so a failure still writes nothing.
-        raw = connection.connection.driver_connection
-        sample_index = RESULT_COLUMNS.index("samples")
-        with raw.cursor() as cur:  # type: ignore[union-attr]
-            with cur.copy(f"COPY results ({', '.join(RESULT_COLUMNS)}) FROM STDIN") as copy:
-                for row in rows:
-                    row = list(row)
-                    row[sample_index] = canonical_json(row[sample_index]).decode()
-                    copy.write_row(row)
+    if session.get_bind().dialect.name != "postgresql":
+        session.execute(
+            insert(Result), [dict(zip(RESULT_COLUMNS, row, strict=True)) for row in rows]
+        )
         return
-    session.execute(insert(Result), [dict(zip(RESULT_COLUMNS, row, strict=True)) for row in rows])
+    # Names, units and directions match NAME_PATTERN or a fixed list, so they need no
+    # escaping; the run's own fields are rendered once per run, not once per result.
+    per_run: dict[int, str] = {}
+    lines = []
+    for row in rows:
+        run_id = row[0]
+        prefix = per_run.get(run_id)
+        if prefix is None:
+            prefix = "\t".join([_copy_field(v) for v in row[:6]])
+            per_run[run_id] = prefix
+        metric, unit, direction, value, samples = row[6:11]
+        stats = "\t".join([repr(v) for v in row[11:]])
+        lines.append(
+            f"{prefix}\t{metric}\t{unit}\t{direction}\t{value!r}\t{canonical_json(samples).decode()}\t{stats}\n"
+        )
+    _copy_text(session, "results", RESULT_COLUMNS, "".join(lines))
 
 
 # ---- reads -------------------------------------------------------------------------------
 
 
 def get_run(session: Session, *, run_uuid: uuid_mod.UUID) -> Run:
-    run = session.scalar(
-        select(Run).where(Run.uuid == run_uuid).options(selectinload(Run.results))
-    )
+    run = session.scalar(select(Run).where(Run.uuid == run_uuid).options(selectinload(Run.results)))
     if run is None:
         raise NotFound(f"no run with uuid {run_uuid}")
     return run
 
 
 def get_runs_by_id(session: Session, *, run_ids: Sequence[int]) -> list[Run]:
-    rows = session.scalars(select(Run).where(Run.id.in_(run_ids)).options(selectinload(Run.results)))
+    rows = session.scalars(
+        select(Run).where(Run.id.in_(run_ids)).options(selectinload(Run.results))
+    )
     by_id = {run.id: run for run in rows}
     return [by_id[i] for i in run_ids]
 
@@ -353,7 +445,7 @@ def list_runs(
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[Run], str | None]:
-    query: Select[tuple[Run]] = select(Run)
+    query: Select[Any] = select(Run)
     if workload:
         query = query.where(Run.workload == workload)
     if agent:
@@ -427,9 +519,13 @@ def get_series(session: Session, *, series_id: int) -> Series:
 
 
 POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
+_POINT_SOURCES = (
+    Result.started_at, Result.run_uuid, Result.value, Result.n, Result.min, Result.max,
+    Result.p5, Result.p95, Result.environment_id,
+)  # fmt: skip
 
 
-def series_points(
+def series_points_json(
     session: Session,
     *,
     series_id: int,
@@ -437,28 +533,28 @@ def series_points(
     until: dt.datetime | None = None,
     limit: int = 10_000,
     with_samples: bool = False,
-) -> dict[str, list[Any]]:
-    """The newest `limit` points, oldest first, as columns (one list per field)."""
-    columns: list[Any] = [
-        Result.started_at, Run.uuid, Result.value, Result.n, Result.min, Result.max,
-        Result.p5, Result.p95, Run.environment_id,
-    ]  # fmt: skip
-    if with_samples:
-        columns.append(Result.samples)
-    query = (
-        select(*columns)
-        .join(Run, Run.id == Result.run_id)
-        .where(Result.series_id == series_id)
-        .order_by(Result.started_at.desc())
-        .limit(limit)
-    )
+) -> bytes:
+    """The newest `limit` points, oldest first, as a JSON object of columns (one list per
+    field), read from the covering index."""
+    names = [*POINT_COLUMNS, "samples"] if with_samples else list(POINT_COLUMNS)
+    sources = [*_POINT_SOURCES, Result.samples] if with_samples else list(_POINT_SOURCES)
+    query = select(*sources).where(Result.series_id == series_id)
     if since:
         query = query.where(Result.started_at >= since)
     if until:
         query = query.where(Result.started_at < until)
-    rows = session.execute(query).all()
-    rows.reverse()
-    names = [*POINT_COLUMNS, "samples"] if with_samples else list(POINT_COLUMNS)
-    if not rows:
-        return {name: [] for name in names}
-    return {name: list(values) for name, values in zip(names, zip(*rows, strict=True), strict=True)}
+    query = query.order_by(Result.started_at.desc()).limit(limit)
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        # Straight from the driver in binary: SQLAlchemy's per-row processing would cost more
+        # than the query for 10,000 points.
+        compiled = query.compile(dialect=connection.dialect)
+        raw = connection.connection.driver_connection
+        with raw.cursor(binary=True) as cur:  # type: ignore[union-attr]
+            rows: Sequence[Any] = cur.execute(str(compiled), compiled.params).fetchall()
+    else:
+        rows = connection.execute(query).all()
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
+    for column in columns:
+        column.reverse()
+    return canonical_json(dict(zip(names, columns, strict=True)))

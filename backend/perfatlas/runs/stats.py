@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -18,8 +18,7 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(NamedTuple):
     n: int
     mean: float
     stdev: float
@@ -32,10 +31,13 @@ class Summary:
 
 
 def summarize(samples: Sequence[float]) -> Summary:
+    if len(samples) == 1:
+        v = samples[0]
+        return Summary(n=1, mean=v, stdev=0.0, min=v, max=v, p5=v, p50=v, p95=v, p99=v)
     values = sorted(samples)
     n = len(values)
     mean = math.fsum(values) / n
-    stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    stdev = math.sqrt(sum([(v - mean) ** 2 for v in values]) / (n - 1)) if n > 1 else 0.0
     return Summary(
         n=n,
         mean=mean,

@@ -1,0 +1,97 @@
+"""docker-compose.yml: the services the README promises, with health checks, running the very
+commands `make up` runs — and those commands, run here, bring up a working API."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+from tests.conftest import create_database, drop_database
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def interpolate(text: str) -> str:
+    """Compose's ${VAR:-default} substitution, from this process's environment."""
+    return re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: os.environ.get(m.group(1)) or m.group(2), text)
+
+
+def compose() -> dict:
+    return yaml.safe_load(interpolate((REPO / "docker-compose.yml").read_text()))
+
+
+def test_compose_services_have_health_checks_and_a_database_volume() -> None:
+    spec = compose()
+    services = spec["services"]
+    assert {"postgres", "redis", "api"} <= set(services)
+    for name, service in services.items():
+        assert "healthcheck" in service, name
+    assert any(v.startswith("pgdata:") for v in services["postgres"]["volumes"])
+    assert "pgdata" in spec["volumes"]
+    api = services["api"]
+    assert api["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert (REPO / api["build"]["dockerfile"]).is_file()
+    # Every PERFATLAS_* variable the compose file sets is a real setting.
+    from perfatlas.core.config import Settings
+
+    for key in api["environment"]:
+        assert key.removeprefix("PERFATLAS_").lower() in Settings.model_fields, key
+
+
+def test_compose_runs_the_commands_make_up_runs() -> None:
+    api_command = compose()["services"]["api"]["command"][-1]
+    makefile = (REPO / "Makefile").read_text()
+    up_recipe = makefile.split("\nup:", 1)[1].split("\n\n", 1)[0]
+    for step in [part.strip() for part in api_command.split("&&")]:
+        assert re.search(r"perfatlas " + re.escape(step.removeprefix("perfatlas ")), up_recipe), (
+            step
+        )
+    dockerfile = (REPO / "backend" / "Dockerfile").read_text()
+    assert api_command in dockerfile
+
+
+def test_the_compose_api_command_serves_on_postgresql(tmp_path: Path) -> None:
+    api = compose()["services"]["api"]
+    name = "perfatlas_test_compose"
+    url = create_database(name)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, **{k: str(v) for k, v in api["environment"].items()}}
+    env.update(PERFATLAS_DATABASE_URL=url, PERFATLAS_HOST="127.0.0.1", PERFATLAS_PORT=str(port))
+    env["PATH"] = f"{Path(os.sys.executable).parent}:{env['PATH']}"
+    proc = subprocess.Popen(
+        api["command"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/api/v1/health", timeout=1)
+                if health.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+            assert time.monotonic() < deadline, "the compose command did not serve within 60 s"
+            time.sleep(0.2)
+        assert health.json()["database"] == "postgresql"
+        # The healthcheck command of the compose file passes against it.
+        check = api["healthcheck"]["test"][1:]
+        check = [c.replace("127.0.0.1:8000", f"127.0.0.1:{port}") for c in check]
+        subprocess.run(
+            [os.sys.executable if check[0] == "python" else check[0], *check[1:]], check=True
+        )
+        assert shlex.split(api["command"][-1])[0] == "perfatlas"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        drop_database(name)

@@ -1,0 +1,372 @@
+"""Server benchmark on PostgreSQL: ingest through the API next to a raw COPY of the same rows,
+explore and series-points latency with 1,000,000 results stored, and the API's peak memory.
+
+Writes tests/bench/results/server.json. Run with `make bench` (or this file alone)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import platform
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import psutil
+import psycopg
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "tests" / "bench" / "results"
+PG = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
+DB = "perfatlas_bench"
+TOTAL_RESULTS = int(os.environ.get("BENCH_RESULTS", "1000000"))
+METRICS = 10
+SAMPLES = 5
+RUNS_PER_BATCH = 1000
+QUERY_REPEATS = 60
+T0 = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+SWEEP_WORKLOADS = ("partialread", "seqio", "extract", "treeops")
+SERIES_POINTS = 10_000
+
+
+def admin_dsn(db: str = "postgres") -> str:
+    return PG.replace("postgresql+psycopg://", "postgresql://") + "/" + db
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+class PeakRss:
+    """Samples a process's resident memory (children included) every 20 ms."""
+
+    def __init__(self, pid: int) -> None:
+        self.proc = psutil.Process(pid)
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                procs = [self.proc, *self.proc.children(recursive=True)]
+                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs))
+            except psutil.Error:
+                pass
+            time.sleep(0.02)
+
+    def reset(self) -> None:
+        self.peak = 0
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def make_runs(count: int, *, start: int, rng: random.Random) -> list[dict[str, Any]]:
+    runs = []
+    for i in range(start, start + count):
+        if i < SERIES_POINTS:
+            # One configuration run 10,000 times: every metric of it is a 10,000-point series.
+            workload, params, labels = (
+                "smallfile",
+                {"nfiles": 1000, "size": "30B"},
+                {"version": f"1.{i // 1000}"},
+            )
+            agent = "host-0"
+        else:
+            workload = SWEEP_WORKLOADS[i % len(SWEEP_WORKLOADS)]
+            params = {
+                "k": rng.choice((1, 2, 3, 5, 10, 20, 30, 40, 50, 60)),
+                "segsize": rng.choice((32768, 131072, 1048576)),
+            }
+            labels = {"version": rng.choice(("1.7.1", "1.8.2", "trunk"))}
+            agent = f"host-{i % 8}"
+        base = 100.0 / (1 + params.get("k", 1) / 30)
+        started = T0 + dt.timedelta(minutes=i)
+        runs.append(
+            {
+                "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                "workload": workload,
+                "agent": agent,
+                "target": "/mnt/bench",
+                "parameters": params,
+                "labels": labels,
+                "started_at": started.isoformat(),
+                "finished_at": (started + dt.timedelta(seconds=20)).isoformat(),
+                "fsync_policy": "none",
+                "cold_method": "drop_caches",
+                "environment": {
+                    "hostname": agent,
+                    "kernel": "6.1.0",
+                    "fs_type": "ext4",
+                    "cores": 2,
+                },
+                "results": [
+                    {
+                        "metric": f"m{m}.mb_per_s",
+                        "unit": "MB/s",
+                        "samples": [
+                            round(base * (1 + 0.05 * rng.random()), 3) for _ in range(SAMPLES)
+                        ],
+                    }
+                    for m in range(METRICS)
+                ],
+            }
+        )
+    return runs
+
+
+def copy_anchor(batches: list[bytes]) -> dict[str, float]:
+    """The same run and result rows, COPYed straight into look-alike tables of the same database."""
+    with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS anchor_results, anchor_runs")
+        conn.execute("CREATE TABLE anchor_runs (LIKE runs INCLUDING ALL)")
+        conn.execute("CREATE TABLE anchor_results (LIKE results INCLUDING ALL)")
+        run_cols = "uuid, body_hash, agent_id, workload, target, parameters, labels, started_at, finished_at, status, meta, created_at"
+        res_cols = "run_id, series_id, workload, started_at, run_uuid, environment_id, metric, unit, direction, value, samples, n, mean, stdev, min, max, p5, p50, p95, p99"
+        # Rows are rendered before the clock starts: the anchor measures the database alone.
+        rendered = []
+        run_id = 0
+        for batch in batches:
+            runs_buf, results_buf = io.StringIO(), io.StringIO()
+            for run in orjson.loads(batch)["runs"]:
+                run_id += 1
+                runs_buf.write("\t".join([
+                    run["uuid"], "0" * 64, "1", run["workload"], run["target"],
+                    json.dumps(run["parameters"]), json.dumps(run["labels"]), run["started_at"],
+                    run["finished_at"], "ok", "{}", run["started_at"],
+                ]) + "\n")  # fmt: skip
+                for r in run["results"]:
+                    s = sorted(r["samples"])
+                    mean = sum(s) / len(s)
+                    results_buf.write("\t".join(map(str, [
+                        run_id, 1, run["workload"], run["started_at"], run["uuid"], 1,
+                        r["metric"], r["unit"],
+                        "higher", s[2], json.dumps(r["samples"]), len(s), mean, 0.0, s[0], s[-1],
+                        s[0], s[2], s[-1], s[-1],
+                    ])) + "\n")  # fmt: skip
+            rendered.append((runs_buf.getvalue(), results_buf.getvalue()))
+        rows = 0
+        started = time.perf_counter()
+        for runs_text, results_text in rendered:
+            with conn.transaction(), conn.cursor() as cur:
+                with cur.copy(f"COPY anchor_runs ({run_cols}) FROM STDIN") as copy:
+                    copy.write(runs_text)
+                with cur.copy(f"COPY anchor_results ({res_cols}) FROM STDIN") as copy:
+                    copy.write(results_text)
+            rows += results_text.count("\n")
+        elapsed = time.perf_counter() - started
+        conn.execute("DROP TABLE anchor_results, anchor_runs")
+    return {"results": rows, "seconds": elapsed, "results_per_s": rows / elapsed}
+
+
+def timed(client: httpx.Client, path: str, params: Any, repeats: int) -> dict[str, Any]:
+    times = []
+    body: Any = None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        response = client.get(path, params=params)
+        times.append((time.perf_counter() - started) * 1000)
+        response.raise_for_status()
+        body = response.json()
+    return {
+        "p50_ms": percentile(times, 0.5),
+        "p95_ms": percentile(times, 0.95),
+        "max_ms": max(times),
+        "n": repeats,
+        "body": body,
+    }
+
+
+def main() -> int:
+    with psycopg.connect(admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB}"')
+    url = f"{PG}/{DB}"
+    port = free_port()
+    env = {
+        **os.environ,
+        "PERFATLAS_DATABASE_URL": url,
+        "PERFATLAS_PORT": str(port),
+        "PERFATLAS_MAX_BODY_BYTES": str(64 * 2**20),
+    }
+    perfatlas = [sys.executable, "-m", "perfatlas"]
+    subprocess.run([*perfatlas, "migrate"], env=env, check=True, capture_output=True)
+    token = subprocess.run(
+        [*perfatlas, "token", "create", "--scope", "upload", "-q"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    server = subprocess.Popen(
+        [*perfatlas, "serve", "--no-migrate"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                if httpx.get(f"{base}/api/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        rss = PeakRss(server.pid)
+        rng = random.Random(20261121)
+        runs_total = TOTAL_RESULTS // METRICS
+        print(f"generating {runs_total} runs ({TOTAL_RESULTS} results)", flush=True)
+        batches = [orjson.dumps({"runs": make_runs(min(RUNS_PER_BATCH, runs_total - s), start=s, rng=rng)})
+                   for s in range(0, runs_total, RUNS_PER_BATCH)]  # fmt: skip
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        with httpx.Client(base_url=base, headers=headers, timeout=300) as client:
+            started = time.perf_counter()
+            for number, batch in enumerate(batches, 1):
+                response = client.post("/api/v1/runs/batch", content=batch)
+                response.raise_for_status()
+                if number % 10 == 0:
+                    print(f"  ingested {number}/{len(batches)} batches", flush=True)
+            ingest_seconds = time.perf_counter() - started
+        ingest_peak = rss.peak
+        ingest = {"results": TOTAL_RESULTS, "runs": runs_total, "seconds": ingest_seconds,
+                  "results_per_s": TOTAL_RESULTS / ingest_seconds, "batch_runs": RUNS_PER_BATCH,
+                  "results_per_run": METRICS, "samples_per_result": SAMPLES}  # fmt: skip
+        print(f"ingest: {ingest['results_per_s']:.0f} results/s; COPY anchor...", flush=True)
+        with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+        anchor = copy_anchor(batches[: max(1, len(batches) // 5)])
+        del batches
+
+        rss.reset()
+        read_token = subprocess.run(
+            [*perfatlas, "token", "create", "--scope", "read", "-q"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        queries: dict[str, Any] = {}
+        with httpx.Client(
+            base_url=base, headers={"Authorization": f"Bearer {read_token}"}, timeout=60
+        ) as client:
+            explore_cases = {
+                "explore_k_by_version": {
+                    "workload": "partialread",
+                    "metric": "m0.mb_per_s",
+                    "x": "k",
+                    "group": "version",
+                },
+                "explore_segsize_by_agent_filtered": {
+                    "workload": "seqio",
+                    "metric": "m3.mb_per_s",
+                    "x": "segsize",
+                    "group": "agent",
+                    "filter": "version:trunk",
+                },
+                "explore_version_by_k": {
+                    "workload": "extract",
+                    "metric": "m5.mb_per_s",
+                    "x": "version",
+                    "group": "k",
+                },
+            }
+            for name, params in explore_cases.items():
+                timed(client, "/api/v1/explore", params, 3)  # warm the caches
+                result = timed(client, "/api/v1/explore", params, QUERY_REPEATS)
+                body = result.pop("body")
+                result["rows_aggregated"] = sum(p["n"] for t in body["traces"] for p in t["points"])
+                result["traces"] = len(body["traces"])
+                queries[name] = result
+            series = client.get(
+                "/api/v1/series", params={"workload": "smallfile", "metric": "m0.mb_per_s"}
+            ).json()["items"][0]
+            timed(client, f"/api/v1/series/{series['id']}/points", {"limit": SERIES_POINTS}, 3)
+            result = timed(
+                client,
+                f"/api/v1/series/{series['id']}/points",
+                {"limit": SERIES_POINTS},
+                QUERY_REPEATS,
+            )
+            result["points"] = len(result.pop("body")["value"])
+            queries["series_points_10000"] = result
+        query_peak = rss.stop()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    ratio = ingest["results_per_s"] / anchor["results_per_s"]
+    explore_p95 = max(v["p95_ms"] for k, v in queries.items() if k.startswith("explore"))
+    report = {
+        "benchmark": "server",
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "ram_gib": round(psutil.virtual_memory().total / 2**30, 1),
+            "python": platform.python_version(),
+            "kernel": platform.release(),
+            "postgresql": psycopg.connect(admin_dsn()).info.server_version,
+        },
+        "results_stored": TOTAL_RESULTS,
+        "ingest": ingest,
+        "copy_anchor": anchor,
+        "queries": queries,
+        "api_peak_rss_mb": {
+            "ingest": round(ingest_peak / 2**20, 1),
+            "queries": round(query_peak / 2**20, 1),
+        },
+        "figures": {
+            "ingest_vs_copy_ratio": {
+                "value": round(ratio, 3),
+                "target": ">= 0.3",
+                "met": ratio >= 0.3,
+            },
+            "explore_p95_ms": {
+                "value": round(explore_p95, 1),
+                "target": "<= 150",
+                "met": explore_p95 <= 150,
+            },
+            "series_points_10000_p95_ms": {
+                "value": round(queries["series_points_10000"]["p95_ms"], 1),
+                "target": "<= 20",
+                "met": queries["series_points_10000"]["p95_ms"] <= 20,
+            },
+            "api_peak_rss_mb": {
+                "value": round(max(ingest_peak, query_peak) / 2**20, 1),
+                "target": "<= 512",
+                "met": max(ingest_peak, query_peak) <= 512 * 2**20,
+            },
+        },
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "server.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report["figures"], indent=2))
+    with psycopg.connect(admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
