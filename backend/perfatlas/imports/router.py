@@ -6,8 +6,9 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, UploadFile
+from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.core.errors import Invalid
