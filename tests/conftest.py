@@ -133,14 +133,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _perfatlas(*args: str, env: dict[str, str]) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "perfatlas", *args], env=env, check=True, capture_output=True,
-        text=True,
-    )  # fmt: skip
-    return done.stdout.strip().splitlines()[-1]
-
-
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """`perfatlas serve` in its own process on its own PostgreSQL database."""
@@ -148,9 +140,13 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     url = create_database(name)
     port = _free_port()
     env = {**os.environ, "PERFATLAS_DATABASE_URL": url, "PERFATLAS_PORT": str(port)}
-    _perfatlas("migrate", env=env)
-    tokens = {s: _perfatlas("token", "create", "--scope", s, "--name", f"live-{s}", "-q", env=env)
-              for s in ("read", "upload", "admin")}  # fmt: skip
+    run_migrations(url)
+    factory = session_factory(get_engine(url))
+    tokens = {}
+    for scope in ("read", "upload", "admin"):
+        with factory() as session:
+            tokens[scope] = create_token(session, name=f"live-{scope}", scope=scope)[1]
+    get_engine(url).dispose()
     log = (tmp_path_factory.mktemp("live") / "server.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "perfatlas", "serve", "--no-migrate"], env=env, stdout=log,

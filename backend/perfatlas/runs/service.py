@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from sqlalchemy import Select, and_, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
@@ -25,6 +26,7 @@ from perfatlas.runs.stats import summarize
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
 _CHUNK = 1000
+_INGEST_ATTEMPTS = 3
 RESULT_COLUMNS = (
     "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "metric",
     "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max", "p5", "p50",
@@ -136,13 +138,17 @@ def ingest(
     """Stores the runs that are new, in one transaction; a retry of a stored run is a no-op.
 
     The same uuid with another body is a Conflict and nothing of the request is written."""
-    try:
-        return _ingest(session, runs=runs, ignore_labels=ignore_labels)
-    except IntegrityError:
-        # Another request stored one of these uuids between our check and our insert; the
-        # second pass sees it and answers as for a retry (or a conflict).
-        session.rollback()
-        return _ingest(session, runs=runs, ignore_labels=ignore_labels)
+    for attempt in range(_INGEST_ATTEMPTS):
+        try:
+            return _ingest(session, runs=runs, ignore_labels=ignore_labels)
+        except (IntegrityError, psycopg.errors.IntegrityError):
+            # Another request stored one of these uuids between our check and our insert
+            # (COPY raises the driver's error, INSERT SQLAlchemy's). The next pass sees the
+            # stored run and answers as for a retry, or as a conflict.
+            session.rollback()
+            if attempt == _INGEST_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _ingest(
