@@ -254,3 +254,38 @@ def test_series_and_points(client, upload_headers, read_headers):
     assert newest["run"] == [r["uuid"] for r in runs[-3:]]
     assert newest["samples"][-1] == [1007.0, 1017.0]
     assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404
+
+
+def test_catalog_lists_what_there_is_to_explore(client, upload_headers, read_headers):
+    upload(client, upload_headers, atlasperf_runs())
+    upload(client, upload_headers, [run_body(agent="host-b")])
+    data = client.get("/api/v1/catalog", headers=read_headers).json()
+    by_name = {w["name"]: w for w in data["workloads"]}
+    assert set(by_name) == {"partialread", "smallfile"}
+    partial = by_name["partialread"]
+    assert partial["runs"] == 45
+    assert partial["metrics"] == [{"name": "read.mb_per_s", "unit": "MB/s", "direction": "higher"}]
+    assert partial["parameters"] == {"k": [1, 3, 10, 30, 60], "segsize": [131072]}
+    assert partial["labels"] == {"version": ["1.7.1", "1.8.2", "trunk"]}
+    assert {"time", "agent", "fs_type", "fsync_policy"} <= set(data["dimensions"])
+    only = client.get(
+        "/api/v1/catalog", params={"workload": "smallfile"}, headers=read_headers
+    ).json()
+    assert [w["name"] for w in only["workloads"]] == ["smallfile"]
+
+
+def test_agents_with_last_seen(client, upload_headers, read_headers):
+    old = run_body(agent="lab-old", started_at="2026-01-01T00:00:00+00:00")
+    new = run_body(agent="lab-new", agent_version="0.2.0", started_at="2026-11-01T00:00:00+00:00")
+    newer = run_body(agent="lab-new", agent_version="0.2.0", started_at="2026-11-02T00:00:00+00:00")
+    upload(client, upload_headers, [old, new, newer])
+    agents = client.get("/api/v1/agents", headers=read_headers).json()
+    assert [a["name"] for a in agents] == ["lab-new", "lab-old"]
+    assert agents[0]["runs"] == 2 and agents[0]["version"] == "0.2.0"
+    assert agents[0]["last_seen_at"] == "2026-11-02T00:00:30Z"
+    # An older run uploaded later does not move last seen backwards.
+    upload(
+        client, upload_headers, [run_body(agent="lab-new", started_at="2025-01-01T00:00:00+00:00")]
+    )
+    again = client.get("/api/v1/agents", headers=read_headers).json()
+    assert again[0]["last_seen_at"] == "2026-11-02T00:00:30Z" and again[0]["runs"] == 3

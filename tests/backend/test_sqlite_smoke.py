@@ -88,3 +88,8 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
         series = client.get("/api/v1/series", headers=headers).json()["items"]
         points = client.get(f"/api/v1/series/{series[0]['id']}/points", headers=headers).json()
         assert len(points["value"]) >= 1
+        catalog = client.get("/api/v1/catalog", headers=headers).json()
+        partial = next(w for w in catalog["workloads"] if w["name"] == "partialread")
+        assert partial["parameters"]["k"] == [3, 10]
+        assert partial["labels"]["version"] == ["1.7.1", "1.8.2"]
+        assert client.get("/api/v1/agents", headers=headers).json()[0]["runs"] == 6

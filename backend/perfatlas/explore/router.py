@@ -12,8 +12,9 @@ from fastapi import APIRouter, Query, Response
 
 from perfatlas.api.deps import ReadPrincipal, SessionDep
 from perfatlas.core.errors import Invalid
+from perfatlas.explore import catalog as catalog_service
 from perfatlas.explore import service
-from perfatlas.explore.schemas import CompareRead, ExploreRead
+from perfatlas.explore.schemas import AgentRead, Catalog, CompareRead, ExploreRead
 
 router = APIRouter(tags=["explore"])
 
@@ -118,3 +119,15 @@ def compare_csv(session: SessionDep, _: ReadPrincipal, runs: RunsQuery) -> Respo
         rows.append([])
         rows.append(["warning", data.warning])
     return _csv(rows, "compare.csv")
+
+
+@router.get("/catalog", operation_id="catalog", response_model=Catalog)
+def catalog(session: SessionDep, _: ReadPrincipal, workload: str | None = None) -> Catalog:
+    """Workloads with their metrics, parameters and labels (and the values seen): what to explore."""
+    return catalog_service.catalog(session, workload=workload)
+
+
+@router.get("/agents", operation_id="list_agents", response_model=list[AgentRead], tags=["agents"])
+def list_agents(session: SessionDep, _: ReadPrincipal) -> list[AgentRead]:
+    """The machines that have uploaded runs, most recently seen first."""
+    return catalog_service.list_agents(session)

@@ -79,3 +79,32 @@ class CompareRead(BaseModel):
     parameters: list[Difference]
     labels: list[Difference]
     environment: list[Difference]
+
+
+class CatalogMetric(BaseModel):
+    name: str
+    unit: str
+    direction: str
+
+
+class CatalogWorkload(BaseModel):
+    name: str
+    runs: int
+    metrics: list[CatalogMetric]
+    parameters: dict[str, list[Any]] = Field(description="each parameter with the values seen")
+    labels: dict[str, list[str]] = Field(description="each label with the values seen")
+
+
+class Catalog(BaseModel):
+    """What there is to explore: the choices for workload, metric, x, group and filters."""
+
+    workloads: list[CatalogWorkload]
+    dimensions: list[str] = Field(description="built-in dimensions, besides parameters and labels")
+
+
+class AgentRead(BaseModel):
+    name: str
+    labels: dict[str, Any]
+    version: str | None
+    last_seen_at: dt.datetime | None
+    runs: int

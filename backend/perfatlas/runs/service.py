@@ -208,7 +208,8 @@ def _store_new(
         newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
         values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
         if version:
-            values["version"] = version
+            # The version of the newest run wins; a late upload of an old run changes nothing.
+            values["version"] = case((newer, version), else_=Agent.version)
         session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))
 
     env_hashes: dict[uuid_mod.UUID, str] = {}
