@@ -1,7 +1,8 @@
-"""The perfatlas command: serve, migrate, token."""
+"""The perfatlas command: serve, migrate, token, detect."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -115,6 +116,47 @@ def token_revoke(token_id: int) -> None:
     with session_factory(engine)() as session:
         row = revoke_token(session, token_id=token_id)
     typer.echo(f"revoked token {row.id} ({row.name})")
+
+
+@app.command("detect")
+def detect_command(
+    input_path: Annotated[
+        str, typer.Option("--input", help='JSON file {"series": [...]}, or - for stdin')
+    ],
+    min_confidence: Annotated[
+        float, typer.Option(help="report changes at least this confident (0..1)")
+    ] = 0.99,
+) -> None:
+    """Find change points in series given as JSON; prints them as JSON (no database needed).
+
+    Input: {"series": [{"id": "s1", "direction": "higher", "points": [[1.0, 1.1], 0.98, ...]}]}
+    where direction says which way is better and each point is a number or a list of samples.
+    An optional "contexts" list (one object per point: environment, labels) adds the keys that
+    changed with each change point as its cause.
+    """
+    import json
+
+    from perfatlas.analysis.document import InputError, detect_document
+
+    try:
+        if input_path == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(input_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        typer.echo(f"error: cannot read {input_path}: {exc}", err=True)
+        raise SystemExit(2) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        typer.echo(f"error: {input_path} is not JSON: {exc}", err=True)
+        raise SystemExit(2) from None
+    try:
+        result = detect_document(document, min_confidence=min_confidence)
+    except InputError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise SystemExit(2) from None
+    typer.echo(json.dumps(result, indent=2))
 
 
 def main() -> None:

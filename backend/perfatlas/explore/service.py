@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Select, String, func, null, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.util import find_tables
 
 from perfatlas.core.errors import Invalid
 from perfatlas.explore.schemas import (
@@ -39,17 +40,21 @@ def _base_query(
     session: Session, columns: Sequence[Any], *, workload: str, metric: str, filters: Sequence[str]
 ) -> Select[Any]:
     dialect = session.get_bind().dialect.name
-    query = (
-        select(*columns)
-        .select_from(Result)
-        .join(Run, Run.id == Result.run_id)
-        .join(Agent, Agent.id == Run.agent_id)
-        .outerjoin(Environment, Environment.id == Run.environment_id)
-        .where(Result.workload == workload, Result.metric == metric)
-    )
-    for name, wanted in parse_pairs("filter", filters).items():
-        query = query.where(dimension(name, dialect, field="filter").in_(wanted))
-    return query
+    conditions = [
+        dimension(name, dialect, field="filter").in_(wanted)
+        for name, wanted in parse_pairs("filter", filters).items()
+    ]
+    # Join only what the columns and filters refer to: at a million results every join
+    # that is not needed costs a scan.
+    tables = {t for c in [*columns, *conditions] for t in find_tables(c, check_columns=True)}
+    query = select(*columns).select_from(Result)
+    if tables & {Run.__table__, Agent.__table__, Environment.__table__}:
+        query = query.join(Run, Run.id == Result.run_id)
+    if Agent.__table__ in tables:
+        query = query.join(Agent, Agent.id == Run.agent_id)
+    if Environment.__table__ in tables:
+        query = query.outerjoin(Environment, Environment.id == Run.environment_id)
+    return query.where(Result.workload == workload, Result.metric == metric, *conditions)
 
 
 def _number(value: Any) -> float | None:
@@ -165,9 +170,9 @@ def _explore_grouped_sql(
         func.max(Result.value).label("max"),
         func.percentile_cont(0.05).within_group(Result.value).label("p5"),
         func.percentile_cont(0.95).within_group(Result.value).label("p95"),
-        func.array_agg(aggregate_order_by(Run.uuid, Run.started_at.desc()))[1:RUNS_PER_POINT].label(
-            "runs"
-        ),
+        func.array_agg(aggregate_order_by(Result.run_uuid, Result.started_at.desc()))[
+            1:RUNS_PER_POINT
+        ].label("runs"),
     ]
     query = _base_query(session, columns, workload=workload, metric=metric, filters=filters)
     query = query.group_by(x_expr, g) if group_expr is not None else query.group_by(x_expr)
@@ -186,11 +191,11 @@ def _explore_grouped_python(
     g = group_expr if group_expr is not None else null().cast(String)
     query = _base_query(
         session,
-        [x_expr, g, Result.value, Run.uuid],
+        [x_expr, g, Result.value, Result.run_uuid],
         workload=workload,
         metric=metric,
         filters=filters,
-    ).order_by(Run.started_at.desc())
+    ).order_by(Result.started_at.desc())
     cells: dict[tuple[Any, Any], tuple[list[float], list[uuid_mod.UUID]]] = {}
     for x_value, g_value, value, run_uuid in session.execute(query).yield_per(5000):
         values, uuids = cells.setdefault((x_value, g_value), ([], []))
@@ -210,12 +215,12 @@ def _explore_time(
 ) -> tuple[dict[Any, list[ExplorePoint]], bool]:
     g = group_expr if group_expr is not None else null().cast(String)
     columns = [
-        Run.started_at, g, Result.n, Result.value, Result.mean, Result.min, Result.max,
-        Result.p5, Result.p95, Run.uuid,
+        Result.started_at, g, Result.n, Result.value, Result.mean, Result.min, Result.max,
+        Result.p5, Result.p95, Result.run_uuid,
     ]  # fmt: skip
     query = (
         _base_query(session, columns, workload=workload, metric=metric, filters=filters)
-        .order_by(Run.started_at.desc())
+        .order_by(Result.started_at.desc())
         .limit(MAX_TIME_POINTS + 1)
     )
     traces: dict[Any, list[ExplorePoint]] = defaultdict(list)

@@ -117,7 +117,14 @@ class Result(Base):
     __tablename__ = "results"
     __table_args__ = (
         Index("ix_results_run_id_metric", "run_id", "metric", unique=True),
-        Index("ix_results_workload_metric", "workload", "metric"),
+        # Covers explore: one metric of one workload is read from the index alone, without
+        # visiting the table's pages (22,500 scattered pages per query at 1M results).
+        Index(
+            "ix_results_workload_metric",
+            "workload",
+            "metric",
+            postgresql_include=["value", "run_id", "run_uuid", "started_at"],
+        ),
         # Covers a series' points, so reading 10,000 of them touches only this index.
         Index(
             "ix_results_series_id_started_at",

@@ -1,0 +1,3 @@
+from perfatlas_agent.cli import main
+
+main()

@@ -1,0 +1,346 @@
+"""The shared runner: target guard, sweeps, repetitions with warm-up, runs as upload dicts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import os
+import shutil
+import socket
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from perfatlas_agent import __version__
+from perfatlas_agent import env as env_mod
+from perfatlas_agent._exceptions import ParameterError, TargetError
+from perfatlas_agent.measure import SHORT_PHASE_S, CacheDropper, Metric, pressure_snapshot
+from perfatlas_agent.params import ParamValue, expand_sweep
+from perfatlas_agent.stats import PERCENTILE_METHOD, summarize
+from perfatlas_agent.workloads import get_workload
+from perfatlas_agent.workloads.base import RunContext, Workload
+
+WORK_SUBDIR = "perfatlas-agent.work"
+MARKER = ".perfatlas-agent-owned"
+TIME_UNITS = frozenset({"s", "ms", "us", "ns"})
+RATE_UNITS = frozenset(
+    {"B/s", "KB/s", "KiB/s", "MB/s", "MiB/s", "GB/s", "GiB/s", "ops/s", "iops", "files/s"}
+    | {"inodes/s", "seeks/s", "req/s"}
+)
+
+
+class Reporter(Protocol):
+    def plan(self, total_reps: int) -> None: ...
+    def run_started(
+        self, index: int, total: int, workload: str, params: Mapping[str, Any]
+    ) -> None: ...
+    def rep_started(self, rep: int, reps: int, warmup: bool) -> None: ...
+    def phase(self, name: str) -> None: ...
+    def rep_finished(self) -> None: ...
+    def run_finished(self, run: Mapping[str, Any]) -> None: ...
+    def message(self, text: str) -> None: ...
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a sweep: the runs finished (and the partial one) are in `runs`."""
+
+    def __init__(self, runs: list[dict[str, Any]]) -> None:
+        super().__init__("interrupted")
+        self.runs = runs
+
+
+@dataclass
+class RunRequest:
+    workload: str
+    target: Path
+    params: dict[str, str] = field(default_factory=dict)
+    repetitions: int = 3
+    labels: dict[str, str] = field(default_factory=dict)
+    warmup: bool = True
+    force: bool = False
+    agent_name: str = field(default_factory=socket.gethostname)
+
+
+def _is_mount_point(path: Path) -> bool:
+    return os.path.ismount(path)
+
+
+def claim_target(target: Path, *, force: bool) -> Path:
+    """Make (or reuse) the agent-owned work folder inside target; refuse foreign content."""
+    target = target.expanduser().absolute()
+    if target.exists() and not target.is_dir():
+        raise TargetError(f"target {target} is not a folder")
+    target.mkdir(parents=True, exist_ok=True)
+    work = target / WORK_SUBDIR
+    ignorable = {WORK_SUBDIR}
+    if _is_mount_point(target):
+        ignorable.add("lost+found")
+    foreign = sorted(e for e in os.listdir(target) if e not in ignorable)
+    if foreign and not force:
+        shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+        raise TargetError(
+            f"target {target} is not empty ({shown}); the agent only runs in an empty folder or "
+            "one it owns. Point it at an empty folder, or pass --force to run in a subfolder "
+            f"{WORK_SUBDIR}/ that it creates and removes."
+        )
+    if work.exists() and not (work / MARKER).exists():
+        raise TargetError(
+            f"{work} exists but was not made by the agent; remove it or pick another target"
+        )
+    work.mkdir(exist_ok=True)
+    marker = work / MARKER
+    if not marker.exists():
+        marker.write_text("made by perfatlas-agent; safe to delete\n")
+    return work
+
+
+def release_target(work: Path) -> None:
+    if (work / MARKER).exists():
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _direction(metric: Metric) -> str:
+    if metric.direction is not None:
+        return metric.direction
+    if metric.unit in TIME_UNITS:
+        return "lower"
+    if metric.unit in RATE_UNITS:
+        return "higher"
+    raise ValueError(f"metric with unit {metric.unit!r} needs a direction")
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _json_params(params: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
+    out: dict[str, ParamValue] = {}
+    for key, value in params.items():
+        out[key] = value[:256] if isinstance(value, str) else value
+    return out
+
+
+def build_run(
+    *,
+    workload: Workload,
+    request: RunRequest,
+    ctx: RunContext,
+    run_uuid: str,
+    started: dt.datetime,
+    samples: list[dict[str, Metric]],
+    rep_meta: list[dict[str, Any]],
+    status: str,
+    error: str | None = None,
+) -> dict[str, Any]:
+    names: list[str] = []
+    for rep in samples:
+        for name in rep:
+            if name not in names:
+                names.append(name)
+    results: list[dict[str, Any]] = []
+    summary: dict[str, dict[str, float]] = {}
+    short: set[str] = set()
+    for name in names:
+        values = [rep[name].value for rep in samples if name in rep]
+        first = next(rep[name] for rep in samples if name in rep)
+        stats = summarize(values)
+        summary[name] = stats
+        results.append(
+            {
+                "metric": name,
+                "unit": first.unit,
+                "direction": _direction(first),
+                "value": stats["median"],
+                "samples": values,
+            }
+        )
+        if name.endswith(".seconds") and min(values) < SHORT_PHASE_S:
+            short.add(name.removesuffix(".seconds"))
+    meta: dict[str, Any] = dict(ctx.meta)
+    meta.update(
+        {
+            "repetitions": len(samples),
+            "warmup_discarded": request.warmup,
+            "summary": summary,
+            "percentile_method": PERCENTILE_METHOD,
+            "short_phases": sorted(short),
+            "short_phase_threshold_s": SHORT_PHASE_S,
+            "reps": rep_meta,
+        }
+    )
+    if short:
+        meta["warning"] = (
+            f"phases shorter than {SHORT_PHASE_S}s are too short to trust: "
+            + ", ".join(sorted(short))
+        )
+    if error:
+        meta["error"] = error
+    cold_method: str | None = None
+    if ctx.cold_methods:
+        cold_method = sorted(ctx.cold_methods)[0] if len(ctx.cold_methods) == 1 else "unknown"
+    run: dict[str, Any] = {
+        "uuid": run_uuid,
+        "workload": workload.name,
+        "agent": request.agent_name,
+        "agent_version": __version__,
+        "target": str(request.target),
+        "parameters": _json_params(ctx.params),
+        "labels": dict(request.labels),
+        "started_at": started.isoformat(),
+        "finished_at": _now().isoformat(),
+        "status": status,
+        "sync_mount": env_mod.is_sync_mount(ctx.env),
+        "write_cache": ctx.env.get("write_cache", "unknown"),
+        "cold_method": cold_method,
+        "environment": ctx.env,
+        "meta": meta,
+        "results": results,
+    }
+    run.update(workload.durability(ctx.params))
+    return run
+
+
+def plan_runs(request: RunRequest) -> tuple[Workload, list[dict[str, ParamValue]]]:
+    workload = get_workload(request.workload)
+    points = expand_sweep(
+        workload.params, request.params, allow_extra=workload.accepts_extra_params
+    )
+    for point in points:
+        workload.check(point)
+    if request.repetitions < 1:
+        raise ParameterError("--repetitions must be at least 1")
+    return workload, points
+
+
+def run_sweep(
+    request: RunRequest,
+    reporter: Reporter,
+    on_run: Callable[[dict[str, Any]], None],
+    *,
+    env_override: Callable[[Path], dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Run every point of the sweep; each finished run goes to on_run (the spool) at once."""
+    workload, points = plan_runs(request)
+    work = claim_target(request.target, force=request.force)
+    capture = env_override or env_mod.capture
+    reps_per_run = request.repetitions + (1 if request.warmup else 0)
+    done: list[dict[str, Any]] = []
+    try:
+        reporter.phase("capturing the environment")
+        environment = capture(work)
+        reporter.plan(reps_per_run * len(points))
+        for index, point in enumerate(points):
+            run = _one_run(
+                request, workload, point, work, environment, reporter, index, len(points)
+            )
+            on_run(run)
+            done.append(run)
+            reporter.run_finished(run)
+            if run["status"] == "partial":
+                raise Interrupted(done)
+    except KeyboardInterrupt:
+        raise Interrupted(done) from None
+    finally:
+        release_target(work)
+    return done
+
+
+def _one_run(
+    request: RunRequest,
+    workload: Workload,
+    point: dict[str, ParamValue],
+    work: Path,
+    environment: dict[str, Any],
+    reporter: Reporter,
+    index: int,
+    total: int,
+) -> dict[str, Any]:
+    run_uuid = str(uuid.uuid4())
+    run_dir = work / f"run-{run_uuid[:8]}"
+    run_dir.mkdir()
+    ctx = RunContext(
+        workdir=run_dir,
+        params=dict(point),
+        env=environment,
+        cold=CacheDropper(fs_type=str(environment.get("fs_type", ""))),
+        on_phase=reporter.phase,
+    )
+    started = _now()
+    reporter.run_started(index, total, workload.name, point)
+    samples: list[dict[str, Metric]] = []
+    rep_meta: list[dict[str, Any]] = []
+    reps = request.repetitions + (1 if request.warmup else 0)
+    try:
+        reporter.phase("prepare")
+        workload.prepare(ctx)
+        for rep in range(reps):
+            warm = request.warmup and rep == 0
+            reporter.rep_started(rep, reps, warm)
+            rep_dir = run_dir / f"rep{rep}"
+            rep_dir.mkdir()
+            before = pressure_snapshot()
+            # No garbage collection pauses inside timed loops (they allocate no cycles anyway).
+            gc.collect()
+            gc.disable()
+            try:
+                metrics = workload.rep(ctx, rep_dir)
+            finally:
+                gc.enable()
+            after = pressure_snapshot()
+            shutil.rmtree(rep_dir, ignore_errors=True)
+            rep_meta.append({"warmup": warm, "before": before, "after": after})
+            if not warm:
+                samples.append(metrics)
+            reporter.rep_finished()
+    except Exception as exc:
+        # A failed point of a sweep is recorded (status failed, the error in meta) and the
+        # sweep goes on: the failure itself is a result worth keeping.
+        reporter.message(f"run failed: {exc}")
+        _cleanup(workload, ctx, run_dir)
+        return build_run(
+            workload=workload,
+            request=request,
+            ctx=ctx,
+            run_uuid=run_uuid,
+            started=started,
+            samples=samples,
+            rep_meta=rep_meta,
+            status="failed",
+            error=f"{type(exc).__name__}: {exc}"[:4000],
+        )
+    except KeyboardInterrupt:
+        reporter.message("interrupted: cleaning up the files this run made")
+        _cleanup(workload, ctx, run_dir)
+        if not samples:
+            raise
+        return build_run(
+            workload=workload,
+            request=request,
+            ctx=ctx,
+            run_uuid=run_uuid,
+            started=started,
+            samples=samples,
+            rep_meta=rep_meta,
+            status="partial",
+            error="interrupted (Ctrl-C) after the repetitions kept here",
+        )
+    _cleanup(workload, ctx, run_dir)
+    return build_run(
+        workload=workload,
+        request=request,
+        ctx=ctx,
+        run_uuid=run_uuid,
+        started=started,
+        samples=samples,
+        rep_meta=rep_meta,
+        status="ok",
+    )
+
+
+def _cleanup(workload: Workload, ctx: RunContext, run_dir: Path) -> None:
+    try:
+        workload.cleanup(ctx)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)

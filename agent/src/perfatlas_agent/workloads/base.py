@@ -1,0 +1,57 @@
+"""What every workload provides to the shared runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from perfatlas_agent.measure import CacheDropper, Metric
+from perfatlas_agent.params import ParamSpec, ParamValue
+
+
+@dataclass
+class RunContext:
+    """One run (one point of a sweep): its folder, parameters, environment and helpers."""
+
+    workdir: Path
+    params: dict[str, ParamValue]
+    env: dict[str, Any]
+    cold: CacheDropper
+    on_phase: Callable[[str], None] = lambda _name: None
+    meta: dict[str, Any] = field(default_factory=dict)
+    cold_methods: set[str] = field(default_factory=set)
+    scratch: dict[str, Any] = field(default_factory=dict)
+
+    def phase(self, name: str) -> None:
+        self.on_phase(name)
+
+    def make_cold(self, root: Path, files: Callable[[], Any] | None = None) -> str:
+        method = self.cold.make_cold(root, files)
+        self.cold_methods.add(method)
+        return method
+
+
+class Workload:
+    name: ClassVar[str]
+    description: ClassVar[str]
+    params: ClassVar[tuple[ParamSpec, ...]]
+    accepts_extra_params: ClassVar[bool] = False
+
+    def check(self, params: dict[str, ParamValue]) -> None:
+        """Refuse parameters or a machine this workload cannot use (raise ParameterError)."""
+
+    def prepare(self, ctx: RunContext) -> None:
+        """Untimed setup once per run; may resolve parameters (threads=auto) in ctx.params."""
+
+    def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
+        """One repetition in a fresh folder; returns every metric of this repetition."""
+        raise NotImplementedError
+
+    def cleanup(self, ctx: RunContext) -> None:
+        """Remove what prepare() made (the runner removes the run folder itself)."""
+
+    def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
+        """fsync_policy / o_direct of this run, as recorded on the run."""
+        return {}

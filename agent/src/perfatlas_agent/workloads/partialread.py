@@ -1,0 +1,106 @@
+"""partialread (seed 003): reads of R bytes at random offsets fetched in segments; alacrity."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.measure import Metric, new_latency_array
+from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.stats import latency_percentiles_us, percentile
+from perfatlas_agent.workloads.base import RunContext, Workload
+
+MB = 1_000_000
+ALACRITY_PROBES = 5
+
+
+class PartialRead(Workload):
+    name = "partialread"
+    description = "cold random reads of R bytes, fetched in segments of S; alacrity (1 byte)"
+    params = (
+        ParamSpec("filesize", "size", 64 << 20, "size of the file read from"),
+        ParamSpec("readsize", "size", 4096, "bytes asked for by each read"),
+        ParamSpec("segsize", "size", 128 << 10, "read granularity: whole segments are fetched"),
+        ParamSpec("reads", "int", 200, "random reads per repetition"),
+    )
+
+    def check(self, params: dict[str, ParamValue]) -> None:
+        fs, rs, ss = (int(params[k]) for k in ("filesize", "readsize", "segsize"))
+        if not (0 < rs <= fs and 0 < ss <= fs):
+            raise ParameterError("partialread needs 0 < readsize, segsize <= filesize")
+
+    def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
+        return {"o_direct": False}
+
+    def prepare(self, ctx: RunContext) -> None:
+        path = ctx.workdir / "partialread.dat"
+        size = int(ctx.params["filesize"])
+        block = random.Random(3).randbytes(1 << 20)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            left = size
+            while left > 0:
+                left -= os.write(fd, block[: min(left, len(block))])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        ctx.scratch["path"] = str(path)
+
+    def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
+        path: str = ctx.scratch["path"]
+        fsize, rsize, seg = (int(ctx.params[k]) for k in ("filesize", "readsize", "segsize"))
+        nreads = int(ctx.params["reads"])
+        rng = random.Random()
+        buf = bytearray(seg)
+        clock = time.perf_counter_ns
+        m: dict[str, Metric] = {}
+
+        ctx.phase("alacrity")
+        probes: list[int] = []
+        for _ in range(ALACRITY_PROBES):
+            ctx.make_cold(ctx.workdir, lambda: [path])
+            off = rng.randrange(fsize)
+            t0 = clock()
+            fd = os.open(path, os.O_RDONLY)
+            os.preadv(fd, [buf], (off // seg) * seg)
+            os.close(fd)
+            probes.append(clock() - t0)
+        m["alacrity.latency"] = Metric(percentile(sorted(probes), 50) / 1000.0, "us")
+
+        ctx.phase("random reads")
+        ctx.make_cold(ctx.workdir, lambda: [path])
+        offsets = [rng.randrange(fsize - rsize + 1) for _ in range(nreads)]
+        lat = new_latency_array(nreads)
+        fetched = 0
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            prv = os.preadv
+            start = clock()
+            for k, off in enumerate(offsets):
+                t0 = clock()
+                s = (off // seg) * seg
+                end = off + rsize
+                while s < end:
+                    fetched += prv(fd, [buf], s)
+                    s += seg
+                lat[k] = clock() - t0
+            secs = (clock() - start) / 1e9
+        finally:
+            os.close(fd)
+        pct = latency_percentiles_us(lat)
+        for key in ("p50", "p95", "p99"):
+            m[f"read.lat_{key}"] = Metric(pct[key], "us")
+        m["read.seconds"] = Metric(secs, "s")
+        m["read.mb_per_s"] = Metric(nreads * rsize / MB / secs if secs else 0.0, "MB/s")
+        m["read.fetched_mb_per_s"] = Metric(fetched / MB / secs if secs else 0.0, "MB/s")
+        m["read.amplification"] = Metric(fetched / (nreads * rsize), "x", "lower")
+        return m
+
+    def cleanup(self, ctx: RunContext) -> None:
+        path = ctx.scratch.pop("path", None)
+        if path and os.path.exists(path):
+            os.unlink(path)

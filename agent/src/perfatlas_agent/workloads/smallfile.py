@@ -1,0 +1,190 @@
+"""smallfile (seed 000): create, read cold, read warm, stat and delete N files of size S."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from perfatlas_agent.measure import (
+    Metric,
+    ThreadResult,
+    new_latency_array,
+    run_threads,
+    threaded_rate_metrics,
+)
+from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.workloads.base import RunContext, Workload
+
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+def _layout(nfiles: int, per_dir: int, threads: int) -> list[list[tuple[str, int]]]:
+    """Per thread: (directory, count) chunks; every thread owns whole directories or slices."""
+    ndirs = max(1, math.ceil(nfiles / per_dir))
+    ndirs = max(ndirs, threads)
+    base, extra = divmod(nfiles, ndirs)
+    chunks = [base + (1 if d < extra else 0) for d in range(ndirs)]
+    per_thread: list[list[tuple[str, int]]] = [[] for _ in range(threads)]
+    for d, count in enumerate(chunks):
+        per_thread[d % threads].append((f"d{d:05d}", count))
+    return per_thread
+
+
+class SmallFile(Workload):
+    name = "smallfile"
+    description = "N small files: create (fsync optional), read cold, read warm, stat, delete"
+    params = (
+        ParamSpec("nfiles", "int", 1000, "number of files"),
+        ParamSpec("size", "size", 30, "bytes per file (30B, 4k, 1M)"),
+        ParamSpec("fsync", "bool", False, "fsync each file after writing it"),
+        ParamSpec("threads", "int", 1, "threads, each on its own directories"),
+        ParamSpec("files_per_dir", "int", 1000, "files per directory"),
+    )
+
+    def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
+        return {"fsync_policy": "file" if params.get("fsync") else "none", "o_direct": False}
+
+    def prepare(self, ctx: RunContext) -> None:
+        p = ctx.params
+        nfiles, threads = int(p["nfiles"]), int(p["threads"])
+        layout = _layout(nfiles, int(p["files_per_dir"]), threads)
+        p["dirs"] = sum(len(t) for t in layout)
+        ctx.meta["timing"] = (
+            "os.open/os.write/os.close per file; paths built before the timed loop; "
+            "one perf_counter_ns completion stamp per operation"
+        )
+
+    def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
+        p = ctx.params
+        nfiles, size, threads = int(p["nfiles"]), int(p["size"]), int(p["threads"])
+        do_fsync = bool(p["fsync"])
+        layout = _layout(nfiles, int(p["files_per_dir"]), threads)
+        payload = b"x" * size
+        for chunks in layout:
+            for d, _ in chunks:
+                os.mkdir(rep_dir / d)
+        root = str(rep_dir)
+        names = [_names(root, chunks) for chunks in layout]
+        metrics: dict[str, Metric] = {}
+
+        def paths() -> Iterator[bytes]:
+            for per_thread in names:
+                yield from per_thread
+
+        ctx.phase("create")
+        res = run_threads(threads, lambda t: _create(names[t], payload, do_fsync))
+        metrics.update(threaded_rate_metrics("create", res))
+
+        ctx.phase("read_cold")
+        ctx.make_cold(rep_dir, paths)
+        res = run_threads(threads, lambda t: _read(names[t], size))
+        metrics.update(threaded_rate_metrics("read_cold", res))
+
+        ctx.phase("read_warm")
+        res = run_threads(threads, lambda t: _read(names[t], size))
+        metrics.update(threaded_rate_metrics("read_warm", res))
+
+        ctx.phase("stat")
+        res = run_threads(threads, lambda t: _stat(names[t]))
+        metrics.update(threaded_rate_metrics("stat", res))
+
+        ctx.phase("delete")
+        res = run_threads(threads, lambda t: _delete(names[t]))
+        metrics.update(threaded_rate_metrics("delete", res))
+        for chunks in layout:
+            for d, _ in chunks:
+                os.rmdir(f"{root}/{d}")
+        return metrics
+
+
+def _names(root: str, chunks: list[tuple[str, int]]) -> list[bytes]:
+    """Every path a thread works on, built before the timed loops (bytes skip re-encoding)."""
+    return [f"{root}/{d}/f{i}".encode() for d, count in chunks for i in range(count)]
+
+
+def _finish(start: int, stamps: array[int], ops: int) -> ThreadResult:
+    """Turn completion timestamps into per-operation latencies (after the timed loop)."""
+    end = stamps[ops - 1] if ops else start
+    for k in range(ops - 1, 0, -1):
+        stamps[k] -= stamps[k - 1]
+    if ops:
+        stamps[0] -= start
+    return ThreadResult(start, end, ops, stamps)
+
+
+# The timed loops take one clock reading per operation (its completion time): the latency of
+# operation k is stamp[k] - stamp[k-1]. Half the clock calls of a start/stop pair per op.
+
+
+def _create(names: list[bytes], payload: bytes, do_fsync: bool) -> ThreadResult:
+    stamps = new_latency_array(len(names))
+    clock = time.perf_counter_ns
+    op, wr, cl, fs = os.open, os.write, os.close, os.fsync
+    flags = _CREATE_FLAGS
+    k = -1
+    start = clock()
+    if do_fsync:
+        for k, name in enumerate(names):
+            fd = op(name, flags, 0o644)
+            if payload:
+                wr(fd, payload)
+            fs(fd)
+            cl(fd)
+            stamps[k] = clock()
+    elif payload:
+        for k, name in enumerate(names):
+            fd = op(name, flags, 0o644)
+            wr(fd, payload)
+            cl(fd)
+            stamps[k] = clock()
+    else:
+        for k, name in enumerate(names):
+            cl(op(name, flags, 0o644))
+            stamps[k] = clock()
+    return _finish(start, stamps, k + 1)
+
+
+def _read(names: list[bytes], size: int) -> ThreadResult:
+    stamps = new_latency_array(len(names))
+    clock = time.perf_counter_ns
+    op, rd, cl = os.open, os.read, os.close
+    flags = _READ_FLAGS
+    want = max(size, 1)
+    k = -1
+    start = clock()
+    for k, name in enumerate(names):
+        fd = op(name, flags)
+        rd(fd, want)
+        cl(fd)
+        stamps[k] = clock()
+    return _finish(start, stamps, k + 1)
+
+
+def _stat(names: list[bytes]) -> ThreadResult:
+    stamps = new_latency_array(len(names))
+    clock = time.perf_counter_ns
+    st = os.stat
+    k = -1
+    start = clock()
+    for k, name in enumerate(names):
+        st(name)
+        stamps[k] = clock()
+    return _finish(start, stamps, k + 1)
+
+
+def _delete(names: list[bytes]) -> ThreadResult:
+    stamps = new_latency_array(len(names))
+    clock = time.perf_counter_ns
+    ul = os.unlink
+    k = -1
+    start = clock()
+    for k, name in enumerate(names):
+        ul(name)
+        stamps[k] = clock()
+    return _finish(start, stamps, k + 1)

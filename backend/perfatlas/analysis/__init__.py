@@ -1,0 +1,1 @@
+"""Change-point detection on performance series: pure functions, no database."""

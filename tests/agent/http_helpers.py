@@ -1,0 +1,110 @@
+"""A fault-injecting HTTP proxy, put in front of the real server (`live_server`) by upload tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+class _Base:
+    """Starts a ThreadingHTTPServer on 127.0.0.1:0 in a thread; subclasses answer requests."""
+
+    def __init__(self) -> None:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length)
+                owner.handle(self, "POST", body)
+
+            def do_GET(self) -> None:
+                owner.handle(self, "GET", b"")
+
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.lock = threading.Lock()
+        self.requests: list[str] = []
+
+    def handle(self, req: BaseHTTPRequestHandler, method: str, body: bytes) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def reply(req: BaseHTTPRequestHandler, status: int, data: Any) -> None:
+        raw = json.dumps(data).encode()
+        req.send_response(status)
+        req.send_header("Content-Type", "application/json")
+        req.send_header("Content-Length", str(len(raw)))
+        req.end_headers()
+        req.wfile.write(raw)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class FaultProxy(_Base):
+    """Forwards to upstream, except: 500 for the first `fail_first` POSTs; `hang` never answers.
+
+    hang="before" holds the request without forwarding; hang="after" forwards it (the server
+    stores the run) and then never answers, as if the agent died before reading the reply.
+    """
+
+    def __init__(self, upstream: str, fail_first: int = 0, hang: str | None = None) -> None:
+        super().__init__()
+        self.upstream = upstream.rstrip("/")
+        self.fail_first = fail_first
+        self.hang = hang
+        self.forwarded = 0
+        self.failed = 0
+        self.got_request = threading.Event()
+        self.release = threading.Event()
+
+    def handle(self, req: BaseHTTPRequestHandler, method: str, body: bytes) -> None:
+        with self.lock:
+            self.requests.append(f"{method} {req.path}")
+            inject = method == "POST" and self.fail_first > 0
+            if inject:
+                self.fail_first -= 1
+                self.failed += 1
+        if inject:
+            self.reply(req, 500, {"detail": "internal error (injected by the test proxy)"})
+            return
+        if self.hang == "before":
+            self.got_request.set()
+            self.release.wait(60)
+            return
+        headers = {
+            k: v for k, v in req.headers.items() if k.lower() in ("authorization", "content-type")
+        }
+        resp = httpx.request(
+            method, self.upstream + req.path, content=body or None, headers=headers, timeout=30
+        )
+        with self.lock:
+            self.forwarded += 1
+        if self.hang == "after":
+            self.got_request.set()
+            self.release.wait(60)
+            return
+        req.send_response(resp.status_code)
+        req.send_header("Content-Type", resp.headers.get("content-type", "application/json"))
+        req.send_header("Content-Length", str(len(resp.content)))
+        req.end_headers()
+        req.wfile.write(resp.content)
+
+    def close(self) -> None:
+        self.release.set()
+        super().close()

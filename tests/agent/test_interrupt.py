@@ -1,0 +1,43 @@
+"""Ctrl-C: the files made are cleaned up and the repetitions measured are kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.agent.conftest import agent_cmd
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_cleans_up_and_keeps_what_was_measured(
+    tmpfs_target: Path, spool: Path, threads: int
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
+    env["PERFATLAS_AGENT_SPOOL"] = str(spool)
+    proc = subprocess.Popen(
+        agent_cmd("run", "smallfile", "--target", str(tmpfs_target), "-p", "nfiles=20000", "-p", f"threads={threads}",
+                  "-n", "50", "--no-warmup"),
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 60
+    for line in proc.stderr:
+        if "repetition 3/50" in line or time.monotonic() > deadline:
+            break
+    time.sleep(0.3)  # somewhere inside repetition 3
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert os.listdir(tmpfs_target) == [], "interrupted run left files behind"
+    (path,) = spool.glob("*.json")
+    run = json.loads(path.read_text())
+    assert run["status"] == "partial"
+    samples = {r["metric"]: r["samples"] for r in run["results"]}
+    assert len(samples["create.ops_per_s"]) in (2, 3)
+    assert "interrupted" in run["meta"]["error"]

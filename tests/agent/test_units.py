@@ -1,0 +1,107 @@
+"""Fast checks of the agent's building blocks (no workload I/O)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from perfatlas_agent import ParameterError, TargetError
+from perfatlas_agent.params import expand_sweep, parse_size
+from perfatlas_agent.runner import MARKER, WORK_SUBDIR, claim_target, release_target
+from perfatlas_agent.spool import Spool
+from perfatlas_agent.stats import summarize
+from perfatlas_agent.workloads import get_workload
+from perfatlas_agent.workloads.command import parse_output, substitute
+
+
+def test_sizes_are_binary() -> None:
+    assert parse_size("30B") == 30
+    assert parse_size("4k") == 4096
+    assert parse_size("4KiB") == 4096
+    assert parse_size("1M") == 1 << 20
+    assert parse_size("2g") == 2 << 30
+    with pytest.raises(ParameterError):
+        parse_size("lots")
+
+
+def test_sweep_is_a_cartesian_product_over_defaults() -> None:
+    specs = get_workload("smallfile").params
+    points = expand_sweep(specs, {"threads": "1,2,4", "fsync": "false,true", "size": "30B"})
+    assert len(points) == 6
+    assert {(p["threads"], p["fsync"]) for p in points} == {
+        (t, f) for t in (1, 2, 4) for f in (False, True)
+    }
+    assert all(p["size"] == 30 and p["nfiles"] == 1000 for p in points)
+
+
+def test_unknown_parameter_is_named() -> None:
+    with pytest.raises(ParameterError, match="nfile"):
+        expand_sweep(get_workload("smallfile").params, {"nfile": "10"})
+
+
+def test_threads_auto_and_choices() -> None:
+    points = expand_sweep(get_workload("treeops").params, {"threads": "auto,4"})
+    assert [p["threads"] for p in points] == ["auto", 4]
+    with pytest.raises(ParameterError, match="none, file, end"):
+        expand_sweep(get_workload("extract").params, {"fsync": "always"})
+
+
+def test_summary_median_and_spread() -> None:
+    s = summarize([10, 12, 11, 30, 9])
+    assert s["median"] == 11
+    assert s["min"] == 9 and s["max"] == 30
+    assert s["p5"] < s["median"] < s["p95"] <= 30
+    assert s["spread"] == pytest.approx(21 / 11)
+
+
+def test_target_guard_refuses_foreign_files(tmp_path: Path) -> None:
+    target = tmp_path / "home"
+    target.mkdir()
+    (target / "thesis.tex").write_text("precious")
+    with pytest.raises(TargetError, match="not empty"):
+        claim_target(target, force=False)
+    work = claim_target(target, force=True)
+    assert work.parent == target and (work / MARKER).exists()
+    release_target(work)
+    assert (target / "thesis.tex").read_text() == "precious"
+    assert not (target / WORK_SUBDIR).exists()
+
+
+def test_target_guard_accepts_its_own_leftovers(tmp_path: Path) -> None:
+    work = claim_target(tmp_path / "t", force=False)
+    (work / "left-by-a-crash").write_text("x")
+    assert claim_target(tmp_path / "t", force=False) == work
+
+
+def test_target_guard_refuses_a_work_folder_it_did_not_make(tmp_path: Path) -> None:
+    (tmp_path / "t" / WORK_SUBDIR).mkdir(parents=True)
+    with pytest.raises(TargetError, match="not made by the agent"):
+        claim_target(tmp_path / "t", force=False)
+
+
+def test_spool_roundtrip_and_reject(tmp_path: Path) -> None:
+    spool = Spool(tmp_path / "spool")
+    run = {"uuid": "0b6f7c52-0c43-4bb5-9c59-6d7b8f1f1a01", "workload": "x"}
+    path = spool.put(run)
+    assert spool.pending() == [path]
+    assert json.loads(path.read_text()) == run
+    assert not [p for p in os.listdir(spool.root) if p.endswith(".tmp")]
+    spool.reject(run["uuid"], "HTTP 422: unit: unknown unit")
+    assert spool.pending() == []
+    assert [p.name for p in spool.rejected()] == [path.name]
+    assert "unknown unit" in (spool.rejected_dir / f"{run['uuid']}.reason.txt").read_text()
+
+
+def test_command_substitution_keeps_json_braces() -> None:
+    cmd = substitute('echo \'{"k": {k}, "x": 1}\' {missing}', {"k": 3})
+    assert cmd == 'echo \'{"k": 3, "x": 1}\' {missing}'
+
+
+def test_command_output_forms() -> None:
+    out = parse_output('noise\n{"a.seconds": 1.5, "b": {"value": 2, "unit": "MB/s"}}\n')
+    assert out["a.seconds"].unit == "s" and out["a.seconds"].direction is None
+    assert out["b"].unit == "MB/s" and out["b"].value == 2
+    assert parse_output('{"metrics": {"c": 3}}')["c"].direction == "higher"
