@@ -532,7 +532,7 @@ _POINT_SOURCES = (
 )  # fmt: skip
 
 
-def series_points_json(
+def series_points(
     session: Session,
     *,
     series_id: int,
@@ -540,9 +540,9 @@ def series_points_json(
     until: dt.datetime | None = None,
     limit: int = 10_000,
     with_samples: bool = False,
-) -> bytes:
-    """The newest `limit` points, oldest first, as a JSON object of columns (one list per
-    field), read from the covering index."""
+) -> dict[str, list[Any]]:
+    """The newest `limit` points, oldest first, as columns (one list per field), read from
+    the covering index."""
     names = [*POINT_COLUMNS, "samples"] if with_samples else list(POINT_COLUMNS)
     sources = [*_POINT_SOURCES, Result.samples] if with_samples else list(_POINT_SOURCES)
     query = select(*sources).where(Result.series_id == series_id)
@@ -564,4 +564,4 @@ def series_points_json(
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
     for column in columns:
         column.reverse()
-    return canonical_json(dict(zip(names, columns, strict=True)))
+    return dict(zip(names, columns, strict=True))
