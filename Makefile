@@ -9,13 +9,16 @@ PORT ?= 8000
 AGENT := $(wildcard agent/pyproject.toml)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: up test lint typecheck pytest bench install services system-packages lock clean help
+.PHONY: up test lint typecheck pytest bench install services system-packages lock clean help \
+	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
 	@echo "make up      run PerfAtlas on embedded defaults (SQLite under .data/) and print the URL"
 	@echo "make test    install what is needed, start PostgreSQL/Redis if needed, run every test"
 	@echo "make bench   run the benchmarks; results go to tests/bench/results/"
 	@echo "make lint    ruff + mypy only"
+	@echo "make ui      build the web UI into frontend/dist (make up and make test do it when needed)"
+	@echo "make typegen regenerate frontend/src/api/schema.gen.ts from the server's OpenAPI document"
 
 $(VENV)/.installed: requirements/constraints.txt requirements/dev.txt backend/pyproject.toml $(AGENT)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "PerfAtlas needs Python 3.11 or newer; this is " + sys.version)'
@@ -25,7 +28,7 @@ $(VENV)/.installed: requirements/constraints.txt requirements/dev.txt backend/py
 
 install: $(VENV)/.installed
 
-up: install
+up: install ui-maybe
 	@mkdir -p .data
 	$(VENV)/bin/perfatlas migrate
 	@echo
@@ -48,19 +51,65 @@ lint: install
 	cd backend && ../$(VENV)/bin/mypy perfatlas
 	$(if $(AGENT),cd agent && ../$(VENV)/bin/mypy src)
 
-pytest: install services system-packages
+pytest: install ui services system-packages
 	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench
 
-test: lint pytest
+test: lint ui-check pytest
 
-bench: install services system-packages
+bench: install services system-packages ui
+	$(PIP) install -q -c requirements/constraints.txt -r requirements/bench.txt
 	$(PY) tests/bench/run.py
 
 lock:
 	rm -rf /tmp/perfatlas-lock && $(PYTHON) -m venv /tmp/perfatlas-lock
-	/tmp/perfatlas-lock/bin/pip install -q -r requirements/dev.txt -e backend $(if $(AGENT),-e agent)
+	/tmp/perfatlas-lock/bin/pip install -q -r requirements/dev.txt -r requirements/bench.txt -e backend $(if $(AGENT),-e agent)
 	( echo '# Every Python package the project installs, pinned. Regenerate with `make lock`.'; \
 	  /tmp/perfatlas-lock/bin/pip freeze --exclude-editable | grep -v '^perfatlas' ) > requirements/constraints.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache frontend/node_modules frontend/dist
+
+# ---- web UI (frontend/: React + Vite; needs Node 20+ and npm) ----------------------------------
+UI_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts \
+	frontend/tsconfig.json frontend/package-lock.json
+NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	@command -v npm >/dev/null || { echo "the web UI needs Node 20+ and npm (apt-get install nodejs npm)" >&2; exit 1; }
+	cd frontend && $(NPM_CI)
+	touch $@
+
+ui-install: frontend/node_modules/.installed
+
+frontend/dist/index.html: frontend/node_modules/.installed $(UI_SOURCES)
+	cd frontend && npx vite build --logLevel warn
+	@touch $@
+
+ui: frontend/dist/index.html
+
+# `make up` builds the UI when npm is there and the build is missing or older than its sources;
+# without Node it serves the API alone and says so.
+ui-maybe:
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory ui; \
+	else echo "warning: npm not found: serving the API without the web UI (install Node 20+ for it)" >&2; fi
+
+# The OpenAPI document needs no database: create_app() does not connect until a request.
+typegen: install ui-install
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PY) frontend/scripts/dump-openapi.py > "$$tmp/openapi.json" && \
+	cd frontend && npx openapi-typescript "$$tmp/openapi.json" -o src/api/schema.gen.ts
+
+# Fails when frontend/src/api/schema.gen.ts does not match what the server's document generates.
+typegen-check: install ui-install
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PY) frontend/scripts/dump-openapi.py > "$$tmp/openapi.json" && \
+	( cd frontend && npx openapi-typescript "$$tmp/openapi.json" -o "$$tmp/schema.gen.ts" >/dev/null ) && \
+	if ! cmp -s frontend/src/api/schema.gen.ts "$$tmp/schema.gen.ts"; then \
+	  diff -u frontend/src/api/schema.gen.ts "$$tmp/schema.gen.ts" | head -40; \
+	  echo "frontend/src/api/schema.gen.ts is stale: run make typegen and commit it" >&2; exit 1; fi
+
+# tsc --strict, eslint, the Vitest unit tests and the generated types' freshness.
+ui-check: ui-install typegen-check
+	cd frontend && npx tsc -p . --noEmit
+	cd frontend && npx eslint . --max-warnings=0
+	cd frontend && npx vitest run --reporter=dot

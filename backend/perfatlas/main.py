@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import mimetypes
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
 
 from perfatlas import __version__
 from perfatlas.api.deps import BODY_MODELS
@@ -44,9 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_router)
 
     if (UI_DIST / "index.html").is_file():
-        from fastapi.staticfiles import StaticFiles
-
-        app.mount("/", StaticFiles(directory=UI_DIST, html=True), name="ui")
+        _serve_ui(app, UI_DIST)
     else:
 
         @app.get("/", include_in_schema=False)
@@ -55,6 +54,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _serve_ui(app: FastAPI, dist: Path) -> None:
+    """The built web UI at /: its files, and index.html for every other GET (the UI routes
+    /explore?... itself). /api/* and the docs stay the API's; hashed assets are cached for good
+    and sent gzipped when the build left a .gz beside them."""
+    root = dist.resolve()
+    index = root / "index.html"
+
+    @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+    def ui(path: str, request: Request) -> FileResponse:
+        if path == "api" or path.startswith("api/"):
+            raise HTTPException(status_code=404, detail=f"no API route /{path}")
+        file = (root / path).resolve() if path else index
+        if path.startswith("assets/") and not file.is_file():
+            # An asset of an older build: a 404, not index.html parsed as a script.
+            raise HTTPException(status_code=404, detail=f"no file /{path}")
+        if file == index or not file.is_file() or root not in file.parents:
+            return FileResponse(index, headers={"Cache-Control": "no-cache"})
+        headers = {"Vary": "Accept-Encoding"}
+        if path.startswith("assets/"):
+            headers["Cache-Control"] = "public, max-age=31536000, immutable"
+        gz = file.with_name(file.name + ".gz")
+        if "gzip" in request.headers.get("accept-encoding", "") and gz.is_file():
+            headers["Content-Encoding"] = "gzip"
+            return FileResponse(gz, headers=headers, media_type=_media_type(file))
+        return FileResponse(file, headers=headers)
+
+
+def _media_type(file: Path) -> str:
+    return mimetypes.guess_type(file.name)[0] or "application/octet-stream"
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

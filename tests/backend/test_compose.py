@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import socket
 import subprocess
 import time
@@ -68,8 +69,15 @@ def test_the_compose_api_command_serves_on_postgresql(tmp_path: Path) -> None:
     env = {**os.environ, **{k: str(v) for k, v in api["environment"].items()}}
     env.update(PERFATLAS_DATABASE_URL=url, PERFATLAS_HOST="127.0.0.1", PERFATLAS_PORT=str(port))
     env["PATH"] = f"{Path(os.sys.executable).parent}:{env['PATH']}"
+    # Its own process group: the command is a shell running migrate then serve, and stopping
+    # the shell alone would leave the server behind.
     proc = subprocess.Popen(
-        api["command"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        api["command"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 60
@@ -92,6 +100,6 @@ def test_the_compose_api_command_serves_on_postgresql(tmp_path: Path) -> None:
         )
         assert shlex.split(api["command"][-1])[0] == "perfatlas"
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=20)
         drop_database(name)

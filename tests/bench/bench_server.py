@@ -38,6 +38,9 @@ QUERY_REPEATS = 60
 T0 = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
 SWEEP_WORKLOADS = ("partialread", "seqio", "extract", "treeops")
 SERIES_POINTS = 10_000
+# Concurrent uploaders and API worker processes (this machine has 2 cores).
+UPLOADERS = int(os.environ.get("BENCH_UPLOADERS", "2"))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
 
 
 def admin_dsn(db: str = "postgres") -> str:
@@ -224,7 +227,7 @@ def main() -> int:
         text=True,
     ).stdout.strip()
     server = subprocess.Popen(
-        [*perfatlas, "serve", "--no-migrate"],
+        [*perfatlas, "serve", "--no-migrate", "--workers", str(WORKERS)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -246,16 +249,33 @@ def main() -> int:
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         with httpx.Client(base_url=base, headers=headers, timeout=300) as client:
             started = time.perf_counter()
-            for number, batch in enumerate(batches, 1):
-                response = client.post("/api/v1/runs/batch", content=batch)
-                response.raise_for_status()
-                if number % 10 == 0:
-                    print(f"  ingested {number}/{len(batches)} batches", flush=True)
+            # UPLOADERS agents upload at once, as machines do; each batch is one request.
+            total = len(batches)
+            pending = iter(enumerate(batches, 1))
+            lock = threading.Lock()
+
+            def uploader() -> None:
+                while True:
+                    with lock:
+                        item = next(pending, None)
+                    if item is None:
+                        return
+                    number, batch = item
+                    client.post("/api/v1/runs/batch", content=batch).raise_for_status()
+                    if number % 10 == 0:
+                        print(f"  ingested {number}/{total} batches", flush=True)
+
+            threads = [threading.Thread(target=uploader) for _ in range(UPLOADERS)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
             ingest_seconds = time.perf_counter() - started
         ingest_peak = rss.peak
         ingest = {"results": TOTAL_RESULTS, "runs": runs_total, "seconds": ingest_seconds,
                   "results_per_s": TOTAL_RESULTS / ingest_seconds, "batch_runs": RUNS_PER_BATCH,
-                  "results_per_run": METRICS, "samples_per_result": SAMPLES}  # fmt: skip
+                  "results_per_run": METRICS, "samples_per_result": SAMPLES,
+                  "concurrent_uploaders": UPLOADERS, "api_workers": WORKERS}  # fmt: skip
         print(f"ingest: {ingest['results_per_s']:.0f} results/s; COPY anchor...", flush=True)
         with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")

@@ -1,0 +1,32 @@
+import { createBrowserRouter } from "react-router-dom";
+import { Shell } from "../components/layout/Shell";
+import { Overview } from "./routes/Overview";
+import { Explore } from "./routes/Explore";
+import { Heatmap } from "./routes/Heatmap";
+import { SeriesList } from "./routes/SeriesList";
+import { SeriesHistory } from "./routes/SeriesHistory";
+import { Runs } from "./routes/Runs";
+import { RunDetail } from "./routes/RunDetail";
+import { Compare } from "./routes/Compare";
+import { Agents } from "./routes/Agents";
+import { NotFound } from "./routes/NotFound";
+import { RouteError } from "./routes/RouteError";
+
+export const router = createBrowserRouter([
+  {
+    element: <Shell />,
+    errorElement: <RouteError />,
+    children: [
+      { path: "/", element: <Overview /> },
+      { path: "/explore", element: <Explore /> },
+      { path: "/heatmap", element: <Heatmap /> },
+      { path: "/series", element: <SeriesList /> },
+      { path: "/series/:id", element: <SeriesHistory /> },
+      { path: "/runs", element: <Runs /> },
+      { path: "/runs/:uuid", element: <RunDetail /> },
+      { path: "/compare", element: <Compare /> },
+      { path: "/agents", element: <Agents /> },
+      { path: "*", element: <NotFound /> },
+    ],
+  },
+]);

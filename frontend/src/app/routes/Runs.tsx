@@ -1,0 +1,85 @@
+import { useState } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
+import { useRuns } from "../../features/runs/api/get-runs";
+import { RunsTable } from "../../features/runs/components/RunsTable";
+import { Empty, QueryView } from "../../components/ui/States";
+import { AgentHelp } from "../../components/ui/AgentHelp";
+
+export function Runs() {
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const workload = params.get("workload") ?? "";
+  const agent = params.get("agent") ?? "";
+  const cursor = params.get("cursor") ?? "";
+  const label = params.getAll("label");
+  const [selected, setSelected] = useState<string[]>([]);
+  const runs = useRuns({ workload: workload || undefined, agent: agent || undefined, label, cursor: cursor || undefined, limit: 50 });
+
+  const set = (key: string, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    next.delete("cursor");
+    setParams(next);
+  };
+  const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
+
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>Runs</h1>
+        <div className="actions">
+          <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => navigate(`/compare?runs=${selected.join(",")}`)}>
+            Compare {selected.length >= 2 ? `${selected.length} runs` : "(select 2 or more)"}
+          </button>
+        </div>
+      </div>
+      <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
+        <label className="field inline">
+          <span>workload</span>
+          <input key={`w-${workload}`} defaultValue={workload} onBlur={(e) => set("workload", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("workload", e.currentTarget.value.trim())} />
+        </label>
+        <label className="field inline">
+          <span>agent</span>
+          <input key={`a-${agent}`} defaultValue={agent} onBlur={(e) => set("agent", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("agent", e.currentTarget.value.trim())} />
+        </label>
+        {label.map((l) => (
+          <span key={l} className="chip">
+            label {l}
+          </span>
+        ))}
+        {(workload || agent || label.length > 0) && (
+          <button type="button" className="button small" onClick={() => setParams(new URLSearchParams())}>
+            Clear filters
+          </button>
+        )}
+      </form>
+      {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
+      <section className="card">
+      <QueryView query={runs} what="runs">
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty title={workload || agent ? "No run matches these filters." : "No runs yet."}>{!(workload || agent) && <AgentHelp />}</Empty>
+          ) : (
+            <>
+              <RunsTable runs={page.items} selected={selected} onToggle={toggle} />
+              <div className="pager">
+                {cursor && (
+                  <Link className="button small" to={`/runs?${new URLSearchParams([...params].filter(([k]) => k !== "cursor"))}`}>
+                    ← Newest
+                  </Link>
+                )}
+                {page.next_cursor && (
+                  <Link className="button small" to={`/runs?${new URLSearchParams([...[...params].filter(([k]) => k !== "cursor"), ["cursor", page.next_cursor]])}`}>
+                    Older →
+                  </Link>
+                )}
+              </div>
+            </>
+          )
+        }
+      </QueryView>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,18 @@
+import { useQuery } from "@tanstack/react-query";
+import { apiGet } from "../../../api/client";
+import { buildCatalog, type ApiCatalog } from "../catalog";
+
+export function getCatalog(signal?: AbortSignal): Promise<ApiCatalog> {
+  return apiGet<ApiCatalog>("/catalog", {}, signal);
+}
+
+/** `enabled` lets a page ask for its plot first: the catalog only fills the pickers. */
+export function useCatalog(workload: string, enabled = true) {
+  return useQuery({
+    queryKey: ["catalog"],
+    queryFn: ({ signal }) => getCatalog(signal),
+    staleTime: 60_000,
+    enabled,
+    select: (api) => buildCatalog(api, workload),
+  });
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import type { Explore } from "./api/get-explore";
+import { diffGrid, exploreFigure, groupName, heatmapFigure, pointNote, toGrid } from "./figures";
+
+function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"]) {
+  return { x, n, median, mean: median, min: median - 2, max: median + 2, p5: median - 1, p95: median + 1, runs };
+}
+
+const data: Explore = {
+  workload: "partialread",
+  metric: "read.mb_per_s",
+  unit: "MB/s",
+  direction: "higher",
+  x: "k",
+  group: "version",
+  x_numeric: true,
+  truncated: false,
+  traces: [
+    { group: "1.7.1", points: [point(1, 10), point(2, 8)] },
+    { group: "trunk", points: [point(1, 15), point(2, 12)] },
+  ],
+};
+
+describe("exploreFigure", () => {
+  it("draws one line per group with asymmetric p5..p95 error bars", () => {
+    const fig = exploreFigure(data, { view: "lines", logx: false, logy: false, theme: "light" });
+    expect(fig.data).toHaveLength(2);
+    const [first] = fig.data;
+    expect(first).toMatchObject({ type: "scatter", mode: "lines+markers", name: "version=1.7.1", x: [1, 2], y: [10, 8] });
+    expect(first!.error_y).toMatchObject({ array: [1, 1], arrayminus: [1, 1] });
+    expect(fig.layout.xaxis).toMatchObject({ type: "linear", title: { text: "k" } });
+    expect(fig.layout.yaxis).toMatchObject({ title: { text: "read.mb_per_s (MB/s), higher is better" } });
+  });
+
+  it("draws boxes from the summaries, and log axes when asked", () => {
+    const fig = exploreFigure(data, { view: "box", logx: true, logy: true, theme: "dark" });
+    expect(fig.data[0]).toMatchObject({ type: "box", q1: [9, 7], median: [10, 8], q3: [11, 9], lowerfence: [8, 6], upperfence: [12, 10] });
+    expect(fig.layout.xaxis).toMatchObject({ type: "log" });
+    expect(fig.layout.yaxis).toMatchObject({ type: "log" });
+  });
+
+  it("uses categories for non-numeric x and dates for time", () => {
+    expect(exploreFigure({ ...data, x: "fs_type", x_numeric: false }, { view: "lines", logx: true, logy: false, theme: "light" }).layout.xaxis).toMatchObject({ type: "category" });
+    const time = exploreFigure({ ...data, x: "time", x_numeric: false }, { view: "lines", logx: false, logy: false, theme: "light" });
+    expect(time.layout.xaxis).toMatchObject({ type: "date" });
+    expect(time.data[0]).toMatchObject({ mode: "markers" });
+  });
+
+  it("puts the runs behind each point in customdata for the click", () => {
+    const fig = exploreFigure(data, { view: "lines", logx: false, logy: false, theme: "light" });
+    const custom = fig.data[0]!.customdata as unknown[][];
+    expect(custom[0]![4]).toEqual(["r1", "r2"]);
+    expect(pointNote(point(1, 5, 1, ["abcdef0123"]), false)).toContain("1 run: abcdef01");
+  });
+
+  it("names groups readably", () => {
+    expect(groupName("trunk", "version")).toBe("version=trunk");
+    expect(groupName(null, "version")).toBe("version not set");
+    expect(groupName(null, null)).toBe("all runs");
+  });
+});
+
+describe("heatmap grids", () => {
+  it("turns x by group into a sorted grid and diffs two of them in percent", () => {
+    const a = toGrid({ ...data, traces: [{ group: "131072", points: [point(2, 10), point(1, 20)] }, { group: "65536", points: [point(1, 10)] }] });
+    expect(a.xs).toEqual([1, 2]);
+    expect(a.ys).toEqual(["65536", "131072"]);
+    expect(a.z).toEqual([
+      [10, null],
+      [20, 10],
+    ]);
+    const b = toGrid({ ...data, traces: [{ group: "131072", points: [point(1, 30), point(2, 5), point(3, 1)] }] });
+    const d = diffGrid(a, b);
+    expect(d.xs).toEqual([1, 2, 3]);
+    expect(d.z).toEqual([
+      [null, null, null],
+      [50, -50, null],
+    ]);
+  });
+
+  it("centres a difference on zero with blue for better whichever way the metric points", () => {
+    const grid = { xs: [1], ys: ["a"], z: [[-20]], n: [[null]] };
+    const higher = heatmapFigure(grid, { theme: "light", x: "k", y: "s", title: "t", diff: true, direction: "higher" }).data[0]!;
+    expect(higher).toMatchObject({ zmid: 0, zmin: -20, zmax: 20 });
+    const scaleH = higher.colorscale as [number, string][];
+    const lower = heatmapFigure(grid, { theme: "light", x: "k", y: "s", title: "t", diff: true, direction: "lower" }).data[0]!;
+    const scaleL = lower.colorscale as [number, string][];
+    expect(scaleH[scaleH.length - 1]![1]).toBe("#2166ac");
+    expect(scaleL[0]![1]).toBe("#2166ac");
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { canonicalSearch, exploreQuery, exploreSearch, heatmapFromExplore, heatmapQueries, heatmapSearch, parseExploreState, parseHeatmapState } from "./url-state";
+
+describe("explore URL state", () => {
+  it("reads the API's names from the query string", () => {
+    const state = parseExploreState(new URLSearchParams("workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize:131072&filter=host:a"));
+    expect(state).toEqual({
+      workload: "partialread",
+      metric: "read.mb_per_s",
+      x: "k",
+      group: "version",
+      filter: ["segsize:131072", "host:a"],
+      view: "lines",
+      logx: false,
+      logy: false,
+    });
+    expect(exploreQuery(state)).toEqual({ workload: "partialread", metric: "read.mb_per_s", x: "k", group: "version", filter: ["segsize:131072", "host:a"] });
+  });
+
+  it("round-trips, leaving defaults out", () => {
+    const query = "workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize%3A131072&view=box&logy=1";
+    const state = parseExploreState(new URLSearchParams(query));
+    expect(exploreSearch(state).toString()).toBe(query);
+    expect(exploreSearch(parseExploreState(new URLSearchParams("workload=w&x=time"))).toString()).toBe("workload=w");
+  });
+
+  it("falls back to defaults for missing or unknown values", () => {
+    const state = parseExploreState(new URLSearchParams("view=pie&filter=nocolon&logx=yes"));
+    expect(state.x).toBe("time");
+    expect(state.view).toBe("lines");
+    expect(state.filter).toEqual([]);
+    expect(state.logx).toBe(false);
+    expect(exploreQuery(state)).toBeNull();
+  });
+
+  it("keeps a filter value that holds a colon", () => {
+    expect(parseExploreState(new URLSearchParams("filter=target:/mnt/a:b")).filter).toEqual(["target:/mnt/a:b"]);
+  });
+});
+
+describe("heatmap URL state", () => {
+  it("asks for one grid, or two when a difference is wanted", () => {
+    const one = parseHeatmapState(new URLSearchParams("workload=w&metric=m&x=k&y=segsize&filter=host:a"));
+    expect(heatmapQueries(one)).toEqual([{ workload: "w", metric: "m", x: "k", group: "segsize", filter: ["host:a"] }]);
+    const two = { ...one, diff: "version", a: "1.7.1", b: "trunk", filter: ["host:a", "version:old"] };
+    expect(heatmapQueries(two).map((q) => q.filter)).toEqual([
+      ["host:a", "version:1.7.1"],
+      ["host:a", "version:trunk"],
+    ]);
+    expect(heatmapQueries({ ...one, y: "" })).toEqual([]);
+  });
+
+  it("comes from an explore view with x kept and the group as rows", () => {
+    const state = parseExploreState(new URLSearchParams("workload=w&metric=m&x=k&group=segsize"));
+    const heat = heatmapFromExplore(state);
+    expect(heat.x).toBe("k");
+    expect(heat.y).toBe("segsize");
+    expect(heatmapSearch(heat).toString()).toBe("workload=w&metric=m&x=k&y=segsize");
+    expect(heatmapFromExplore({ ...state, x: "time" }).x).toBe("");
+  });
+});
+
+describe("canonicalSearch", () => {
+  it("matches index.html's early request with the app's own query", () => {
+    // index.html sends the page's query minus UI-only keys; the app builds it from its state.
+    const page = "workload=w&metric=m&group=version&filter=segsize:1&filter=host:a";
+    const app = "?workload=w&metric=m&x=time&filter=segsize%3A1&filter=host%3Aa&group=version";
+    expect(canonicalSearch(page)).toBe(canonicalSearch(app));
+    expect(canonicalSearch("workload=w&metric=m&x=k")).not.toBe(canonicalSearch("workload=w&metric=m"));
+  });
+});

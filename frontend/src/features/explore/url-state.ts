@@ -1,0 +1,136 @@
+// Explore's and Heatmap's state lives in the URL, in the API's own names, so a plot is a link:
+// /explore?workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize:131072
+import type { ExploreQuery } from "./api/get-explore";
+
+export type ExploreView = "lines" | "box" | "points";
+
+export type ExploreState = {
+  workload: string;
+  metric: string;
+  x: string;
+  group: string;
+  filter: string[];
+  view: ExploreView;
+  logx: boolean;
+  logy: boolean;
+};
+
+export type HeatmapState = {
+  workload: string;
+  metric: string;
+  x: string;
+  y: string;
+  filter: string[];
+  /** a dimension whose two values are compared cell by cell, e.g. version */
+  diff: string;
+  a: string;
+  b: string;
+};
+
+const VIEWS: readonly ExploreView[] = ["lines", "box", "points"];
+
+function flag(value: string | null): boolean {
+  return value === "1" || value === "true";
+}
+
+function filters(params: URLSearchParams): string[] {
+  return params.getAll("filter").map((f) => f.trim()).filter((f) => /^[^:]+:.*$/.test(f));
+}
+
+export function parseExploreState(params: URLSearchParams): ExploreState {
+  const view = params.get("view") ?? "lines";
+  return {
+    workload: params.get("workload") ?? "",
+    metric: params.get("metric") ?? "",
+    x: params.get("x") || "time",
+    group: params.get("group") ?? "",
+    filter: filters(params),
+    view: (VIEWS as readonly string[]).includes(view) ? (view as ExploreView) : "lines",
+    logx: flag(params.get("logx")),
+    logy: flag(params.get("logy")),
+  };
+}
+
+/** The URL query for a state; defaults are left out so links stay short. */
+export function exploreSearch(state: ExploreState): URLSearchParams {
+  const params = new URLSearchParams();
+  if (state.workload) params.set("workload", state.workload);
+  if (state.metric) params.set("metric", state.metric);
+  if (state.x && state.x !== "time") params.set("x", state.x);
+  if (state.group) params.set("group", state.group);
+  for (const f of state.filter) params.append("filter", f);
+  if (state.view !== "lines") params.set("view", state.view);
+  if (state.logx) params.set("logx", "1");
+  if (state.logy) params.set("logy", "1");
+  return params;
+}
+
+/** What to ask the API for, or null while workload or metric is missing. */
+export function exploreQuery(state: ExploreState): ExploreQuery | null {
+  if (!state.workload || !state.metric) return null;
+  const query: ExploreQuery = { workload: state.workload, metric: state.metric, x: state.x || "time", filter: state.filter };
+  if (state.group) query.group = state.group;
+  return query;
+}
+
+export function parseHeatmapState(params: URLSearchParams): HeatmapState {
+  return {
+    workload: params.get("workload") ?? "",
+    metric: params.get("metric") ?? "",
+    x: params.get("x") ?? "",
+    y: params.get("y") ?? "",
+    filter: filters(params),
+    diff: params.get("diff") ?? "",
+    a: params.get("a") ?? "",
+    b: params.get("b") ?? "",
+  };
+}
+
+export function heatmapSearch(state: HeatmapState): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of ["workload", "metric", "x", "y"] as const) if (state[key]) params.set(key, state[key]);
+  for (const f of state.filter) params.append("filter", f);
+  for (const key of ["diff", "a", "b"] as const) if (state[key]) params.set(key, state[key]);
+  return params;
+}
+
+/** The explore requests behind a heatmap: one grid, or two (a and b) when a difference is asked. */
+export function heatmapQueries(state: HeatmapState): ExploreQuery[] {
+  if (!state.workload || !state.metric || !state.x || !state.y) return [];
+  const base = { workload: state.workload, metric: state.metric, x: state.x, group: state.y };
+  const others = state.diff ? state.filter.filter((f) => !f.startsWith(`${state.diff}:`)) : state.filter;
+  if (state.diff && state.a && state.b) {
+    return [
+      { ...base, filter: [...others, `${state.diff}:${state.a}`] },
+      { ...base, filter: [...others, `${state.diff}:${state.b}`] },
+    ];
+  }
+  return [{ ...base, filter: state.filter }];
+}
+
+/** From an Explore view to the heatmap of the same metric (x stays, the group becomes y). */
+export function heatmapFromExplore(state: ExploreState): HeatmapState {
+  return {
+    workload: state.workload,
+    metric: state.metric,
+    x: state.x === "time" ? "" : state.x,
+    y: state.group,
+    filter: state.filter,
+    diff: "",
+    a: "",
+    b: "",
+  };
+}
+
+export function splitFilter(filter: string): [string, string] {
+  const i = filter.indexOf(":");
+  return i < 0 ? [filter, ""] : [filter.slice(0, i), filter.slice(i + 1)];
+}
+
+/** A query string with sorted keys and the default x left out, to tell whether two ask the same. */
+export function canonicalSearch(search: string): string {
+  const params = new URLSearchParams(search);
+  if (params.get("x") === "time") params.delete("x");
+  params.sort();
+  return params.toString();
+}

@@ -1,0 +1,17 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type Run = Schemas["RunRead"];
+export type RunResult = Schemas["ResultRead"];
+
+export function getRun(uuid: string, signal?: AbortSignal): Promise<Run> {
+  return apiGet<Run>(`/runs/${encodeURIComponent(uuid)}`, {}, signal);
+}
+
+export function runQueryOptions(uuid: string) {
+  return queryOptions({ queryKey: ["run", uuid], queryFn: ({ signal }) => getRun(uuid, signal), staleTime: Infinity });
+}
+
+export function useRun(uuid: string) {
+  return useQuery(runQueryOptions(uuid));
+}

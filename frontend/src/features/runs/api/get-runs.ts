@@ -1,0 +1,27 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type RunSummary = Schemas["RunSummary"];
+export type RunPage = Schemas["RunPage"];
+
+export type RunsFilter = {
+  workload?: string;
+  agent?: string;
+  status?: string;
+  label?: string[];
+  param?: string[];
+  limit?: number;
+  cursor?: string;
+};
+
+export function getRuns(filter: RunsFilter, signal?: AbortSignal): Promise<RunPage> {
+  return apiGet<RunPage>("/runs", { ...filter }, signal);
+}
+
+export function runsQueryOptions(filter: RunsFilter) {
+  return queryOptions({ queryKey: ["runs", filter], queryFn: ({ signal }) => getRuns(filter, signal) });
+}
+
+export function useRuns(filter: RunsFilter) {
+  return useQuery(runsQueryOptions(filter));
+}

@@ -1,0 +1,65 @@
+import { Link } from "react-router-dom";
+import { formatTime, formatValue, shortId } from "../../../lib/format";
+import type { RunSummary } from "../api/get-runs";
+import { DurabilityBadges } from "./DurabilityBadges";
+
+type Props = {
+  runs: RunSummary[];
+  selected?: string[];
+  onToggle?: (uuid: string) => void;
+  /** fewer columns, for narrow cards */
+  compact?: boolean;
+};
+
+function pairs(obj: Record<string, unknown>): string {
+  return Object.entries(obj)
+    .map(([k, v]) => `${k}=${formatValue(v)}`)
+    .join(" ");
+}
+
+export function RunsTable({ runs, selected, onToggle, compact = false }: Props) {
+  return (
+    <table className="table" data-testid="runs-table">
+      <thead>
+        <tr>
+          {onToggle && <th aria-label="select" />}
+          <th>run</th>
+          <th>started</th>
+          <th>workload</th>
+          <th>agent</th>
+          {!compact && <th>target</th>}
+          {!compact && <th>parameters</th>}
+          <th>labels</th>
+          {!compact && <th>durability</th>}
+          <th>status</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.uuid} className={selected?.includes(r.uuid) ? "selected" : undefined}>
+            {onToggle && (
+              <td>
+                <input type="checkbox" aria-label={`select run ${shortId(r.uuid)}`} checked={selected?.includes(r.uuid) ?? false} onChange={() => onToggle(r.uuid)} />
+              </td>
+            )}
+            <td className="mono">
+              <Link to={`/runs/${r.uuid}`}>{shortId(r.uuid)}</Link>
+            </td>
+            <td className="nowrap">{formatTime(r.started_at)}</td>
+            <td>{r.workload}</td>
+            <td>{r.agent}</td>
+            {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
+            {!compact && <td className="mono small">{pairs(r.parameters)}</td>}
+            <td className="mono small">{pairs(r.labels)}</td>
+            {!compact && (
+              <td>
+                <DurabilityBadges run={r} />
+              </td>
+            )}
+            <td>{r.status === "ok" ? "ok" : <span className="badge warn">{r.status}</span>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,19 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type Series = Schemas["SeriesRead"];
+export type SeriesPage = Schemas["SeriesPage"];
+
+export type SeriesFilter = { workload?: string; metric?: string; agent?: string; limit?: number; cursor?: number };
+
+export function getSeries(filter: SeriesFilter, signal?: AbortSignal): Promise<SeriesPage> {
+  return apiGet<SeriesPage>("/series", { ...filter }, signal);
+}
+
+export function seriesQueryOptions(filter: SeriesFilter) {
+  return queryOptions({ queryKey: ["series", filter], queryFn: ({ signal }) => getSeries(filter, signal) });
+}
+
+export function useSeriesList(filter: SeriesFilter, enabled = true) {
+  return useQuery({ ...seriesQueryOptions(filter), enabled });
+}

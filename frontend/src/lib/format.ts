@@ -1,0 +1,44 @@
+export function formatNumber(value: number | null | undefined, digits = 3): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "–";
+  const abs = Math.abs(value);
+  if (abs !== 0 && (abs >= 1e6 || abs < 1e-3)) return value.toExponential(2);
+  return value.toLocaleString("en-US", { maximumSignificantDigits: Math.max(digits, abs >= 1000 ? Math.ceil(Math.log10(abs + 1)) : digits) });
+}
+
+export function formatPercent(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "–";
+  const sign = value > 0 ? "+" : "";
+  return `${sign}${value.toFixed(Math.abs(value) < 10 ? 1 : 0)} %`;
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}
+
+export function timeAgo(iso: string | null | undefined, now: number = Date.now()): string {
+  if (!iso) return "never";
+  const seconds = Math.round((now - new Date(iso).getTime()) / 1000);
+  if (seconds < 60) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+export function shortId(uuid: string): string {
+  return uuid.slice(0, 8);
+}
+
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

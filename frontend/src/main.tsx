@@ -1,0 +1,40 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { RouterProvider } from "react-router-dom";
+import { Providers, queryClient } from "./app/providers";
+import { exploreQueryOptions, getExplore, type Explore } from "./features/explore/api/get-explore";
+import { readResponse, toSearch } from "./api/client";
+import { canonicalSearch, exploreQuery, parseExploreState } from "./features/explore/url-state";
+import { router } from "./app/router";
+import { loadPlotly } from "./components/charts/Plot";
+import "./styles.css";
+
+// A chart page opened directly asks for its data first, then loads plotly while the server
+// answers: evaluating plotly takes long enough on a slow machine that it should not wait in line.
+// index.html may have sent the explore request already, before this code arrived.
+if (window.location.pathname === "/explore") {
+  const query = exploreQuery(parseExploreState(new URLSearchParams(window.location.search)));
+  if (query) {
+    const early = (window as { __perfatlasEarly?: { search: string; response: Promise<Response> } }).__perfatlasEarly;
+    const options = exploreQueryOptions(query);
+    const matches = early !== undefined && canonicalSearch(early.search) === canonicalSearch(toSearch({ ...query }));
+    let used = false; // the early response can be read once; a retry asks anew
+    const fromEarly = ({ signal }: { signal: AbortSignal }) => {
+      if (used) return getExplore(query, signal);
+      used = true;
+      return early!.response.then((r) => readResponse<Explore>(r), () => getExplore(query, signal));
+    };
+    void queryClient.prefetchQuery(matches ? { ...options, queryFn: fromEarly } : options);
+  }
+}
+if (/^\/(explore|heatmap|series\/)/.test(window.location.pathname)) {
+  setTimeout(() => void loadPlotly().catch(() => {}), 0);
+}
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <Providers>
+      <RouterProvider router={router} />
+    </Providers>
+  </StrictMode>,
+);

@@ -1,0 +1,53 @@
+/// <reference types="vitest/config" />
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { defineConfig, type Plugin } from "vite";
+import react from "@vitejs/plugin-react";
+
+// `npm run dev` proxies the API to a `perfatlas serve` on :8000 (override with PERFATLAS_API).
+const api = process.env.PERFATLAS_API ?? "http://127.0.0.1:8000";
+
+/** Leave a .gz beside every JS and CSS file; `perfatlas serve` sends it to browsers that accept gzip. */
+function gzipAssets(): Plugin {
+  let outDir = "dist";
+  return {
+    name: "perfatlas-gzip-assets",
+    apply: "build",
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    writeBundle(_options, bundle) {
+      for (const name of Object.keys(bundle)) {
+        if (!/\.(js|css)$/.test(name)) continue;
+        const path = join(outDir, name);
+        writeFileSync(`${path}.gz`, gzipSync(readFileSync(path), { level: 9 }));
+      }
+    },
+  };
+}
+
+/** Put the hashed name of plotly's chunk into index.html, which preloads it on chart pages. */
+function plotlyChunkName(): Plugin {
+  return {
+    name: "perfatlas-plotly-chunk-name",
+    transformIndexHtml: {
+      order: "post",
+      handler(html, ctx) {
+        const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === "chunk" && c.name === "plotly-bundle");
+        return chunk ? html.replace("%PLOTLY_CHUNK%", `/${chunk.fileName}`) : html;
+      },
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [react(), gzipAssets(), plotlyChunkName()],
+  // plotly.js sources expect a Node-style `global`.
+  define: { global: "globalThis" },
+  resolve: { alias: { "maplibre-gl/dist/maplibre-gl.css": fileURLToPath(new URL("src/components/charts/no-maps.css", import.meta.url)) } },
+  build: { outDir: "dist", sourcemap: false, chunkSizeWarningLimit: 2000 },
+  server: { proxy: { "/api": api, "/docs": api, "/openapi.json": api } },
+  test: { include: ["src/**/*.test.ts"], environment: "node" },
+});

@@ -1,0 +1,75 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright against the session's live server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, LiveServer
+from tests.e2e.seed import Seeded, seed
+
+CHROMIUM = os.environ.get("PERFATLAS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# These machines reach no network: nothing may phone home, and there is no GPU or sandbox.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+VIEWPORT = {"width": 1280, "height": 860}
+
+
+@pytest.fixture(scope="session")
+def ui_server(live_server: LiveServer) -> LiveServer:
+    if not (REPO / "frontend" / "dist" / "index.html").is_file():
+        pytest.fail("the web UI is not built: run `make ui` (make test builds it first)")
+    return live_server
+
+
+@pytest.fixture(scope="session")
+def seeded(ui_server: LiveServer) -> Seeded:
+    return seed(ui_server.url, ui_server.upload_token)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: apt-get install chromium (make test does it as root)"
+        )
+    SCREENSHOTS.mkdir(exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="perfatlas-chromium-")
+    with playwright_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+            viewport=VIEWPORT, locale="en-US", timezone_id="UTC",
+        )  # fmt: skip
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    page.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def shot(page: object, name: str, full_page: bool = True) -> None:
+    """Save a screenshot under tests/e2e/screenshots/ (looked at by a person, not compared)."""
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)  # type: ignore[attr-defined]
