@@ -289,3 +289,25 @@ def test_agents_with_last_seen(client, upload_headers, read_headers):
     )
     again = client.get("/api/v1/agents", headers=read_headers).json()
     assert again[0]["last_seen_at"] == "2026-11-02T00:00:30Z" and again[0]["runs"] == 3
+
+
+def test_each_metric_of_a_run_lands_in_its_own_series(client, upload_headers, read_headers):
+    runs = [
+        run_body(started_at=(BASE_TIME + dt.timedelta(days=i)).isoformat(),
+                 results=[result("create.ops_per_s", [100.0 + i]), result("delete.ops_per_s", [200.0 + i]),
+                          result("create.seconds", [1.0 + i], unit="s")])
+        for i in range(3)
+    ]  # fmt: skip
+    upload(client, upload_headers, runs)
+    series = client.get(
+        "/api/v1/series", params={"workload": "smallfile"}, headers=read_headers
+    ).json()
+    by_metric = {s["metric"]: s for s in series["items"]}
+    assert set(by_metric) == {"create.ops_per_s", "delete.ops_per_s", "create.seconds"}
+    expected = {"create.ops_per_s": 100.0, "delete.ops_per_s": 200.0, "create.seconds": 1.0}
+    for metric, base in expected.items():
+        assert by_metric[metric]["points"] == 3
+        points = client.get(
+            f"/api/v1/series/{by_metric[metric]['id']}/points", headers=read_headers
+        )
+        assert points.json()["value"] == [base + i for i in range(3)], metric

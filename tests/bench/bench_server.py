@@ -40,7 +40,7 @@ SWEEP_WORKLOADS = ("partialread", "seqio", "extract", "treeops")
 SERIES_POINTS = 10_000
 # Concurrent uploaders and API worker processes (this machine has 2 cores).
 UPLOADERS = int(os.environ.get("BENCH_UPLOADERS", "2"))
-WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))
 
 
 def admin_dsn(db: str = "postgres") -> str:

@@ -383,15 +383,16 @@ def _insert_results(session: Session, rows: list[tuple[Any, ...]]) -> None:
     per_run: dict[int, str] = {}
     lines = []
     for row in rows:
-        run_id = row[0]
-        prefix = per_run.get(run_id)
-        if prefix is None:
-            prefix = "\t".join([_copy_field(v) for v in row[:6]])
-            per_run[run_id] = prefix
+        run_id, series_id = row[0], row[1]
+        run_fields = per_run.get(run_id)
+        if run_fields is None:
+            run_fields = "\t".join([_copy_field(v) for v in row[2:6]])
+            per_run[run_id] = run_fields
         metric, unit, direction, value, samples = row[6:11]
         stats = "\t".join([repr(v) for v in row[11:]])
         lines.append(
-            f"{prefix}\t{metric}\t{unit}\t{direction}\t{value!r}\t{canonical_json(samples).decode()}\t{stats}\n"
+            f"{run_id}\t{series_id}\t{run_fields}\t{metric}\t{unit}\t{direction}\t{value!r}"
+            f"\t{canonical_json(samples).decode()}\t{stats}\n"
         )
     _copy_text(session, "results", RESULT_COLUMNS, "".join(lines))
 
