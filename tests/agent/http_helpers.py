@@ -40,7 +40,7 @@ class _Base:
         self.requests: list[str] = []
 
     def handle(self, req: BaseHTTPRequestHandler, method: str, body: bytes) -> None:
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: FaultProxy decides how to answer
 
     @staticmethod
     def reply(req: BaseHTTPRequestHandler, status: int, data: Any) -> None:

@@ -47,7 +47,7 @@ class Workload:
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         """One repetition in a fresh folder; returns every metric of this repetition."""
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: every workload module defines its repetition
 
     def cleanup(self, ctx: RunContext) -> None:
         """Remove what prepare() made (the runner removes the run folder itself)."""
