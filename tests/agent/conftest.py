@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import skip_unless_able
+
 IS_ROOT = os.geteuid() == 0
 
 
@@ -72,7 +74,7 @@ def _umount(path: Path) -> None:
 def tmpfs_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A real tmpfs mounted in a temporary folder (needs root)."""
     if not IS_ROOT:
-        pytest.skip("mounting a tmpfs needs root")
+        skip_unless_able("mounting a tmpfs needs root")
     mnt = tmp_path_factory.mktemp("tmpfs")
     _mount(["mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", str(mnt)])
     yield mnt
@@ -107,12 +109,14 @@ def loopfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         if key in made:
             return made[key]
         if not IS_ROOT:
-            pytest.skip("loop-mounting a filesystem image needs root")
+            skip_unless_able("loop-mounting a filesystem image needs root")
         mkfs, size_mb = _MKFS[fs_type]
         if shutil.which(mkfs[0]) is None:
-            pytest.skip(f"{mkfs[0]} is not installed (Debian: see tests/agent/SYSTEM_PACKAGES)")
+            skip_unless_able(
+                f"{mkfs[0]} is not installed (Debian: see tests/agent/SYSTEM_PACKAGES)"
+            )
         if not Path("/dev/loop-control").exists():
-            pytest.skip("no loop devices on this machine")
+            skip_unless_able("no loop devices on this machine")
         image = base / f"{fs_type}-{options.replace(',', '_')}.img"
         with image.open("wb") as f:
             f.truncate(size_mb << 20)
@@ -122,7 +126,7 @@ def loopfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         try:
             _mount(["mount", "-o", f"loop,{options}", str(image), str(mnt)])
         except subprocess.CalledProcessError as exc:
-            pytest.skip(f"cannot loop-mount {fs_type}: {exc.stderr.decode(errors='replace')}")
+            skip_unless_able(f"cannot loop-mount {fs_type}: {exc.stderr.decode(errors='replace')}")
         made[key] = LoopFs(fs_type, options, mnt)
         return made[key]
 

@@ -10,8 +10,13 @@ import pytest
 
 from perfatlas.runs.schemas import RunBatchCreate
 from tests.agent.conftest import IS_ROOT, metric, run_agent
+from tests.conftest import skip_unless_able
 
-pytestmark = pytest.mark.skipif(not IS_ROOT, reason="mounting images and drop_caches need root")
+
+@pytest.fixture(autouse=True)
+def _needs_root() -> None:
+    if not IS_ROOT:
+        skip_unless_able("mounting images and drop_caches need root")
 
 
 def _smallfile(mnt: Path, spool: Path, tmp_path: Path, *params: str) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ import pytest
 
 from perfatlas.runs.schemas import RunBatchCreate
 from tests.agent.conftest import metric, run_agent
+from tests.conftest import skip_unless_able
 
 
 def _run(target: Path, spool: Path, tmp_path: Path, *args: str) -> list[dict[str, Any]]:
@@ -107,8 +108,9 @@ def test_partialread_segsize(tmpfs_target: Path, spool: Path, tmp_path: Path) ->
     assert metric(small, "alacrity.latency") > 0
 
 
-@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 def test_fio(tmpfs_target: Path, spool: Path, tmp_path: Path) -> None:
+    if shutil.which("fio") is None:
+        skip_unless_able("fio is not installed (Debian: see tests/agent/SYSTEM_PACKAGES)")
     runs = _run(
         tmpfs_target, spool, tmp_path, "fio",
         "-p", "rw=write,read", "-p", "size=4M", "-p", "bs=64k", "-n", "1", "--no-warmup",

@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -26,9 +25,11 @@ import orjson
 import psutil
 import psycopg
 
+# Run as a script: its own folder is on sys.path.
+from common import PG, admin_dsn, free_port, percentile
+
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "tests" / "bench" / "results"
-PG = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 DB = "perfatlas_bench"
 TOTAL_RESULTS = int(os.environ.get("BENCH_RESULTS", "1000000"))
 METRICS = 10
@@ -41,24 +42,6 @@ SERIES_POINTS = 10_000
 # Concurrent uploaders and API worker processes (this machine has 2 cores).
 UPLOADERS = int(os.environ.get("BENCH_UPLOADERS", "2"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))
-
-
-def admin_dsn(db: str = "postgres") -> str:
-    return PG.replace("postgresql+psycopg://", "postgresql://") + "/" + db
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = q * (len(ordered) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 class PeakRss:

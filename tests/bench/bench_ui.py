@@ -15,7 +15,6 @@ import os
 import platform
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,10 +27,12 @@ import httpx
 import psutil
 import psycopg
 
+# Run as a script: its own folder is on sys.path.
+from common import PG, admin_dsn, free_port, percentile
+
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "tests" / "bench" / "results"
 DIST = REPO / "frontend" / "dist"
-PG = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 BENCH_DB = "perfatlas_bench"
 FALLBACK_DB = "perfatlas_bench_ui"
 # x 10 metrics: 150,000 results unless BENCH_UI_RESULTS asks for more (1000000 takes ~3 min)
@@ -47,24 +48,6 @@ TARGET_FIRST_PAGE_GZIP_KB = 400
 DRAWN = """() => { const el = document.querySelector('[data-drawn] .main-svg');
   const gd = document.querySelector('.js-plotly-plot');
   return el && gd && gd.data && gd.data.length > 0 ? performance.now() : false; }"""
-
-
-def admin_dsn(db: str = "postgres") -> str:
-    return PG.replace("postgresql+psycopg://", "postgresql://") + "/" + db
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = q * (len(ordered) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def results_in(db: str) -> int | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, LiveServer
+from tests.conftest import REPO, LiveServer, skip_unless_able
 from tests.e2e.seed import Seeded, seed
 
 CHROMIUM = os.environ.get("PERFATLAS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -42,9 +42,10 @@ def seeded(ui_server: LiveServer) -> Seeded:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    playwright_api = pytest.importorskip("playwright.sync_api")
+    import playwright.sync_api as playwright_api  # in requirements/dev.txt
+
     if not Path(CHROMIUM).is_file():
-        pytest.skip(
+        skip_unless_able(
             f"no Chromium at {CHROMIUM}: apt-get install chromium (make test does it as root)"
         )
     SCREENSHOTS.mkdir(exist_ok=True)

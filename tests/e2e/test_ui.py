@@ -156,7 +156,10 @@ def test_series_history_heatmap_agents_and_dark_theme(
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot')?.data?.[0]?.y?.length === 20"
     )
-    page.get_by_label("every sample").check()
+    # click, not check(): the box follows the URL, and the refetch it starts may re-render it
+    # before Playwright reads its state back.
+    page.get_by_label("every sample").click()
+    page.wait_for_url("**samples=1**")
     page.wait_for_function("() => document.querySelector('.js-plotly-plot')?.data?.length === 2")
     shot(page, "09-series-history")
 

@@ -272,6 +272,22 @@ def _one_run(
     samples: list[dict[str, Metric]] = []
     rep_meta: list[dict[str, Any]] = []
     reps = request.repetitions + (1 if request.warmup else 0)
+
+    def finish(status: str, error: str | None = None) -> dict[str, Any]:
+        """Removes the run's files and builds the run from the repetitions measured."""
+        _cleanup(workload, ctx, run_dir)
+        return build_run(
+            workload=workload,
+            request=request,
+            ctx=ctx,
+            run_uuid=run_uuid,
+            started=started,
+            samples=samples,
+            rep_meta=rep_meta,
+            status=status,
+            error=error,
+        )
+
     try:
         reporter.phase("prepare")
         workload.prepare(ctx)
@@ -298,45 +314,14 @@ def _one_run(
         # A failed point of a sweep is recorded (status failed, the error in meta) and the
         # sweep goes on: the failure itself is a result worth keeping.
         reporter.message(f"run failed: {exc}")
-        _cleanup(workload, ctx, run_dir)
-        return build_run(
-            workload=workload,
-            request=request,
-            ctx=ctx,
-            run_uuid=run_uuid,
-            started=started,
-            samples=samples,
-            rep_meta=rep_meta,
-            status="failed",
-            error=f"{type(exc).__name__}: {exc}"[:4000],
-        )
+        return finish("failed", f"{type(exc).__name__}: {exc}"[:4000])
     except KeyboardInterrupt:
         reporter.message("interrupted: cleaning up the files this run made")
-        _cleanup(workload, ctx, run_dir)
         if not samples:
+            _cleanup(workload, ctx, run_dir)
             raise
-        return build_run(
-            workload=workload,
-            request=request,
-            ctx=ctx,
-            run_uuid=run_uuid,
-            started=started,
-            samples=samples,
-            rep_meta=rep_meta,
-            status="partial",
-            error="interrupted (Ctrl-C) after the repetitions kept here",
-        )
-    _cleanup(workload, ctx, run_dir)
-    return build_run(
-        workload=workload,
-        request=request,
-        ctx=ctx,
-        run_uuid=run_uuid,
-        started=started,
-        samples=samples,
-        rep_meta=rep_meta,
-        status="ok",
-    )
+        return finish("partial", "interrupted (Ctrl-C) after the repetitions kept here")
+    return finish("ok")
 
 
 def _cleanup(workload: Workload, ctx: RunContext, run_dir: Path) -> None:
