@@ -235,15 +235,13 @@ def capture(target: str | Path, *, with_tools: bool = True) -> dict[str, Any]:
         env["fs_info"] = _fs_info(mount)
     try:
         st = os.statvfs(target)
+        # Only the filesystem's shape: free blocks and inodes change with every run, and an
+        # environment is deduplicated (and diffed as the cause of a change) by its content.
         env["statvfs"] = {
             "f_bsize": st.f_bsize,
             "f_frsize": st.f_frsize,
             "f_blocks": st.f_blocks,
-            "f_bfree": st.f_bfree,
-            "f_bavail": st.f_bavail,
             "f_files": st.f_files,
-            "f_ffree": st.f_ffree,
-            "f_favail": st.f_favail,
             "f_namemax": st.f_namemax,
         }
     except OSError:
