@@ -28,7 +28,19 @@ from perfatlas.main import create_app
 
 REPO = Path(__file__).resolve().parents[1]
 PG_SERVER = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
-TABLES = ("results", "series", "runs", "environments", "agents", "api_tokens")
+TABLES = (
+    "notifications",
+    "notification_channels",
+    "alerts",
+    "incidents",
+    "alert_rules",
+    "results",
+    "series",
+    "runs",
+    "environments",
+    "agents",
+    "api_tokens",
+)
 
 
 def _admin_dsn() -> str:
@@ -69,9 +81,26 @@ def pg_url() -> Iterator[str]:
     drop_database(name)
 
 
+REDIS_URL = os.environ.get("PERFATLAS_TEST_REDIS", "redis://127.0.0.1:6379/0")
+# Uploads in tests queue their detection tasks here, on the real Redis; no worker consumes this
+# queue (tests that need a worker start one on a queue of their own), and it is deleted at the end.
+IDLE_QUEUE = f"perfatlas-test-idle-{os.getpid()}"
+
+
 @pytest.fixture(scope="session")
-def settings(pg_url: str) -> Settings:
-    return Settings(database_url=pg_url, public_read=False, max_body_bytes=2 * 1024 * 1024)
+def settings(pg_url: str) -> Iterator[Settings]:
+    yield Settings(
+        database_url=pg_url, public_read=False, max_body_bytes=2 * 1024 * 1024,
+        broker_url=REDIS_URL, queue=IDLE_QUEUE,
+    )  # fmt: skip
+    delete_redis_queue(IDLE_QUEUE)
+
+
+def delete_redis_queue(name: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    client.delete(name, *client.keys(f"{name}*"), *client.keys(f"_kombu.binding.{name}*"))
 
 
 @pytest.fixture
@@ -139,7 +168,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     name = _db_name("live")
     url = create_database(name)
     port = _free_port()
-    env = {**os.environ, "PERFATLAS_DATABASE_URL": url, "PERFATLAS_PORT": str(port)}
+    env = {
+        **os.environ, "PERFATLAS_DATABASE_URL": url, "PERFATLAS_PORT": str(port),
+        "PERFATLAS_BROKER_URL": REDIS_URL, "PERFATLAS_QUEUE": IDLE_QUEUE,
+    }  # fmt: skip
     run_migrations(url)
     factory = session_factory(get_engine(url))
     tokens = {}

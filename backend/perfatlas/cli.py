@@ -65,6 +65,67 @@ def serve(
     )
 
 
+@app.command()
+def worker(
+    beat: Annotated[
+        bool, typer.Option("--beat/--no-beat", help="also run the periodic passes (one worker)")
+    ] = True,
+    concurrency: Annotated[int, typer.Option(help="tasks at once (processes)")] = 1,
+    loglevel: Annotated[str, typer.Option(help="Celery log level")] = "INFO",
+) -> None:
+    """Run the background worker: detection after uploads, the nightly pass, notifications.
+
+    Run exactly one worker with --beat (the default); more workers take --no-beat."""
+    from perfatlas.tasks import worker_app
+
+    settings = get_settings()
+    app = worker_app()
+    argv = [
+        "worker",
+        f"--loglevel={loglevel}",
+        f"--queues={settings.queue}",
+        f"--concurrency={concurrency}",
+        # solo runs tasks in the worker process itself: no fork, which SQLite and the
+        # database broker prefer; more than one task at once takes the prefork pool.
+        "--pool=solo" if concurrency == 1 else "--pool=prefork",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    if beat:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        argv += ["--beat", f"--schedule={settings.data_dir / 'celerybeat-schedule'}"]
+    typer.echo(f"worker on queue {settings.queue!r}, broker {_redact(app.conf.broker_url)}")
+    app.worker_main(argv=argv)
+
+
+@app.command()
+def check(
+    window: Annotated[int, typer.Option(help="newest points of each series to look at")] = 1000,
+) -> None:
+    """Check every series for change points now and open/resolve alerts (what the worker's
+    nightly pass does), then print what changed. Notifications are queued for the worker."""
+    from perfatlas.alerts.service import check_all
+    from perfatlas.core.db import get_engine, session_factory
+    from perfatlas.tasks import NOTIFY_SWEEP, enqueue
+
+    settings = get_settings()
+    with session_factory(get_engine(settings.effective_database_url))() as session:
+        report = check_all(session, settings=settings, window=window)
+    if report.notifications:
+        enqueue(settings, NOTIFY_SWEEP, countdown=min(report.notifications))
+    typer.echo(
+        f"checked {report.series} series: {report.opened} alerts opened, {report.updated} "
+        f"updated, {report.resolved} resolved, {report.withdrawn} withdrawn"
+    )
+
+
+def _redact(url: str) -> str:
+    """A URL without its password, for logs."""
+    import re
+
+    return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
+
+
 @token_app.command("create")
 def token_create(
     scope: Annotated[str, typer.Option(help="read, upload or admin")] = "upload",

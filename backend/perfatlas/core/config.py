@@ -33,6 +33,41 @@ class Settings(BaseSettings):
     ]
     log_level: str = "info"
 
+    # Background work (Celery). Empty: a broker that needs no server, kept in the database
+    # (SQLite under data_dir, or the PostgreSQL database itself); production sets redis://.
+    broker_url: str = ""
+    # The Celery queue this server's tasks go to (separate deployments on one Redis, tests).
+    queue: str = "perfatlas"
+    # Re-check the series of every upload for change points (a Celery task per upload).
+    detect_on_ingest: bool = True
+    # Points of history the on-ingest check looks at (the nightly pass looks at more).
+    detect_window: int = Field(default=200, ge=20)
+    nightly_window: int = Field(default=1000, ge=20)
+    # Hour (UTC) of the nightly full detection pass.
+    nightly_hour: int = Field(default=3, ge=0, le=23)
+    # Default alert rule: changes at least this large and this confident open an alert.
+    alert_min_change_pct: float = Field(default=5.0, ge=0)
+    alert_min_confidence: float = Field(default=0.99, gt=0, lt=1)
+    # Notifications: wait this long after an incident opens so that the alerts of one cause
+    # go out together; retry a failed delivery this many times with exponential backoff.
+    notify_delay_seconds: float = Field(default=30.0, ge=0)
+    notify_max_attempts: int = Field(default=8, ge=1)
+    notify_backoff_seconds: float = Field(default=30.0, gt=0)
+    # A delivery not confirmed within this many seconds (a worker killed mid-send) is retried.
+    notify_lease_seconds: float = Field(default=120.0, gt=0)
+    # How often the worker looks for notifications that are due (retries, killed sends).
+    notify_sweep_seconds: float = Field(default=30.0, gt=0)
+    # The address of this server's UI, for links in notifications.
+    public_url: str = ""
+    # Email notifications go through this SMTP server.
+    smtp_host: str = "localhost"
+    smtp_port: int = 25
+    smtp_from: str = "perfatlas@localhost"
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtp_starttls: bool = False
+    smtp_timeout_seconds: float = 10.0
+
     @field_validator("database_url")
     @classmethod
     def _known_scheme(cls, value: str) -> str:
@@ -44,6 +79,21 @@ class Settings(BaseSettings):
             # Plain postgresql:// would pick psycopg2, which is not installed.
             value = "postgresql+psycopg://" + value.split("://", 1)[1]
         return value
+
+    @field_validator("broker_url")
+    @classmethod
+    def _known_broker(cls, value: str) -> str:
+        if value and not value.startswith(("redis://", "rediss://", "sqla+", "memory://")):
+            raise ValueError("PERFATLAS_BROKER_URL must be a redis:// or sqla+<database> URL")
+        return value
+
+    @property
+    def effective_broker_url(self) -> str:
+        if self.broker_url:
+            return self.broker_url
+        if self.effective_database_url.startswith("sqlite"):
+            return f"sqla+sqlite:///{(self.data_dir / 'broker.db').resolve()}"
+        return "sqla+" + self.effective_database_url
 
     @property
     def effective_database_url(self) -> str:

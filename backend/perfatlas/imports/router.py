@@ -17,6 +17,7 @@ from perfatlas.imports.errors import ImportFormatError
 from perfatlas.imports.fio import parse_fio
 from perfatlas.runs import service
 from perfatlas.runs.schemas import BatchItem, BatchRead, RunCreate
+from perfatlas.tasks import detect_after_ingest
 
 router = APIRouter(tags=["imports"])
 Parser = Callable[..., list[RunCreate]]
@@ -78,6 +79,7 @@ async def _import(
         lambda: service.ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels)
     )
     created = sum(1 for o in outcomes if o.created)
+    await run_in_threadpool(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
     return BatchRead(
         created=created,
         existing=len(outcomes) - created,

@@ -7,7 +7,7 @@ import uuid as uuid_mod
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Response
 from pydantic import BaseModel
 from sqlalchemy import func, select
 
@@ -32,6 +32,7 @@ from perfatlas.runs.schemas import (
     RunRead,
     RunSummary,
 )
+from perfatlas.tasks import detect_after_ingest
 
 router = APIRouter(tags=["runs"])
 
@@ -68,11 +69,14 @@ def create_run(
     settings: SettingsDep,
     _: UploadPrincipal,
     response: Response,
+    background: BackgroundTasks,
 ) -> RunRead:
     """Upload one run with its results; a retry with the same uuid and body returns the stored run."""
     (outcome,) = service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels)
     if not outcome.created:
         response.status_code = 200
+    else:
+        background.add_task(detect_after_ingest, settings, [outcome.uuid])
     return to_read(service.get_run(session, run_uuid=outcome.uuid))
 
 
@@ -87,10 +91,12 @@ def create_runs_batch(
     session: SessionDep,
     settings: SettingsDep,
     _: UploadPrincipal,
+    background: BackgroundTasks,
 ) -> BatchRead:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
     outcomes = service.ingest(session, runs=body.runs, ignore_labels=settings.series_ignore_labels)
     created = sum(1 for o in outcomes if o.created)
+    background.add_task(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
     return BatchRead(
         created=created,
         existing=len(outcomes) - created,

@@ -1,0 +1,272 @@
+"""Reading alerts and incidents for the API: lists with filters and cursors, details with the
+series around the change and what differs between the runs either side of it."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from perfatlas.alerts.models import Alert, Incident
+from perfatlas.alerts.schemas import (
+    AlertDetail,
+    AlertPage,
+    AlertPoints,
+    AlertRead,
+    Change,
+    Differences,
+    IncidentDetail,
+    IncidentPage,
+    IncidentRead,
+    RunRef,
+    SeriesRef,
+)
+from perfatlas.alerts.service import VOLATILE_KEYS, agent_name
+from perfatlas.analysis.detector import context_changes
+from perfatlas.core.errors import Invalid
+from perfatlas.runs.dimensions import json_text
+from perfatlas.runs.models import Agent, Result, Run, Series
+from perfatlas.runs.service import parse_pairs
+
+SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
+POINTS_AROUND = 30
+DURABILITY = ("fsync_policy", "o_direct", "sync_mount", "write_cache", "cold_method")
+
+
+def _cursor(stamp: dt.datetime, row_id: int) -> str:
+    return base64.urlsafe_b64encode(f"{stamp.isoformat()}|{row_id}".encode()).decode()
+
+
+def _uncursor(cursor: str) -> tuple[dt.datetime, int]:
+    try:
+        stamp, row_id = base64.urlsafe_b64decode(cursor.encode()).decode().rsplit("|", 1)
+        return dt.datetime.fromisoformat(stamp), int(row_id)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Invalid("cursor", "not a cursor this API gave out") from exc
+
+
+def _run_ref(run: Run | None) -> RunRef | None:
+    if run is None:
+        return None
+    return RunRef(
+        uuid=run.uuid, started_at=run.started_at, labels=run.labels,
+        environment_id=run.environment_id,
+    )  # fmt: skip
+
+
+def series_ref(series: Series) -> SeriesRef:
+    return SeriesRef(
+        id=series.id, workload=series.workload, metric=series.metric, unit=series.unit,
+        direction=series.direction, agent=series.agent.name, target=series.target,
+        parameters=series.parameters, labels=series.labels,
+    )  # fmt: skip
+
+
+def alert_read(session: Session, alert: Alert) -> AlertRead:
+    resolved_by = session.get(Run, alert.resolved_by_run_id) if alert.resolved_by_run_id else None
+    change_run = _run_ref(alert.change_run)
+    assert change_run is not None
+    return AlertRead(
+        id=alert.id, status=alert.status, resolution=alert.resolution,
+        kind=alert.kind, series=series_ref(alert.series),
+        incident_id=alert.incident_id, before=alert.before, after=alert.after,
+        change_pct=alert.change_pct, confidence=alert.confidence, tentative=alert.tentative,
+        points_after=alert.points_after,
+        cause={k: Change(**v) for k, v in alert.cause.items()} if alert.cause else None,
+        change_at=alert.change_at, change_run=change_run,
+        previous_run=_run_ref(alert.previous_run), resolved_by_run=_run_ref(resolved_by),
+        note=alert.note, status_changed_at=alert.status_changed_at,
+        status_changed_by=alert.status_changed_by, created_at=alert.created_at,
+        updated_at=alert.updated_at, resolved_at=alert.resolved_at,
+    )  # fmt: skip
+
+
+def _filtered(
+    session: Session,
+    query: SelectT,
+    *,
+    workload: str | None,
+    metric: str | None,
+    agent: str | None,
+    labels: Sequence[str],
+    series_id: int | None,
+    incident_id: int | None,
+) -> SelectT:
+    query = query.join(Series, Series.id == Alert.series_id)
+    if workload:
+        query = query.where(Series.workload == workload)
+    if metric:
+        query = query.where(Series.metric == metric)
+    if agent:
+        query = query.join(Agent, Agent.id == Series.agent_id).where(Agent.name == agent)
+    dialect = session.get_bind().dialect.name
+    for key, wanted in parse_pairs("label", labels).items():
+        query = query.where(json_text(Series.labels, key, dialect).in_(wanted))
+    if series_id is not None:
+        query = query.where(Alert.series_id == series_id)
+    if incident_id is not None:
+        query = query.where(Alert.incident_id == incident_id)
+    return query
+
+
+def list_alerts(
+    session: Session,
+    *,
+    statuses: Sequence[str] = (),
+    workload: str | None = None,
+    metric: str | None = None,
+    agent: str | None = None,
+    labels: Sequence[str] = (),
+    series_id: int | None = None,
+    incident_id: int | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> AlertPage:
+    filters: dict[str, Any] = {
+        "workload": workload, "metric": metric, "agent": agent, "labels": labels,
+        "series_id": series_id, "incident_id": incident_id,
+    }  # fmt: skip
+    query = _filtered(session, select(Alert), **filters)
+    if statuses:
+        query = query.where(Alert.status.in_(statuses))
+    if cursor:
+        stamp, row_id = _uncursor(cursor)
+        query = query.where(
+            or_(Alert.change_at < stamp, and_(Alert.change_at == stamp, Alert.id < row_id))
+        )
+    rows = list(
+        session.scalars(query.order_by(Alert.change_at.desc(), Alert.id.desc()).limit(limit + 1))
+    )
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = _cursor(rows[-1].change_at, rows[-1].id)
+    by_status = select(Alert.status, func.count()).select_from(Alert)
+    counts_query = _filtered(session, by_status, **filters).group_by(Alert.status)
+    counts = {status: 0 for status in ("open", "acknowledged", "expected", "resolved")}
+    counts.update({status: n for status, n in session.execute(counts_query)})
+    return AlertPage(
+        items=[alert_read(session, a) for a in rows], next_cursor=next_cursor, counts=counts
+    )
+
+
+def _points(session: Session, alert: Alert) -> AlertPoints:
+    columns = (Result.started_at, Result.value, Result.p5, Result.p95, Result.run_uuid)
+    base = select(*columns).where(Result.series_id == alert.series_id)
+    before = session.execute(
+        base.where(Result.started_at < alert.change_at)
+        .order_by(Result.started_at.desc())
+        .limit(POINTS_AROUND)
+    ).all()
+    after = session.execute(
+        base.where(Result.started_at >= alert.change_at)
+        .order_by(Result.started_at)
+        .limit(POINTS_AROUND)
+    ).all()
+    rows = [*reversed(before), *after]
+    return AlertPoints(
+        started_at=[r[0] for r in rows], value=[r[1] for r in rows], p5=[r[2] for r in rows],
+        p95=[r[3] for r in rows], run_uuid=[r[4] for r in rows],
+        change_index=len(before) if after else None,
+    )  # fmt: skip
+
+
+def _changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> dict[str, Change]:
+    return {k: Change(**v) for k, v in context_changes(before, after).items()}
+
+
+def differences(previous: Run | None, current: Run) -> Differences:
+    if previous is None:
+        return Differences(environment={}, parameters={}, labels={}, durability={})
+    env_before = previous.environment.data if previous.environment else {}
+    env_after = current.environment.data if current.environment else {}
+    environment = {
+        k: v for k, v in _changes(env_before, env_after).items() if k not in VOLATILE_KEYS
+    }
+    durability = {
+        name: Change(before=getattr(previous, name), after=getattr(current, name))
+        for name in DURABILITY
+        if getattr(previous, name) != getattr(current, name)
+    }
+    return Differences(
+        environment=environment, parameters=_changes(previous.parameters, current.parameters),
+        labels=_changes(previous.labels, current.labels), durability=durability,
+    )  # fmt: skip
+
+
+def alert_detail(session: Session, alert: Alert) -> AlertDetail:
+    return AlertDetail(
+        **alert_read(session, alert).model_dump(),
+        points=_points(session, alert),
+        differences=differences(alert.previous_run, alert.change_run),
+    )
+
+
+def _alert_counts(session: Session, incident_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+    counts: dict[int, dict[str, int]] = {i: {} for i in incident_ids}
+    for incident_id, status, n in session.execute(
+        select(Alert.incident_id, Alert.status, func.count())
+        .where(Alert.incident_id.in_(incident_ids))
+        .group_by(Alert.incident_id, Alert.status)
+    ):
+        if incident_id is not None:
+            counts[incident_id][status] = n
+    return counts
+
+
+def incident_read(session: Session, incident: Incident, counts: dict[str, int]) -> IncidentRead:
+    return IncidentRead(
+        id=incident.id, title=incident.title, status=incident.status,
+        agent=agent_name(session, incident.agent_id),
+        cause={k: Change(**v) for k, v in incident.cause.items()} if incident.cause else None,
+        opened_at=incident.opened_at, resolved_at=incident.resolved_at,
+        updated_at=incident.updated_at, alert_counts=counts,
+    )  # fmt: skip
+
+
+def list_incidents(
+    session: Session,
+    *,
+    status: str | None = None,
+    agent: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> IncidentPage:
+    query = select(Incident)
+    if status:
+        query = query.where(Incident.status == status)
+    if agent:
+        # The incident's own agent, or any agent of its alerts.
+        agent_series = select(Alert.incident_id).join(Series, Series.id == Alert.series_id)
+        agent_series = agent_series.join(Agent, Agent.id == Series.agent_id)
+        query = query.where(Incident.id.in_(agent_series.where(Agent.name == agent)))
+    if cursor:
+        stamp, row_id = _uncursor(cursor)
+        query = query.where(
+            or_(Incident.opened_at < stamp, and_(Incident.opened_at == stamp, Incident.id < row_id))
+        )
+    rows = list(
+        session.scalars(
+            query.order_by(Incident.opened_at.desc(), Incident.id.desc()).limit(limit + 1)
+        ).unique()
+    )
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = _cursor(rows[-1].opened_at, rows[-1].id)
+    counts = _alert_counts(session, [i.id for i in rows])
+    return IncidentPage(
+        items=[incident_read(session, i, counts[i.id]) for i in rows], next_cursor=next_cursor
+    )
+
+
+def incident_detail(session: Session, incident: Incident) -> IncidentDetail:
+    counts = _alert_counts(session, [incident.id])[incident.id]
+    return IncidentDetail(
+        **incident_read(session, incident, counts).model_dump(),
+        alerts=[alert_read(session, a) for a in incident.alerts],
+    )

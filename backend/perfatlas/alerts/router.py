@@ -1,0 +1,254 @@
+"""HTTP routes of alerts, incidents, alert rules and a series' change points."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+from sqlalchemy import select
+
+from perfatlas.alerts import queries, service
+from perfatlas.alerts.models import Alert, AlertRule
+from perfatlas.alerts.schemas import (
+    AlertDetail,
+    AlertPage,
+    AlertRead,
+    AlertStatus,
+    Change,
+    IncidentDetail,
+    IncidentPage,
+    IncidentStatus,
+    RuleCreate,
+    RuleList,
+    RuleRead,
+    SeriesChangePoint,
+    SeriesChangePoints,
+    StatusUpdate,
+)
+from perfatlas.analysis.detector import attach_causes, detect
+from perfatlas.api.deps import (
+    AdminPrincipal,
+    ReadPrincipal,
+    SessionDep,
+    SettingsDep,
+    UploadPrincipal,
+    body_schema,
+    json_body,
+)
+from perfatlas.core.errors import Invalid, NotFound
+from perfatlas.runs.models import Run, Series
+from perfatlas.runs.service import get_series
+
+router = APIRouter(tags=["alerts"])
+Labels = Annotated[list[str], Query(description="label filters name:value (repeatable)")]
+
+
+@router.get("/alerts", operation_id="list_alerts", response_model=AlertPage)
+def list_alerts(
+    session: SessionDep,
+    _: ReadPrincipal,
+    status: Annotated[list[AlertStatus], Query(description="any of these (repeatable)")] = [],  # noqa: B006
+    workload: str | None = None,
+    metric: str | None = None,
+    agent: Annotated[str | None, Query(description="the agent (host) of the series")] = None,
+    label: Labels = [],  # noqa: B006
+    series_id: int | None = None,
+    incident_id: int | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> AlertPage:
+    """Alerts, newest change first, with the count per status under the same filters."""
+    return queries.list_alerts(
+        session, statuses=status, workload=workload, metric=metric, agent=agent, labels=label,
+        series_id=series_id, incident_id=incident_id, limit=limit, cursor=cursor,
+    )  # fmt: skip
+
+
+@router.get("/alerts/{alert_id}", operation_id="get_alert", response_model=AlertDetail)
+def get_alert(alert_id: int, session: SessionDep, _: ReadPrincipal) -> AlertDetail:
+    """One alert with the series around its change and what differs between the runs either
+    side of it (environment, parameters, labels, durability)."""
+    return queries.alert_detail(session, service.get_alert(session, alert_id))
+
+
+@router.post(
+    "/alerts/{alert_id}/status",
+    operation_id="set_alert_status",
+    response_model=AlertRead,
+    openapi_extra=body_schema(StatusUpdate),
+)
+def set_alert_status(
+    alert_id: int,
+    body: Annotated[StatusUpdate, json_body(StatusUpdate)],
+    session: SessionDep,
+    principal: UploadPrincipal,
+) -> AlertRead:
+    """Acknowledge, mark expected (with a note saying why), reopen or resolve an alert."""
+    alert = service.set_alert_status(
+        session, alert_id, status=body.status, note=body.note, actor=principal.name
+    )
+    return queries.alert_read(session, alert)
+
+
+@router.get("/incidents", operation_id="list_incidents", response_model=IncidentPage)
+def list_incidents(
+    session: SessionDep,
+    _: ReadPrincipal,
+    status: IncidentStatus | None = None,
+    agent: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: str | None = None,
+) -> IncidentPage:
+    """Incidents (alerts grouped by cause), newest first."""
+    return queries.list_incidents(session, status=status, agent=agent, limit=limit, cursor=cursor)
+
+
+@router.get("/incidents/{incident_id}", operation_id="get_incident", response_model=IncidentDetail)
+def get_incident(incident_id: int, session: SessionDep, _: ReadPrincipal) -> IncidentDetail:
+    return queries.incident_detail(session, service.get_incident(session, incident_id))
+
+
+@router.post(
+    "/incidents/{incident_id}/status",
+    operation_id="set_incident_status",
+    response_model=IncidentDetail,
+    openapi_extra=body_schema(StatusUpdate),
+)
+def set_incident_status(
+    incident_id: int,
+    body: Annotated[StatusUpdate, json_body(StatusUpdate)],
+    session: SessionDep,
+    principal: UploadPrincipal,
+) -> IncidentDetail:
+    """Triage every alert of an incident at once (one notification for all of them)."""
+    incident = service.set_incident_status(
+        session, incident_id, status=body.status, note=body.note, actor=principal.name
+    )
+    return queries.incident_detail(session, incident)
+
+
+# ---- rules ------------------------------------------------------------------------------
+
+
+def _rule_read(rule: AlertRule) -> RuleRead:
+    return RuleRead.model_validate(rule, from_attributes=True)
+
+
+def _check_series(session: SessionDep, body: RuleCreate) -> None:
+    if body.series_id is not None and session.get(Series, body.series_id) is None:
+        raise Invalid("body.series_id", f"no series with id {body.series_id}")
+
+
+@router.get("/alert-rules", operation_id="list_alert_rules", response_model=RuleList)
+def list_rules(session: SessionDep, settings: SettingsDep, _: ReadPrincipal) -> RuleList:
+    """The rules, and the default thresholds that apply where none matches."""
+    rules = session.scalars(select(AlertRule).order_by(AlertRule.id))
+    return RuleList(
+        items=[_rule_read(r) for r in rules],
+        defaults={
+            "min_change_pct": settings.alert_min_change_pct,
+            "min_confidence": settings.alert_min_confidence,
+        },
+    )
+
+
+@router.post(
+    "/alert-rules",
+    operation_id="create_alert_rule",
+    status_code=201,
+    response_model=RuleRead,
+    openapi_extra=body_schema(RuleCreate),
+)
+def create_rule(
+    body: Annotated[RuleCreate, json_body(RuleCreate)], session: SessionDep, _: AdminPrincipal
+) -> RuleRead:
+    """Thresholds (or mute) for the series it matches; the most specific rule wins."""
+    _check_series(session, body)
+    rule = AlertRule(**body.model_dump())
+    session.add(rule)
+    session.commit()
+    return _rule_read(rule)
+
+
+@router.put(
+    "/alert-rules/{rule_id}",
+    operation_id="update_alert_rule",
+    response_model=RuleRead,
+    openapi_extra=body_schema(RuleCreate),
+)
+def update_rule(
+    rule_id: int,
+    body: Annotated[RuleCreate, json_body(RuleCreate)],
+    session: SessionDep,
+    _: AdminPrincipal,
+) -> RuleRead:
+    rule = session.get(AlertRule, rule_id)
+    if rule is None:
+        raise NotFound(f"no alert rule with id {rule_id}")
+    _check_series(session, body)
+    for key, value in body.model_dump().items():
+        setattr(rule, key, value)
+    session.commit()
+    return _rule_read(rule)
+
+
+@router.delete("/alert-rules/{rule_id}", operation_id="delete_alert_rule", status_code=204)
+def delete_rule(rule_id: int, session: SessionDep, _: AdminPrincipal) -> Response:
+    rule = session.get(AlertRule, rule_id)
+    if rule is None:
+        raise NotFound(f"no alert rule with id {rule_id}")
+    session.delete(rule)
+    session.commit()
+    return Response(status_code=204)
+
+
+# ---- change points of one series ---------------------------------------------------------
+
+
+@router.get(
+    "/series/{series_id}/change-points",
+    operation_id="series_change_points",
+    response_model=SeriesChangePoints,
+    tags=["runs"],
+)
+def series_change_points(
+    series_id: int,
+    session: SessionDep,
+    _: ReadPrincipal,
+    points: Annotated[int, Query(ge=10, le=5000, description="newest points to look at")] = 1000,
+) -> SeriesChangePoints:
+    """Every change the detector finds in the series' newest points, improvements too, with
+    the alert each one opened; for marking changes on a plot."""
+    series = get_series(session, series_id=series_id)
+    loaded = service._load_points(session, series.id, points)
+    cps = detect([p.samples for p in loaded], series.direction)  # type: ignore[arg-type]
+    envs = service._environments(session, (p.environment_id for p in loaded))
+    cps = attach_causes(cps, service._contexts(loaded, envs))
+    run_ids = [loaded[cp.index].run_id for cp in cps]
+    uuids = dict(session.execute(select(Run.id, Run.uuid).where(Run.id.in_(run_ids))).all())
+    alerts = dict(
+        session.execute(
+            select(Alert.change_run_id, Alert.id).where(
+                Alert.series_id == series.id, Alert.change_run_id.in_(run_ids)
+            )
+        ).all()
+    )
+    return SeriesChangePoints(
+        series_id=series.id,
+        points=len(loaded),
+        change_points=[
+            SeriesChangePoint(
+                run_uuid=uuids[run_id],
+                started_at=loaded[cp.index].started_at,
+                before=cp.before,
+                after=cp.after,
+                change_pct=cp.change_pct,
+                confidence=cp.confidence,
+                kind=cp.kind,
+                tentative=cp.tentative,
+                cause={k: Change(**v) for k, v in cp.cause.items()} if cp.cause else None,
+                alert_id=alerts.get(run_id),
+            )
+            for cp, run_id in zip(cps, run_ids, strict=True)
+        ],
+    )

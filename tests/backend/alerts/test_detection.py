@@ -1,0 +1,281 @@
+"""Detection on stored series: uploads through the API, the check the worker runs
+(perfatlas.alerts.service.check_runs / check_all) on the test PostgreSQL, results read back
+through the alerts API. The worker process itself is exercised in test_worker.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, select
+
+from perfatlas.alerts import service
+from perfatlas.alerts.models import Notification
+from perfatlas.core.config import Settings
+from perfatlas.core.db import session_factory
+from tests.factories import BASE_TIME, result, run_body
+
+Upload = Callable[..., list[str]]
+
+
+@pytest.fixture
+def upload(client: TestClient, upload_headers: dict[str, str]) -> Upload:
+    """Upload one run per level (3 samples each, 1 % noise), a day apart;
+    `labels_at(i)` and `kernel_at(i)` say what run i carried."""
+    days: dict[str, int] = {}  # each agent's runs start on BASE_TIME, a day apart
+
+    def go(
+        levels: list[float],
+        *,
+        agent: str = "host-a",
+        metrics: tuple[str, ...] = ("create.ops_per_s",),
+        flat: tuple[str, ...] = ("read_cold.ops_per_s",),
+        labels_at: Callable[[int], dict[str, str]] = lambda i: {"fs_version": "6.1"},
+        kernel_at: Callable[[int], str] = lambda i: "6.1.0-18-amd64",
+        seed: int = 1,
+    ) -> list[str]:
+        rng = random.Random(seed)
+        bodies = []
+        for i, level in enumerate(levels):
+            day = days.get(agent, 0)
+            days[agent] = day + 1
+            body = run_body(
+                agent=agent,
+                started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
+                labels={"mode": "connected", **labels_at(i)},
+                results=[
+                    *(result(m, [level * rng.gauss(1, 0.01) for _ in range(3)]) for m in metrics),
+                    *(result(m, [500 * rng.gauss(1, 0.01) for _ in range(3)]) for m in flat),
+                ],
+            )
+            body["environment"] = {**body["environment"], "hostname": agent, "kernel": kernel_at(i)}
+            bodies.append(body)
+        response = client.post("/api/v1/runs/batch", json={"runs": bodies}, headers=upload_headers)
+        assert response.status_code == 200, response.text
+        return [b["uuid"] for b in bodies]
+
+    return go
+
+
+def check(engine: Engine, settings: Settings, uuids: list[str]) -> service.Report:
+    with session_factory(engine)() as session:
+        return service.check_runs(session, uuids, settings=settings)
+
+
+def alerts(client: TestClient, headers: dict[str, str], **params: Any) -> dict[str, Any]:
+    response = client.get("/api/v1/alerts", params=params, headers=headers)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_a_step_opens_one_alert_with_its_cause_and_the_flat_metric_stays_quiet(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    uuids = upload(
+        [1000.0] * 15 + [800.0] * 10,
+        labels_at=lambda i: {"fs_version": "6.1" if i < 15 else "6.2"},
+    )
+    report = check(engine, settings, uuids)
+    assert report.series == 2 and report.opened == 1
+
+    page = alerts(client, read_headers)
+    assert page["counts"] == {"open": 1, "acknowledged": 0, "expected": 0, "resolved": 0}
+    (alert,) = page["items"]
+    assert alert["series"]["metric"] == "create.ops_per_s"
+    assert alert["kind"] == "regression" and alert["status"] == "open"
+    assert alert["change_run"]["uuid"] == uuids[15]
+    assert alert["previous_run"]["uuid"] == uuids[14]
+    assert alert["change_pct"] == pytest.approx(-20, abs=2)
+    assert alert["confidence"] >= 0.99
+    assert not alert["tentative"] and alert["points_after"] >= 6
+    assert alert["cause"] == {"labels.fs_version": {"before": "6.1", "after": "6.2"}}
+
+    detail = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    assert detail["points"]["change_index"] == 15
+    assert detail["points"]["run_uuid"][15] == uuids[15]
+    assert detail["differences"]["labels"] == {"fs_version": {"before": "6.1", "after": "6.2"}}
+
+    incident = client.get(f"/api/v1/incidents/{alert['incident_id']}", headers=read_headers)
+    assert incident.json()["title"] == "fs_version 6.1 → 6.2"
+    assert [a["id"] for a in incident.json()["alerts"]] == [alert["id"]]
+
+
+def test_checking_again_changes_nothing(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    uuids = upload([1000.0] * 15 + [800.0] * 10)
+    assert check(engine, settings, uuids).opened == 1
+    again = check(engine, settings, uuids)
+    assert (again.opened, again.updated, again.resolved, again.withdrawn) == (0, 0, 0, 0)
+    with session_factory(engine)() as session:
+        report = service.check_all(session, settings=settings, window=1000)
+    assert report.opened == 0
+    assert len(alerts(client, read_headers)["items"]) == 1
+
+
+def test_noise_spikes_and_improvements_open_no_alert(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    spiky = [1000.0] * 30
+    spiky[12] = 300.0  # one bad run
+    spiky[20] = 1900.0
+    uuids = upload(spiky)
+    uuids += upload([1000.0] * 12 + [1300.0] * 12, metrics=("write.ops_per_s",), seed=2)
+    report = check(engine, settings, uuids)
+    assert report.opened == 0
+    assert alerts(client, read_headers)["items"] == []
+
+
+def test_a_tentative_change_then_a_step_back_resolves_the_alert(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    first = upload([1000.0] * 20 + [700.0] * 5)
+    check(engine, settings, first)
+    (alert,) = alerts(client, read_headers)["items"]
+    assert alert["tentative"] and alert["points_after"] == 5
+
+    back = upload([700.0] * 5 + [1000.0] * 10, seed=3)
+    report = check(engine, settings, back)
+    assert report.resolved == 1
+    resolved = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    assert resolved["status"] == "resolved" and resolved["resolution"] == "stepped_back"
+    assert resolved["resolved_by_run"]["uuid"] == back[5]
+    assert not resolved["tentative"]  # confirmed by the 10 points before the step back
+    incident = client.get(f"/api/v1/incidents/{alert['incident_id']}", headers=read_headers)
+    assert incident.json()["status"] == "resolved"
+
+
+def test_one_kernel_update_is_one_incident_for_all_its_alerts(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    kernel = {"kernel_at": lambda i: "6.1.0-18-amd64" if i < 14 else "6.5.0-1-amd64"}
+    uuids = upload(
+        [1000.0] * 14 + [850.0] * 10, metrics=("create.ops_per_s", "stat.ops_per_s"), **kernel
+    )
+    uuids += upload([1000.0] * 14 + [850.0] * 10, agent="host-b", **kernel, seed=5)
+    report = check(engine, settings, uuids)
+    assert report.opened == 3
+    incidents = client.get("/api/v1/incidents", headers=read_headers).json()["items"]
+    assert len(incidents) == 1
+    (incident,) = incidents
+    assert incident["alert_counts"] == {"open": 3}
+    assert incident["cause"] == {
+        "environment.kernel": {"before": "6.1.0-18-amd64", "after": "6.5.0-1-amd64"}
+    }
+    assert incident["agent"] is None  # two agents share the cause
+    by_agent = client.get("/api/v1/incidents", params={"agent": "host-b"}, headers=read_headers)
+    assert [i["id"] for i in by_agent.json()["items"]] == [incident["id"]]
+
+
+def test_rules_raise_thresholds_and_mute(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    tokens: Any, read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    admin = {"Authorization": f"Bearer {tokens.admin}"}
+    rule = {"name": "create is noisy", "workload": "smallfile", "metric": "create.ops_per_s",
+            "min_change_pct": 25}  # fmt: skip
+    made = client.post("/api/v1/alert-rules", json=rule, headers=admin)
+    assert made.status_code == 201, made.text
+    mute = {"name": "ignore host-b", "agent": "host-b", "mute": True}
+    assert client.post("/api/v1/alert-rules", json=mute, headers=admin).status_code == 201
+    uuids = upload([1000.0] * 15 + [800.0] * 10)  # -20 %: under the rule's 25 %
+    uuids += upload([1000.0] * 15 + [500.0] * 10, agent="host-b")  # muted
+    uuids += upload([1000.0] * 15 + [800.0] * 10, metrics=("stat.ops_per_s",), seed=9)
+    check(engine, settings, uuids)
+    items = alerts(client, read_headers)["items"]
+    assert [(a["series"]["agent"], a["series"]["metric"]) for a in items] == [
+        ("host-a", "stat.ops_per_s")
+    ]
+    listed = client.get("/api/v1/alert-rules", headers=read_headers).json()
+    assert listed["defaults"] == {"min_change_pct": 5.0, "min_confidence": 0.99}
+    assert [r["name"] for r in listed["items"]] == ["create is noisy", "ignore host-b"]
+
+
+def test_rule_writes_need_admin_and_name_bad_fields(
+    client: TestClient, tokens: Any, upload_headers: dict[str, str]
+) -> None:
+    rule = {"name": "r", "min_change_pct": 10}
+    assert client.post("/api/v1/alert-rules", json=rule).status_code == 401
+    assert client.post("/api/v1/alert-rules", json=rule, headers=upload_headers).status_code == 403
+    admin = {"Authorization": f"Bearer {tokens.admin}"}
+    bad = client.post(
+        "/api/v1/alert-rules", json={"name": "r", "min_confidence": 2}, headers=admin
+    )
+    assert bad.status_code == 422
+    assert bad.json()["errors"][0]["field"] == "body.min_confidence"
+    orphan = client.post("/api/v1/alert-rules", json={"name": "r", "label_value": "x"}, headers=admin)
+    assert orphan.status_code == 422 and "label_value needs label_key" in orphan.text
+
+
+def test_triage_changes_status_once_and_notifies_once_per_change(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload, tokens: Any,
+    upload_headers: dict[str, str], read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    admin = {"Authorization": f"Bearer {tokens.admin}"}
+    channel = {"name": "team", "kind": "webhook", "target": "http://127.0.0.1:9/hook"}
+    assert client.post("/api/v1/channels", json=channel, headers=admin).status_code == 201
+    check(engine, settings, upload([1000.0] * 15 + [800.0] * 10))
+    (alert,) = alerts(client, read_headers)["items"]
+    url = f"/api/v1/alerts/{alert['id']}/status"
+
+    assert client.post(url, json={"status": "acknowledged"}, headers=read_headers).status_code == 403
+    ack = client.post(url, json={"status": "acknowledged"}, headers=upload_headers)
+    assert ack.status_code == 200 and ack.json()["status"] == "acknowledged"
+    assert ack.json()["status_changed_by"] == "test-upload"
+    # The same again (a double click, a retry) is no new state change.
+    assert client.post(url, json={"status": "acknowledged"}, headers=upload_headers).status_code == 200
+    no_note = client.post(url, json={"status": "expected"}, headers=upload_headers)
+    assert no_note.status_code == 422 and no_note.json()["errors"][0]["field"] == "note"
+    expected = client.post(
+        url, json={"status": "expected", "note": "fsync on by design"}, headers=upload_headers
+    )
+    assert expected.json()["note"] == "fsync on by design"
+    reopened = client.post(url, json={"status": "open"}, headers=upload_headers)
+    assert reopened.json()["status"] == "open"
+    assert alerts(client, read_headers, status="open")["counts"]["open"] == 1
+
+    with session_factory(engine)() as session:
+        events = session.scalars(select(Notification.event).order_by(Notification.id)).all()
+    assert events == ["incident.opened", "alert.acknowledged", "alert.expected", "alert.reopened"]
+
+
+def test_alert_filters_and_pages(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    uuids = upload([1000.0] * 15 + [800.0] * 10, metrics=("create.ops_per_s", "stat.ops_per_s"))
+    uuids += upload([1000.0] * 15 + [800.0] * 10, agent="host-b", seed=4)
+    check(engine, settings, uuids)
+    assert len(alerts(client, read_headers)["items"]) == 3
+    assert len(alerts(client, read_headers, agent="host-b")["items"]) == 1
+    assert len(alerts(client, read_headers, metric="stat.ops_per_s")["items"]) == 1
+    assert len(alerts(client, read_headers, label="mode:connected")["items"]) == 3
+    assert alerts(client, read_headers, label="mode:other")["items"] == []
+    first = alerts(client, read_headers, limit=2)
+    rest = alerts(client, read_headers, limit=2, cursor=first["next_cursor"])
+    ids = [a["id"] for a in first["items"] + rest["items"]]
+    assert len(set(ids)) == 3 and rest["next_cursor"] is None
+    bad = client.get("/api/v1/alerts", params={"status": "gone"}, headers=read_headers)
+    assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "query.status[0]"
+
+
+def test_series_change_points_include_improvements(
+    client: TestClient, upload: Upload, read_headers: dict[str, str]
+) -> None:
+    upload([1000.0] * 12 + [1300.0] * 12)
+    series = client.get("/api/v1/series", params={"metric": "create.ops_per_s"}, headers=read_headers)
+    series_id = series.json()["items"][0]["id"]
+    found = client.get(f"/api/v1/series/{series_id}/change-points", headers=read_headers).json()
+    (cp,) = found["change_points"]
+    assert cp["kind"] == "improvement" and cp["alert_id"] is None
+    assert cp["change_pct"] == pytest.approx(30, abs=3)
