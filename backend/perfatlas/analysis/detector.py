@@ -346,6 +346,27 @@ def _windows(work: _Work, lo: int, hi: int, alpha: float) -> list[tuple[float, i
     return sorted(found)
 
 
+def _excursion_edge(
+    work: _Work, lo: int, tau: int, hi: int, alpha: float, threshold: float = DRIFT_T
+) -> bool:
+    """A split that looked like drift may be one edge of an excursion (down for ten runs, then
+    back): the drift check's local line then runs over both edges. Judge it again up to the
+    other edge, when the stretch beyond it has a significant split of its own."""
+    for a, b in ((tau, hi), (lo, tau)):
+        if b - a < 2 * MIN_SIDE:
+            continue
+        pvals = work.scan(a, b)
+        t = int(np.argmin(pvals))
+        if pvals[t] > critical_pvalue(alpha, b - a):
+            continue
+        edge = a + t
+        if a == tau and work.is_step(lo, tau, edge, threshold):
+            return True
+        if b == tau and work.is_step(edge, tau, hi, threshold):
+            return True
+    return False
+
+
 def _segment(work: _Work, alpha: float) -> list[int]:
     """Binary segmentation with the calibrated rank scan and the drift check."""
     found: list[int] = []
@@ -356,13 +377,23 @@ def _segment(work: _Work, alpha: float) -> list[int]:
             continue
         pvals = work.scan(lo, hi)
         limit = critical_pvalue(alpha, hi - lo)
-        candidates = (lo + t for t in _local_minima(pvals, limit))
+        candidates = [lo + t for t in _local_minima(pvals, limit)]
         tau = next((t for t in candidates if work.is_step(lo, t, hi)), None)
-        if tau is None and hi - lo >= 2 * WINDOW:
+        if tau is None:
+            tau = next((t for t in candidates if _excursion_edge(work, lo, t, hi, alpha)), None)
+        if tau is None and hi - lo > WINDOW:
             # Nothing in the whole segment, or only drift-like splits (an excursion whose
             # two edges cancel can leave a slope as the best whole-segment split).
             windowed = [t for _, t in _windows(work, lo, hi, alpha)][:CANDIDATES]
-            tau = next((t for t in windowed if work.is_step(lo, t, hi, WINDOW_DRIFT_T)), None)
+            tau = next(
+                (
+                    t
+                    for t in windowed
+                    if work.is_step(lo, t, hi, WINDOW_DRIFT_T)
+                    or _excursion_edge(work, lo, t, hi, alpha, WINDOW_DRIFT_T)
+                ),
+                None,
+            )
         if tau is not None:
             found.append(tau)
             stack.append((lo, tau))
@@ -387,7 +418,7 @@ def _prune(work: _Work, taus: list[int], alpha: float) -> dict[int, float]:
             adj = adjusted_pvalue(work.split_p(lo, tau, hi), hi - lo)
             if adj <= alpha:
                 adj = adj if work.is_step(lo, tau, hi) else 1.0
-            elif hi - lo >= 2 * WINDOW:
+            elif hi - lo > WINDOW:
                 # As _segment may have found it: in a window around it (one look per window
                 # _segment would scan), held to the stricter drift check of windows.
                 a = min(max(lo, tau - WINDOW // 2), hi - WINDOW)
@@ -514,7 +545,7 @@ def _screen(block: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray, ND
     pvals = scan_pvalues(ranks)
     pvals[tied] = -1.0
     maybe = tied | (pvals.min(axis=1) <= critical_pvalue(alpha, n))
-    if n >= 2 * WINDOW:
+    if n > WINDOW:
         starts = _window_starts(0, n)
         windows = np.stack([block[:, s : s + WINDOW] for s in starts], axis=1)
         wranks, factors = window_ranks(windows.reshape(-1, WINDOW))
