@@ -37,7 +37,7 @@ up: install ui-maybe
 	@echo
 	@echo "PerfAtlas is starting at http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/docs; Ctrl-C stops it)"
 	@echo
-	PERFATLAS_HOST=$(HOST) PERFATLAS_PORT=$(PORT) $(VENV)/bin/perfatlas serve --no-migrate
+	PERFATLAS_HOST=$(HOST) PERFATLAS_PORT=$(PORT) $(VENV)/bin/perfatlas serve --no-migrate --with-worker
 
 services:
 	@scripts/ensure-services.sh

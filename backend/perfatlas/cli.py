@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -46,13 +46,58 @@ def serve(
     port: Annotated[int | None, typer.Option(help="port to listen on")] = None,
     workers: Annotated[int, typer.Option(help="uvicorn worker processes")] = 1,
     migrate_first: Annotated[bool, typer.Option("--migrate/--no-migrate")] = True,
+    with_worker: Annotated[
+        bool,
+        typer.Option(
+            "--with-worker/--no-worker",
+            help="also run the background worker (with beat) as a child process, as make up does",
+        ),
+    ] = False,
 ) -> None:
     """Run the API (and the built web UI) with uvicorn."""
+    import subprocess
+
     import uvicorn
 
     settings = get_settings()
     if migrate_first:
         run_migrations(settings.effective_database_url)
+    child = None
+    if with_worker:
+        # The worker logs to a file: its banner would bury the URL and the token.
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        log_path = settings.data_dir / "worker.log"
+        with log_path.open("ab") as log:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "perfatlas", "worker", "--beat"],
+                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+            )  # fmt: skip
+        typer.echo(f"background worker started (pid {child.pid}); its log: {log_path}")
+    try:
+        _run_uvicorn(uvicorn, settings, host, port, workers)
+    finally:
+        if child is not None:
+            child.terminate()
+            try:
+                child.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+
+def _die_with_parent() -> None:
+    """In the worker child: get SIGTERM when `perfatlas serve` goes, however it goes (uvicorn
+    re-raises the signal that stopped it, so no cleanup code of ours runs after it)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def _run_uvicorn(
+    uvicorn: Any, settings: Any, host: str | None, port: int | None, workers: int
+) -> None:
     uvicorn.run(
         "perfatlas.main:create_app",
         factory=True,
@@ -96,6 +141,27 @@ def worker(
         argv += ["--beat", f"--schedule={settings.data_dir / 'celerybeat-schedule'}"]
     typer.echo(f"worker on queue {settings.queue!r}, broker {_redact(app.conf.broker_url)}")
     app.worker_main(argv=argv)
+
+
+@app.command()
+def ping(
+    timeout: Annotated[float, typer.Option(help="seconds to wait for answers")] = 3.0,
+) -> None:
+    """Ask the workers consuming this server's queue to answer (a health check); exits 1
+    when none does. Needs a Redis broker (the database broker has no remote control)."""
+    from perfatlas.tasks import worker_app
+
+    settings = get_settings()
+    queues = worker_app().control.inspect(timeout=timeout).active_queues() or {}
+    mine = sorted(
+        name for name, consumed in queues.items()
+        if any(q.get("name") == settings.queue for q in consumed)
+    )  # fmt: skip
+    if not mine:
+        typer.echo(f"no worker answered on queue {settings.queue!r}", err=True)
+        raise SystemExit(1)
+    for name in mine:
+        typer.echo(f"{name}: ok")
 
 
 @app.command()

@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import yaml
 
-from tests.conftest import create_database, drop_database
+from perfatlas.cli import run_migrations
+from tests.conftest import create_database, delete_redis_queue, drop_database
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -103,3 +104,41 @@ def test_the_compose_api_command_serves_on_postgresql(tmp_path: Path) -> None:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=20)
         drop_database(name)
+
+
+def test_the_compose_worker_command_runs_and_answers_its_healthcheck(tmp_path: Path) -> None:
+    """The worker service's exact command on PostgreSQL and Redis; its healthcheck passes
+    while it runs and fails once it is gone."""
+    worker = compose()["services"]["worker"]
+    assert worker["command"] == ["perfatlas", "worker", "--beat"]
+    assert worker["environment"]["PERFATLAS_BROKER_URL"].startswith("redis://")
+    name = "perfatlas_test_compose_worker"
+    url = create_database(name)
+    run_migrations(url)
+    queue = f"perfatlas-test-compose-{os.getpid()}"
+    env = {**os.environ, **{k: str(v) for k, v in worker["environment"].items()}}
+    env.update(
+        PERFATLAS_DATABASE_URL=url, PERFATLAS_BROKER_URL="redis://127.0.0.1:6379/0",
+        PERFATLAS_QUEUE=queue, PERFATLAS_DATA_DIR=str(tmp_path),
+    )  # fmt: skip
+    env["PATH"] = f"{Path(os.sys.executable).parent}:{env['PATH']}"
+    check = worker["healthcheck"]["test"][1:]
+    log = (tmp_path / "worker.log").open("wb")
+    proc = subprocess.Popen(
+        worker["command"], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while subprocess.run(check, env=env, capture_output=True).returncode != 0:
+            assert proc.poll() is None, (tmp_path / "worker.log").read_text()
+            assert time.monotonic() < deadline, "the worker did not answer within 60 s"
+            time.sleep(0.5)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+        log.close()
+    gone = subprocess.run(check, env=env, capture_output=True, text=True)
+    assert gone.returncode == 1 and f"no worker answered on queue {queue!r}" in gone.stderr
+    delete_redis_queue(queue)
+    drop_database(name)

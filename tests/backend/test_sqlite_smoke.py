@@ -88,8 +88,82 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
         series = client.get("/api/v1/series", headers=headers).json()["items"]
         points = client.get(f"/api/v1/series/{series[0]['id']}/points", headers=headers).json()
         assert len(points["value"]) >= 1
+        narrow = client.get(
+            f"/api/v1/series/{series[0]['id']}/points",
+            params={"fields": "run,p5,p95", "samples": True},
+            headers=headers,
+        ).json()
+        assert set(narrow) == {"series", "t", "value", "run", "p5", "p95", "samples"}
+        assert narrow["run"] == points["run"] and narrow["t"] == points["t"]
         catalog = client.get("/api/v1/catalog", headers=headers).json()
         partial = next(w for w in catalog["workloads"] if w["name"] == "partialread")
         assert partial["parameters"]["k"] == [3, 10]
         assert partial["labels"]["version"] == ["1.7.1", "1.8.2"]
         assert client.get("/api/v1/agents", headers=headers).json()[0]["runs"] == 6
+
+
+def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
+    sqlite_env: dict[str, str], tmp_path: Path
+) -> None:
+    """What `make up` runs: `perfatlas serve --with-worker` on SQLite, with the broker kept in
+    a SQLite file; an upload with a step opens an alert through the worker, and the worker
+    goes when the server goes."""
+    import datetime as dt
+    import random
+    import signal
+    import socket
+    import time
+
+    import httpx
+
+    from tests.factories import BASE_TIME
+
+    cli(sqlite_env, "migrate")
+    token = cli(sqlite_env, "token", "create", "--scope", "upload", "-q").strip()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**sqlite_env, "PERFATLAS_PORT": str(port)}
+    log = (tmp_path / "serve.log").open("wb")
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "perfatlas", "serve", "--no-migrate", "--with-worker"],
+        env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}/api/v1"
+    headers = {"Authorization": f"Bearer {token}"}
+    worker_log = tmp_path / "data" / "worker.log"
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in (worker_log.read_text() if worker_log.exists() else ""):
+            assert serve.poll() is None, (tmp_path / "serve.log").read_text()
+            assert time.monotonic() < deadline, "the worker did not start within 60 s"
+            time.sleep(0.2)
+        rng = random.Random(7)
+        runs = [
+            run_body(
+                started_at=(BASE_TIME + dt.timedelta(days=i)).isoformat(),
+                results=[
+                    result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)])
+                ],
+            )
+            for i, level in enumerate([1000.0] * 15 + [800.0] * 10)
+        ]
+        upload = httpx.post(f"{base}/runs/batch", json={"runs": runs}, headers=headers)
+        assert upload.status_code == 200, upload.text
+        deadline = time.monotonic() + 30
+        while not (alerts := httpx.get(f"{base}/alerts", headers=headers).json()["items"]):
+            assert time.monotonic() < deadline, worker_log.read_text()[-3000:]
+            time.sleep(0.2)
+        (alert,) = alerts
+        assert alert["change_run"]["uuid"] == runs[15]["uuid"]
+        assert alert["change_pct"] < -15
+        assert "Connected to sqla+sqlite:" in worker_log.read_text()
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=20)
+        log.close()
+    # The worker follows the server out.
+    deadline = time.monotonic() + 20
+    while "Warm shutdown" not in worker_log.read_text():
+        assert time.monotonic() < deadline, "the worker outlived perfatlas serve"
+        time.sleep(0.2)
