@@ -277,7 +277,13 @@ def _reconcile(
             matched.add(alert.id)
             if _update(alert, cp, points, index_of):
                 report.updated += 1
-            if alert.resolution == "withdrawn" and alertable(cp, limits):
+            if alert.status != "resolved" and alert.tentative and not alertable(cp, limits):
+                # More points made the tentative change smaller or less certain than the rule.
+                _resolve(alert, "withdrawn", run_id=None)
+                report.withdrawn += 1
+                if alert.incident_id is not None:
+                    touched_incidents.add(alert.incident_id)
+            elif alert.resolution == "withdrawn" and alertable(cp, limits):
                 _set_status(alert, "open", by="detector")
                 alert.resolution = None
                 if alert.incident_id is not None:
@@ -324,7 +330,10 @@ def _update(
         values.update(_location(cp, points))
     elif not alert.tentative:
         # A confirmed change's levels stay as they were confirmed.
-        values = {"confidence": max(alert.confidence, cp.confidence)}
+        values = {
+            "confidence": max(alert.confidence, cp.confidence),
+            "points_after": cp.points_after,
+        }
     if cp.cause and not alert.cause:
         values["cause"] = cp.cause
     for key, value in values.items():
