@@ -208,12 +208,12 @@ def test_rule_writes_need_admin_and_name_bad_fields(
     assert client.post("/api/v1/alert-rules", json=rule).status_code == 401
     assert client.post("/api/v1/alert-rules", json=rule, headers=upload_headers).status_code == 403
     admin = {"Authorization": f"Bearer {tokens.admin}"}
-    bad = client.post(
-        "/api/v1/alert-rules", json={"name": "r", "min_confidence": 2}, headers=admin
-    )
+    bad = client.post("/api/v1/alert-rules", json={"name": "r", "min_confidence": 2}, headers=admin)
     assert bad.status_code == 422
     assert bad.json()["errors"][0]["field"] == "body.min_confidence"
-    orphan = client.post("/api/v1/alert-rules", json={"name": "r", "label_value": "x"}, headers=admin)
+    orphan = client.post(
+        "/api/v1/alert-rules", json={"name": "r", "label_value": "x"}, headers=admin
+    )
     assert orphan.status_code == 422 and "label_value needs label_key" in orphan.text
 
 
@@ -228,12 +228,16 @@ def test_triage_changes_status_once_and_notifies_once_per_change(
     (alert,) = alerts(client, read_headers)["items"]
     url = f"/api/v1/alerts/{alert['id']}/status"
 
-    assert client.post(url, json={"status": "acknowledged"}, headers=read_headers).status_code == 403
+    assert (
+        client.post(url, json={"status": "acknowledged"}, headers=read_headers).status_code == 403
+    )
     ack = client.post(url, json={"status": "acknowledged"}, headers=upload_headers)
     assert ack.status_code == 200 and ack.json()["status"] == "acknowledged"
     assert ack.json()["status_changed_by"] == "test-upload"
     # The same again (a double click, a retry) is no new state change.
-    assert client.post(url, json={"status": "acknowledged"}, headers=upload_headers).status_code == 200
+    assert (
+        client.post(url, json={"status": "acknowledged"}, headers=upload_headers).status_code == 200
+    )
     no_note = client.post(url, json={"status": "expected"}, headers=upload_headers)
     assert no_note.status_code == 422 and no_note.json()["errors"][0]["field"] == "note"
     expected = client.post(
@@ -273,9 +277,27 @@ def test_series_change_points_include_improvements(
     client: TestClient, upload: Upload, read_headers: dict[str, str]
 ) -> None:
     upload([1000.0] * 12 + [1300.0] * 12)
-    series = client.get("/api/v1/series", params={"metric": "create.ops_per_s"}, headers=read_headers)
+    series = client.get(
+        "/api/v1/series", params={"metric": "create.ops_per_s"}, headers=read_headers
+    )
     series_id = series.json()["items"][0]["id"]
     found = client.get(f"/api/v1/series/{series_id}/change-points", headers=read_headers).json()
     (cp,) = found["change_points"]
     assert cp["kind"] == "improvement" and cp["alert_id"] is None
     assert cp["change_pct"] == pytest.approx(30, abs=3)
+
+
+def test_a_tentative_change_that_fades_is_withdrawn(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    """Five slow runs open a tentative alert; the next runs are back to normal, so the
+    detector no longer sees a change: the alert is withdrawn and its incident resolved."""
+    check(engine, settings, upload([1000.0] * 20 + [700.0] * 5))
+    (alert,) = alerts(client, read_headers)["items"]
+    assert alert["tentative"]
+    check(engine, settings, upload([1000.0] * 2, seed=11))
+    after = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    assert after["status"] == "resolved" and after["resolution"] == "withdrawn"
+    incident = client.get(f"/api/v1/incidents/{alert['incident_id']}", headers=read_headers)
+    assert incident.json()["status"] == "resolved"
