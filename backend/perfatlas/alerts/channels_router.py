@@ -1,0 +1,115 @@
+"""HTTP routes of notification channels and the delivery log (admin only: a webhook URL is a
+secret)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Response
+
+from perfatlas.alerts import channels as service
+from perfatlas.alerts.models import Channel, Notification
+from perfatlas.alerts.schemas import (
+    ChannelCreate,
+    ChannelList,
+    ChannelRead,
+    ChannelUpdate,
+    NotificationList,
+    NotificationRead,
+)
+from perfatlas.api.deps import AdminPrincipal, SessionDep, SettingsDep, body_schema, json_body
+from perfatlas.tasks import NOTIFY_SWEEP, enqueue
+
+router = APIRouter(tags=["notifications"])
+
+NotificationStatus = Literal["pending", "sending", "sent", "failed"]
+
+
+def to_read(channel: Channel) -> ChannelRead:
+    return ChannelRead(
+        id=channel.id, name=channel.name, kind=channel.kind,
+        target=service.shown_target(channel), enabled=channel.enabled,
+        created_at=channel.created_at, updated_at=channel.updated_at,
+    )  # fmt: skip
+
+
+def to_notification(row: Notification) -> NotificationRead:
+    return NotificationRead(
+        id=row.id, channel=row.channel.name, event=row.event, status=row.status,
+        attempts=row.attempts, incident_id=row.incident_id, alert_id=row.alert_id,
+        due_at=row.due_at, created_at=row.created_at, sent_at=row.sent_at,
+        last_error=row.last_error,
+    )  # fmt: skip
+
+
+@router.get("/channels", operation_id="list_channels", response_model=ChannelList)
+def list_channels(session: SessionDep, _: AdminPrincipal) -> ChannelList:
+    """Every notification channel; webhook URLs are shown as scheme://host/… only."""
+    return ChannelList(items=[to_read(c) for c in service.list_channels(session)])
+
+
+@router.post(
+    "/channels",
+    operation_id="create_channel",
+    status_code=201,
+    response_model=ChannelRead,
+    openapi_extra=body_schema(ChannelCreate),
+)
+def create_channel(
+    _: AdminPrincipal,  # first: a caller without the scope learns nothing about the body
+    body: Annotated[ChannelCreate, json_body(ChannelCreate)],
+    session: SessionDep,
+) -> ChannelRead:
+    """Add a webhook (an http(s) URL) or email (recipients separated by commas) channel."""
+    return to_read(service.create_channel(session, data=body))
+
+
+@router.patch(
+    "/channels/{channel_id}",
+    operation_id="update_channel",
+    response_model=ChannelRead,
+    openapi_extra=body_schema(ChannelUpdate),
+)
+def update_channel(
+    _: AdminPrincipal,
+    channel_id: int,
+    body: Annotated[ChannelUpdate, json_body(ChannelUpdate)],
+    session: SessionDep,
+) -> ChannelRead:
+    """Rename a channel, change its target, or enable/disable it."""
+    return to_read(service.update_channel(session, channel_id=channel_id, data=body))
+
+
+@router.delete("/channels/{channel_id}", operation_id="delete_channel", status_code=204)
+def delete_channel(channel_id: int, session: SessionDep, _: AdminPrincipal) -> Response:
+    """Delete a channel and its delivery log."""
+    service.delete_channel(session, channel_id=channel_id)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/channels/{channel_id}/test",
+    operation_id="test_channel",
+    status_code=202,
+    response_model=NotificationRead,
+)
+def test_channel(
+    channel_id: int, session: SessionDep, settings: SettingsDep, _: AdminPrincipal
+) -> NotificationRead:
+    """Send a test notification through the outbox; GET /notifications shows how it went."""
+    row = service.record_test(session, channel_id=channel_id)
+    enqueue(settings, NOTIFY_SWEEP)
+    return to_notification(row)
+
+
+@router.get("/notifications", operation_id="list_notifications", response_model=NotificationList)
+def list_notifications(
+    session: SessionDep,
+    _: AdminPrincipal,
+    status: NotificationStatus | None = None,
+    channel: Annotated[int | None, Query(description="a channel id")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> NotificationList:
+    """The delivery log, newest first: every notification with its attempts and last error."""
+    rows = service.list_notifications(session, status=status, channel_id=channel, limit=limit)
+    return NotificationList(items=[to_notification(r) for r in rows])
