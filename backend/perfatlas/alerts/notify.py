@@ -418,8 +418,8 @@ def build_email(
 def send_email(
     settings: Settings, target: str, payload: dict[str, Any], *, notification_id: int
 ) -> Outcome:
-    """One message to every recipient of the channel. An SMTP 5xx answer is permanent, a 4xx
-    answer or a network error is worth another try."""
+    """One message to every recipient of the channel. An SMTP 5xx answer is permanent (but a
+    refused login), a 4xx answer or a network error is worth another try."""
     message = build_email(settings, target, payload, notification_id=notification_id)
     to = recipients(target)
     secret = settings.smtp_password
@@ -440,6 +440,14 @@ def send_email(
             sent=False,
             error=scrub(f"SMTP refused every recipient: {_refusals(exc.recipients)}", secret),
             permanent=all(code >= 500 for code in codes),
+        )
+    except smtplib.SMTPAuthenticationError as exc:
+        # The settings are wrong, not the message: tried again, so that a fixed password
+        # (and a restarted worker) still sends it.
+        return Outcome(
+            sent=False,
+            error=f"SMTP {exc.smtp_code} from {settings.smtp_host}: login as "
+            f"{settings.smtp_user!r} refused (check PERFATLAS_SMTP_USER and _PASSWORD)",
         )
     except smtplib.SMTPResponseException as exc:
         text = (

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import redis
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, Envelope
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword
 from aiosmtpd.smtp import Session as SmtpSession
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
@@ -339,10 +339,28 @@ class _Collect:
 
 
 class MailServer:
-    def __init__(self) -> None:
+    """aiosmtpd on 127.0.0.1; with `login=(user, password)` it takes mail only after AUTH."""
+
+    def __init__(self, *, login: tuple[str, str] | None = None) -> None:
         self.messages: list[Mail] = []
         self.port = _free_port()
-        self.controller = Controller(_Collect(self.messages), hostname="127.0.0.1", port=self.port)
+        auth: dict[str, Any] = {}
+        if login is not None:
+            user, password = (part.encode() for part in login)
+
+            def check(
+                server: SMTP, session: SmtpSession, envelope: Envelope, mechanism: str, data: Any
+            ) -> AuthResult:
+                ok = isinstance(data, LoginPassword) and (data.login, data.password) == (
+                    user,
+                    password,
+                )
+                return AuthResult(success=ok, handled=False)
+
+            auth = {"auth_required": True, "auth_require_tls": False, "authenticator": check}
+        self.controller = Controller(
+            _Collect(self.messages), hostname="127.0.0.1", port=self.port, **auth
+        )
 
     def start(self) -> None:
         self.controller.start()

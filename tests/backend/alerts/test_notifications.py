@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -177,6 +178,43 @@ def test_email_arrives_once_with_subject_body_and_recipients(
         assert f"{PUBLIC_URL}/alerts/{alert_id}" in body
     time.sleep(2)
     assert len(mailbox.messages) == 1
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_a_refused_smtp_login_is_retried_and_sent_once_the_password_is_fixed(
+    worker: Worker, factory: Factory, worker_settings: Settings
+) -> None:
+    server = MailServer(login=("perfatlas", "right-pw-4711"))
+    server.start()
+    try:
+        worker.stop()
+        worker.env.update(
+            PERFATLAS_SMTP_PORT=str(server.port), PERFATLAS_SMTP_USER="perfatlas",
+            PERFATLAS_SMTP_PASSWORD="wrong-pw-0815", PERFATLAS_NOTIFY_BACKOFF_SECONDS="2",
+        )  # fmt: skip
+        worker.start()
+        add_channel(factory, name="team", kind="email", target="ops@test.example")
+        opened(factory, worker_settings)
+
+        (row,) = wait_until(
+            lambda: [n for n in notifications(factory) if n.attempts == 1 and n.last_error],
+            what="the first attempt",
+        )
+        worker.kill()  # before the retry: the operator fixes the password and restarts it
+        assert row.status == "pending" and server.messages == []
+        assert row.last_error is not None and "535" in row.last_error
+        assert "'perfatlas' refused" in row.last_error
+        assert "wrong-pw" not in row.last_error and "wrong-pw" not in worker.logs()
+
+        worker.env["PERFATLAS_SMTP_PASSWORD"] = "right-pw-4711"
+        worker.start()
+        (row,) = settled(factory, status="sent")
+        assert row.attempts == 2
+        (mail,) = server.messages
+        assert mail.rcpt_tos == ["ops@test.example"]
+        assert "pw-" not in worker.logs()
+    finally:
+        server.stop()
 
 
 def test_the_same_state_change_recorded_twice_is_delivered_once(
