@@ -27,7 +27,7 @@ if (window.location.pathname === "/explore") {
     void queryClient.prefetchQuery(matches ? { ...options, queryFn: fromEarly } : options);
   }
 }
-if (/^\/(explore|heatmap|series\/)/.test(window.location.pathname)) {
+if (/^\/(explore|heatmap|series\/|alerts\/)/.test(window.location.pathname)) {
   setTimeout(() => void loadPlotly().catch(() => {}), 0);
 }
 

@@ -88,6 +88,23 @@ export async function apiGet<T>(path: string, query: Query = {}, signal?: AbortS
   return (await response.json()) as T;
 }
 
+/** A write (POST, PUT, PATCH, DELETE) with a JSON body; resolves to the answer's body, or null for 204. */
+export async function apiSend<T>(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path), {
+      method,
+      headers: { Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...authHeaders() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "The PerfAtlas server does not answer. Is `perfatlas serve` (or `make up`) running?");
+  }
+  if (!response.ok) throw await errorFrom(response);
+  if (response.status === 204) return null as T;
+  return (await response.json()) as T;
+}
+
 /** Download a CSV export with the token (a plain link could not send the Authorization header). */
 export async function downloadCsv(path: string, query: Query, filename: string): Promise<void> {
   const response = await fetch(apiUrl(path, query), { headers: authHeaders() });

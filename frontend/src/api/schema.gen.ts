@@ -24,6 +24,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Rules
+         * @description The rules, and the default thresholds that apply where none matches.
+         */
+        get: operations["list_alert_rules"];
+        put?: never;
+        /**
+         * Create Rule
+         * @description Thresholds (or mute) for the series it matches; the most specific rule wins.
+         */
+        post: operations["create_alert_rule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alert-rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Update Rule */
+        put: operations["update_alert_rule"];
+        post?: never;
+        /** Delete Rule */
+        delete: operations["delete_alert_rule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Alerts
+         * @description Alerts, newest change first, with the count per status under the same filters.
+         */
+        get: operations["list_alerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Alert
+         * @description One alert with the series around its change and what differs between the runs either
+         *     side of it (environment, parameters, labels, durability).
+         */
+        get: operations["get_alert"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{alert_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set Alert Status
+         * @description Acknowledge, mark expected (with a note saying why), reopen or resolve an alert.
+         */
+        post: operations["set_alert_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog": {
         parameters: {
             query?: never;
@@ -38,6 +141,74 @@ export interface paths {
         get: operations["catalog"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Channels
+         * @description Every notification channel; webhook URLs are shown as scheme://host/… only.
+         */
+        get: operations["list_channels"];
+        put?: never;
+        /**
+         * Create Channel
+         * @description Add a webhook (an http(s) URL) or email (recipients separated by commas) channel.
+         */
+        post: operations["create_channel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/{channel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Channel
+         * @description Delete a channel and its delivery log.
+         */
+        delete: operations["delete_channel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Channel
+         * @description Rename a channel, change its target, or enable/disable it.
+         */
+        patch: operations["update_channel"];
+        trace?: never;
+    };
+    "/api/v1/channels/{channel_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Channel
+         * @description Send a test notification through the outbox; GET /notifications shows how it went.
+         */
+        post: operations["test_channel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,6 +355,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Incidents
+         * @description Incidents (alerts grouped by cause), newest first.
+         */
+        get: operations["list_incidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{incident_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Incident */
+        get: operations["get_incident"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{incident_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set Incident Status
+         * @description Triage every alert of an incident at once (one notification for all of them).
+         */
+        post: operations["set_incident_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Notifications
+         * @description The delivery log, newest first: every notification with its attempts and last error.
+         */
+        get: operations["list_notifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs": {
         parameters: {
             query?: never;
@@ -268,6 +516,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/series/{series_id}/change-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Series Change Points
+         * @description Every change the detector finds in the series' newest points, improvements too, with
+         *     the alert each one opened; for marking changes on a plot.
+         */
+        get: operations["series_change_points"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/series/{series_id}/points": {
         parameters: {
             query?: never;
@@ -306,6 +575,201 @@ export interface components {
             runs: number;
             /** Version */
             version: string | null;
+        };
+        /** AlertDetail */
+        AlertDetail: {
+            /**
+             * After
+             * @description level after the change (fixed once confirmed)
+             */
+            after: number;
+            /**
+             * Before
+             * @description level before the change, in the series' unit
+             */
+            before: number;
+            /**
+             * Cause
+             * @description environment/label keys that changed with the step (dotted names)
+             */
+            cause: {
+                [key: string]: components["schemas"]["Change"];
+            } | null;
+            /**
+             * Change At
+             * Format: date-time
+             */
+            change_at: string;
+            /** Change Pct */
+            change_pct: number | null;
+            /** @description the first run after the change */
+            change_run: components["schemas"]["RunRef"];
+            /** Confidence */
+            confidence: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            differences: components["schemas"]["Differences"];
+            /** Id */
+            id: number;
+            /** Incident Id */
+            incident_id: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "regression" | "improvement";
+            /** Note */
+            note: string | null;
+            points: components["schemas"]["AlertPoints"];
+            /** Points After */
+            points_after: number;
+            /** @description the last run before the change */
+            previous_run: components["schemas"]["RunRef"] | null;
+            /** Resolution */
+            resolution: ("stepped_back" | "withdrawn" | "manual") | null;
+            /** Resolved At */
+            resolved_at: string | null;
+            resolved_by_run: components["schemas"]["RunRef"] | null;
+            series: components["schemas"]["SeriesRef"];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "expected" | "resolved";
+            /**
+             * Status Changed At
+             * Format: date-time
+             */
+            status_changed_at: string;
+            /** Status Changed By */
+            status_changed_by: string | null;
+            /**
+             * Tentative
+             * @description fewer than 6 points follow the change: it may move
+             */
+            tentative: boolean;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** AlertPage */
+        AlertPage: {
+            /**
+             * Counts
+             * @description alerts per status under the other filters
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /** Items */
+            items: components["schemas"]["AlertRead"][];
+            /**
+             * Next Cursor
+             * @description pass as cursor to get the next page
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * AlertPoints
+         * @description The series around the change, as columns; `change_index` is the first point after it.
+         */
+        AlertPoints: {
+            /** Change Index */
+            change_index: number | null;
+            /** P5 */
+            p5: number[];
+            /** P95 */
+            p95: number[];
+            /** Run Uuid */
+            run_uuid: string[];
+            /** Started At */
+            started_at: string[];
+            /** Value */
+            value: number[];
+        };
+        /** AlertRead */
+        AlertRead: {
+            /**
+             * After
+             * @description level after the change (fixed once confirmed)
+             */
+            after: number;
+            /**
+             * Before
+             * @description level before the change, in the series' unit
+             */
+            before: number;
+            /**
+             * Cause
+             * @description environment/label keys that changed with the step (dotted names)
+             */
+            cause: {
+                [key: string]: components["schemas"]["Change"];
+            } | null;
+            /**
+             * Change At
+             * Format: date-time
+             */
+            change_at: string;
+            /** Change Pct */
+            change_pct: number | null;
+            /** @description the first run after the change */
+            change_run: components["schemas"]["RunRef"];
+            /** Confidence */
+            confidence: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Incident Id */
+            incident_id: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "regression" | "improvement";
+            /** Note */
+            note: string | null;
+            /** Points After */
+            points_after: number;
+            /** @description the last run before the change */
+            previous_run: components["schemas"]["RunRef"] | null;
+            /** Resolution */
+            resolution: ("stepped_back" | "withdrawn" | "manual") | null;
+            /** Resolved At */
+            resolved_at: string | null;
+            resolved_by_run: components["schemas"]["RunRef"] | null;
+            series: components["schemas"]["SeriesRef"];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "expected" | "resolved";
+            /**
+             * Status Changed At
+             * Format: date-time
+             */
+            status_changed_at: string;
+            /** Status Changed By */
+            status_changed_by: string | null;
+            /**
+             * Tentative
+             * @description fewer than 6 points follow the change: it may move
+             */
+            tentative: boolean;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
         };
         /** BatchItem */
         BatchItem: {
@@ -373,6 +837,85 @@ export interface components {
             };
             /** Runs */
             runs: number;
+        };
+        /** Change */
+        Change: {
+            /** After */
+            after?: unknown;
+            /** Before */
+            before?: unknown;
+        };
+        /** ChannelCreate */
+        ChannelCreate: {
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "webhook" | "email";
+            /** Name */
+            name: string;
+            /**
+             * Target
+             * @description webhook: the http(s) URL; email: recipients separated by commas
+             */
+            target: string;
+        };
+        /** ChannelList */
+        ChannelList: {
+            /** Items */
+            items: components["schemas"]["ChannelRead"][];
+        };
+        /** ChannelRead */
+        ChannelRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Enabled */
+            enabled: boolean;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "webhook" | "email";
+            /** Name */
+            name: string;
+            /**
+             * Target
+             * @description webhook URLs are shown without their path (a secret)
+             */
+            target: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** ChannelUpdate */
+        ChannelUpdate: {
+            /**
+             * Enabled
+             * @default null
+             */
+            enabled: boolean | null;
+            /**
+             * Name
+             * @default null
+             */
+            name: string | null;
+            /**
+             * Target
+             * @default null
+             */
+            target: string | null;
         };
         /** CompareMetric */
         CompareMetric: {
@@ -473,6 +1016,28 @@ export interface components {
             /** Values */
             values: unknown[];
         };
+        /**
+         * Differences
+         * @description What differs between the last run before the change and the first one after it.
+         */
+        Differences: {
+            /** Durability */
+            durability: {
+                [key: string]: components["schemas"]["Change"];
+            };
+            /** Environment */
+            environment: {
+                [key: string]: components["schemas"]["Change"];
+            };
+            /** Labels */
+            labels: {
+                [key: string]: components["schemas"]["Change"];
+            };
+            /** Parameters */
+            parameters: {
+                [key: string]: components["schemas"]["Change"];
+            };
+        };
         /** EnvironmentRead */
         EnvironmentRead: {
             /** Data */
@@ -559,6 +1124,128 @@ export interface components {
             /** Version */
             version: string;
         };
+        /** IncidentDetail */
+        IncidentDetail: {
+            /** Agent */
+            agent: string | null;
+            /**
+             * Alert Counts
+             * @description the incident's alerts per status
+             */
+            alert_counts: {
+                [key: string]: number;
+            };
+            /** Alerts */
+            alerts: components["schemas"]["AlertRead"][];
+            /** Cause */
+            cause: {
+                [key: string]: components["schemas"]["Change"];
+            } | null;
+            /** Id */
+            id: number;
+            /**
+             * Opened At
+             * Format: date-time
+             */
+            opened_at: string;
+            /** Resolved At */
+            resolved_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "resolved";
+            /** Title */
+            title: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** IncidentPage */
+        IncidentPage: {
+            /** Items */
+            items: components["schemas"]["IncidentRead"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** IncidentRead */
+        IncidentRead: {
+            /** Agent */
+            agent: string | null;
+            /**
+             * Alert Counts
+             * @description the incident's alerts per status
+             */
+            alert_counts: {
+                [key: string]: number;
+            };
+            /** Cause */
+            cause: {
+                [key: string]: components["schemas"]["Change"];
+            } | null;
+            /** Id */
+            id: number;
+            /**
+             * Opened At
+             * Format: date-time
+             */
+            opened_at: string;
+            /** Resolved At */
+            resolved_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "resolved";
+            /** Title */
+            title: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** NotificationList */
+        NotificationList: {
+            /** Items */
+            items: components["schemas"]["NotificationRead"][];
+        };
+        /** NotificationRead */
+        NotificationRead: {
+            /** Alert Id */
+            alert_id: number | null;
+            /** Attempts */
+            attempts: number;
+            /** Channel */
+            channel: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Due At
+             * Format: date-time
+             */
+            due_at: string;
+            /** Event */
+            event: string;
+            /** Id */
+            id: number;
+            /** Incident Id */
+            incident_id: number | null;
+            /** Last Error */
+            last_error: string | null;
+            /** Sent At */
+            sent_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "pending" | "sending" | "sent" | "failed";
+        };
         /**
          * ResultCreate
          * @description One metric of a run: every repetition is a sample; `value` defaults to their median.
@@ -617,6 +1304,116 @@ export interface components {
             unit: string;
             /** Value */
             value: number;
+        };
+        /**
+         * RuleCreate
+         * @description Matchers left empty match every series; the rule with most matchers set wins.
+         */
+        RuleCreate: {
+            /**
+             * Agent
+             * @default null
+             */
+            agent: string | null;
+            /**
+             * Label Key
+             * @default null
+             */
+            label_key: string | null;
+            /**
+             * Label Value
+             * @default null
+             */
+            label_value: string | null;
+            /**
+             * Metric
+             * @default null
+             */
+            metric: string | null;
+            /**
+             * Min Change Pct
+             * @default null
+             */
+            min_change_pct: number | null;
+            /**
+             * Min Confidence
+             * @default null
+             */
+            min_confidence: number | null;
+            /**
+             * Mute
+             * @default false
+             */
+            mute: boolean;
+            /** Name */
+            name: string;
+            /**
+             * Note
+             * @default null
+             */
+            note: string | null;
+            /**
+             * Series Id
+             * @default null
+             */
+            series_id: number | null;
+            /**
+             * Workload
+             * @default null
+             */
+            workload: string | null;
+        };
+        /** RuleList */
+        RuleList: {
+            /**
+             * Defaults
+             * @description thresholds when no rule matches
+             */
+            defaults: {
+                [key: string]: number;
+            };
+            /** Items */
+            items: components["schemas"]["RuleRead"][];
+        };
+        /** RuleRead */
+        RuleRead: {
+            /** Agent */
+            agent?: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Label Key */
+            label_key?: string | null;
+            /** Label Value */
+            label_value?: string | null;
+            /** Metric */
+            metric?: string | null;
+            /** Min Change Pct */
+            min_change_pct?: number | null;
+            /** Min Confidence */
+            min_confidence?: number | null;
+            /**
+             * Mute
+             * @default false
+             */
+            mute: boolean;
+            /** Name */
+            name: string;
+            /** Note */
+            note?: string | null;
+            /** Series Id */
+            series_id?: number | null;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /** Workload */
+            workload?: string | null;
         };
         /** RunBatchCreate */
         RunBatchCreate: {
@@ -778,6 +1575,25 @@ export interface components {
             /** Write Cache */
             write_cache: string | null;
         };
+        /** RunRef */
+        RunRef: {
+            /** Environment Id */
+            environment_id: number | null;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /**
+             * Uuid
+             * Format: uuid
+             */
+            uuid: string;
+        };
         /** RunSummary */
         RunSummary: {
             /** Agent */
@@ -823,6 +1639,57 @@ export interface components {
             /** Write Cache */
             write_cache: string | null;
         };
+        /** SeriesChangePoint */
+        SeriesChangePoint: {
+            /** After */
+            after: number;
+            /**
+             * Alert Id
+             * @description the alert this change opened, if any
+             */
+            alert_id: number | null;
+            /** Before */
+            before: number;
+            /** Cause */
+            cause: {
+                [key: string]: components["schemas"]["Change"];
+            } | null;
+            /** Change Pct */
+            change_pct: number | null;
+            /** Confidence */
+            confidence: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "regression" | "improvement";
+            /**
+             * Run Uuid
+             * Format: uuid
+             * @description the first run after the change
+             */
+            run_uuid: string;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /** Tentative */
+            tentative: boolean;
+        };
+        /**
+         * SeriesChangePoints
+         * @description Change points the detector finds in the newest `points` points of a series (both
+         *     regressions and improvements, at the detector's default confidence).
+         */
+        SeriesChangePoints: {
+            /** Change Points */
+            change_points: components["schemas"]["SeriesChangePoint"][];
+            /** Points */
+            points: number;
+            /** Series Id */
+            series_id: number;
+        };
         /** SeriesPage */
         SeriesPage: {
             /** Items */
@@ -833,19 +1700,19 @@ export interface components {
         /** SeriesPoints */
         SeriesPoints: {
             /** Environment Id */
-            environment_id: (number | null)[];
+            environment_id?: (number | null)[] | null;
             /** Max */
-            max: number[];
+            max?: number[] | null;
             /** Min */
-            min: number[];
+            min?: number[] | null;
             /** N */
-            n: number[];
+            n?: number[] | null;
             /** P5 */
-            p5: number[];
+            p5?: number[] | null;
             /** P95 */
-            p95: number[];
+            p95?: number[] | null;
             /** Run */
-            run: string[];
+            run?: string[] | null;
             /** Samples */
             samples?: number[][] | null;
             series: components["schemas"]["SeriesRead"];
@@ -882,6 +1749,47 @@ export interface components {
             unit: string;
             /** Workload */
             workload: string;
+        };
+        /** SeriesRef */
+        SeriesRef: {
+            /** Agent */
+            agent: string;
+            /** Direction */
+            direction: string;
+            /** Id */
+            id: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Metric */
+            metric: string;
+            /** Parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** Target */
+            target: string;
+            /** Unit */
+            unit: string;
+            /** Workload */
+            workload: string;
+        };
+        /**
+         * StatusUpdate
+         * @description A person's triage: acknowledge, mark expected (say why in the note), reopen, resolve.
+         */
+        StatusUpdate: {
+            /**
+             * Note
+             * @default null
+             */
+            note: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "expected" | "resolved";
         };
         /** ValidationError */
         ValidationError: {
@@ -925,6 +1833,222 @@ export interface operations {
             };
         };
     };
+    list_alert_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleList"];
+                };
+            };
+        };
+    };
+    create_alert_rule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleRead"];
+                };
+            };
+        };
+    };
+    update_alert_rule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_alert_rule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_alerts: {
+        parameters: {
+            query?: {
+                /** @description any of these (repeatable) */
+                status?: ("open" | "acknowledged" | "expected" | "resolved")[];
+                workload?: string | null;
+                metric?: string | null;
+                /** @description the agent (host) of the series */
+                agent?: string | null;
+                /** @description label filters name:value (repeatable) */
+                label?: string[];
+                series_id?: number | null;
+                incident_id?: number | null;
+                limit?: number;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_alert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_alert_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     catalog: {
         parameters: {
             query?: {
@@ -943,6 +2067,145 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Catalog"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_channels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+        };
+    };
+    create_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
+            };
+        };
+    };
+    delete_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    test_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationRead"];
                 };
             };
             /** @description Validation Error */
@@ -1211,6 +2474,140 @@ export interface operations {
             };
         };
     };
+    list_incidents: {
+        parameters: {
+            query?: {
+                status?: ("open" | "resolved") | null;
+                agent?: string | null;
+                limit?: number;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_incident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_incident_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_notifications: {
+        parameters: {
+            query?: {
+                status?: ("pending" | "sending" | "sent" | "failed") | null;
+                /** @description a channel id */
+                channel?: number | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_runs: {
         parameters: {
             query?: {
@@ -1354,6 +2751,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeriesPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    series_change_points: {
+        parameters: {
+            query?: {
+                /** @description newest points to look at */
+                points?: number;
+            };
+            header?: never;
+            path: {
+                series_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesChangePoints"];
                 };
             };
             /** @description Validation Error */

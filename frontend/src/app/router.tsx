@@ -9,6 +9,11 @@ import { Runs } from "./routes/Runs";
 import { RunDetail } from "./routes/RunDetail";
 import { Compare } from "./routes/Compare";
 import { Agents } from "./routes/Agents";
+import { Alerts } from "./routes/Alerts";
+import { AlertDetail } from "./routes/AlertDetail";
+import { Incidents } from "./routes/Incidents";
+import { IncidentDetail } from "./routes/IncidentDetail";
+import { Settings } from "./routes/Settings";
 import { NotFound } from "./routes/NotFound";
 import { RouteError } from "./routes/RouteError";
 
@@ -26,6 +31,11 @@ export const router = createBrowserRouter([
       { path: "/runs/:uuid", element: <RunDetail /> },
       { path: "/compare", element: <Compare /> },
       { path: "/agents", element: <Agents /> },
+      { path: "/alerts", element: <Alerts /> },
+      { path: "/alerts/:id", element: <AlertDetail /> },
+      { path: "/incidents", element: <Incidents /> },
+      { path: "/incidents/:id", element: <IncidentDetail /> },
+      { path: "/settings", element: <Settings /> },
       { path: "*", element: <NotFound /> },
     ],
   },

@@ -7,6 +7,50 @@ import { AgentHelp } from "../../components/ui/AgentHelp";
 import { Empty, ErrorState, QueryView } from "../../components/ui/States";
 import { ApiError } from "../../api/client";
 import { exploreSearch, parseExploreState } from "../../features/explore/url-state";
+import { OPEN_ALERTS, useAlerts } from "../../features/alerts/api/get-alerts";
+import { causeSummary, changeTone, seriesTitle } from "../../features/alerts/format";
+import { formatPercent, timeAgo } from "../../lib/format";
+
+function OpenAlerts() {
+  const alerts = useAlerts(OPEN_ALERTS);
+  return (
+    <section className="card" data-testid="open-alerts-panel">
+      <div className="card-head">
+        <h2>
+          Open alerts{" "}
+          {alerts.data && <span className={alerts.data.counts.open ? "count-pill hot" : "count-pill"}>{alerts.data.counts.open ?? 0}</span>}
+        </h2>
+        <Link to="/alerts">all alerts →</Link>
+      </div>
+      <QueryView query={alerts} what="open alerts">
+        {(page) =>
+          page.items.length === 0 ? (
+            <p className="muted">
+              {Object.values(page.counts).some((n) => n > 0)
+                ? "Nothing to triage."
+                : "No alerts yet: they open when the worker (perfatlas worker) finds a lasting change in a series."}
+            </p>
+          ) : (
+            <ul className="alert-list">
+              {page.items.map((a) => (
+                <li key={a.id}>
+                  <Link to={`/alerts/${a.id}`}>
+                    <span className={`diff tone-text-${changeTone(a.kind, a.change_pct)}`}>{formatPercent(a.change_pct)}</span> {seriesTitle(a.series)}
+                  </Link>
+                  <div className="muted small">
+                    {timeAgo(a.change_at)}
+                    {a.cause ? ` · ${causeSummary(a.cause, 1)}` : ""}
+                    {a.tentative ? " · tentative" : ""}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}
 
 export function Overview() {
   const runs = useRuns({ limit: 15 });
@@ -56,6 +100,8 @@ export function Overview() {
             }
           </QueryView>
         </section>
+        <div className="stack">
+        <OpenAlerts />
         <section className="card">
           <div className="card-head">
             <h2>Agents</h2>
@@ -65,6 +111,7 @@ export function Overview() {
             {(list) => (list.length === 0 ? <Empty title="No agent has uploaded a run yet." /> : <AgentsTable agents={list} compact />)}
           </QueryView>
         </section>
+        </div>
       </div>
       )}
     </div>

@@ -7,6 +7,8 @@ import { seriesFigure } from "../../features/series/figures";
 import { seriesExploreLink } from "../../features/runs/links";
 import { formatNumber, formatTime, formatValue } from "../../lib/format";
 import { useTheme } from "../../lib/use-theme";
+import { useChangePoints } from "../../features/alerts/api/get-change-points";
+import { withChangePoints } from "../../features/alerts/figures";
 
 export function SeriesHistory() {
   const { id = "" } = useParams();
@@ -15,8 +17,19 @@ export function SeriesHistory() {
   const navigate = useNavigate();
   const { theme } = useTheme();
   const points = useSeriesPoints(Number(id), samples);
-  const figure = useMemo(() => (points.data ? seriesFigure(points.data, theme) : null), [points.data, theme]);
-  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(`/runs/${p.customdata}`), [navigate]);
+  // Change points come from their own request and are drawn over the history when they arrive.
+  const changes = useChangePoints(Number(id));
+  const figure = useMemo(
+    () => (points.data ? withChangePoints(seriesFigure(points.data, theme), changes.data?.change_points ?? [], points.data.series.unit) : null),
+    [points.data, changes.data, theme],
+  );
+  const onClick = useCallback(
+    (p: PointClick) => {
+      if (typeof p.customdata !== "string") return;
+      navigate(p.customdata.startsWith("alert:") ? `/alerts/${p.customdata.slice(6)}` : `/runs/${p.customdata}`);
+    },
+    [navigate],
+  );
 
   return (
     <div className="page">
@@ -64,7 +77,11 @@ export function SeriesHistory() {
                 ) : (
                   <>
                     <Plot figure={figure} onPointClick={onClick} label={`history of ${s.metric}`} />
-                    <p className="muted small">Bars span p5 to p95 of each run's samples; click a point to open its run.</p>
+                    <p className="muted small">
+                      Bars span p5 to p95 of each run's samples; click a point to open its run.
+                      {(changes.data?.change_points.length ?? 0) > 0 &&
+                        " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
+                    </p>
                   </>
                 )}
               </section>

@@ -4,8 +4,9 @@ import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
 import { TokenDialog } from "./TokenDialog";
 import { openTokenDialog } from "./token-dialog-events";
+import { OPEN_ALERTS, useAlerts } from "../../features/alerts/api/get-alerts";
 
-// Schedules, Jobs and Alerts join this list when their issues land (no empty pages until then).
+// Schedules and Jobs join this list when their issues land (no empty pages until then).
 const NAV = [
   { to: "/", label: "Overview", end: true },
   { to: "/explore", label: "Explore" },
@@ -14,7 +15,21 @@ const NAV = [
   { to: "/runs", label: "Runs" },
   { to: "/compare", label: "Compare" },
   { to: "/agents", label: "Agents" },
+  { to: "/alerts", label: "Alerts" },
+  { to: "/settings", label: "Settings" },
 ];
+
+/** The open alerts' count beside "Alerts" (one small request, shared with the Overview's panel). */
+function OpenAlertsBadge() {
+  const alerts = useAlerts(OPEN_ALERTS);
+  const open = alerts.data?.counts.open ?? 0;
+  if (open === 0) return null;
+  return (
+    <span className="nav-badge" data-testid="open-alerts-badge" aria-label={`${open} open`}>
+      {open}
+    </span>
+  );
+}
 
 export function Shell() {
   const { theme, toggle } = useTheme();
@@ -29,6 +44,7 @@ export function Shell() {
           {NAV.map((item) => (
             <NavLink key={item.to} to={item.to} end={item.end} className={({ isActive }) => (isActive ? "nav active" : "nav")}>
               {item.label}
+              {item.to === "/alerts" && <OpenAlertsBadge />}
             </NavLink>
           ))}
         </nav>

@@ -1,0 +1,17 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type AlertDetail = Schemas["AlertDetail"];
+export type Change = Schemas["Change"];
+
+export function getAlert(id: number, signal?: AbortSignal): Promise<AlertDetail> {
+  return apiGet<AlertDetail>(`/alerts/${id}`, {}, signal);
+}
+
+export function alertQueryOptions(id: number) {
+  return queryOptions({ queryKey: ["alert", id], queryFn: ({ signal }) => getAlert(id, signal) });
+}
+
+export function useAlert(id: number) {
+  return useQuery({ ...alertQueryOptions(id), enabled: Number.isFinite(id) });
+}

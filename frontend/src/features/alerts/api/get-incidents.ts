@@ -1,0 +1,27 @@
+import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type Incident = Schemas["IncidentRead"];
+export type IncidentPage = Schemas["IncidentPage"];
+export type IncidentDetail = Schemas["IncidentDetail"];
+
+export type IncidentsFilter = { status?: Incident["status"]; agent?: string; limit?: number; cursor?: string };
+
+export function getIncidents(filter: IncidentsFilter, signal?: AbortSignal): Promise<IncidentPage> {
+  return apiGet<IncidentPage>("/incidents", { ...filter }, signal);
+}
+
+export function useIncidents(filter: IncidentsFilter) {
+  return useQuery({
+    ...queryOptions({ queryKey: ["incidents", filter], queryFn: ({ signal }) => getIncidents(filter, signal) }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function getIncident(id: number, signal?: AbortSignal): Promise<IncidentDetail> {
+  return apiGet<IncidentDetail>(`/incidents/${id}`, {}, signal);
+}
+
+export function useIncident(id: number) {
+  return useQuery({ queryKey: ["incident", id], queryFn: ({ signal }) => getIncident(id, signal), enabled: Number.isFinite(id) });
+}

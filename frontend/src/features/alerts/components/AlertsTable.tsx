@@ -1,0 +1,81 @@
+import { Link, useNavigate } from "react-router-dom";
+import { formatPercent, formatTime, formatValue, timeAgo } from "../../../lib/format";
+import type { Alert } from "../api/get-alerts";
+import { causeSummary, changeTone, confidenceText, levelText, seriesTitle, STATUS_LABEL } from "../format";
+
+function labels(obj: Record<string, unknown>): string {
+  return Object.entries(obj)
+    .map(([k, v]) => `${k}=${formatValue(v)}`)
+    .join(" ");
+}
+
+export function StatusBadge({ status }: { status: Alert["status"] }) {
+  return <span className={`badge status-${status}`}>{STATUS_LABEL[status]}</span>;
+}
+
+/** Alerts as rows; a click anywhere on a row opens the alert (links inside keep their own target). */
+export function AlertsTable({ alerts, showStatus = false, showIncident = true }: { alerts: Alert[]; showStatus?: boolean; showIncident?: boolean }) {
+  const navigate = useNavigate();
+  return (
+    <table className="table alerts-table" data-testid="alerts-table">
+      <thead>
+        <tr>
+          <th>series</th>
+          <th className="num">change</th>
+          <th>before → after</th>
+          <th className="num">confidence</th>
+          <th>when</th>
+          <th>cause</th>
+          {showStatus && <th>status</th>}
+          {showIncident && <th>incident</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {alerts.map((a) => (
+          <tr
+            key={a.id}
+            className="clickable"
+            data-alert-id={a.id}
+            onClick={(e) => {
+              if ((e.target as HTMLElement).closest("a, button")) return;
+              navigate(`/alerts/${a.id}`);
+            }}
+          >
+            <td>
+              <Link to={`/alerts/${a.id}`} className="strong">
+                {seriesTitle(a.series)}
+              </Link>
+              <div className="muted mono small">
+                {a.series.target} {labels(a.series.parameters)} {labels(a.series.labels)}
+              </div>
+            </td>
+            <td className={`num nowrap diff tone-${changeTone(a.kind, a.change_pct)}`} title={a.kind}>
+              {a.kind === "regression" ? "▼ " : "▲ "}
+              {formatPercent(a.change_pct)}
+            </td>
+            <td className="nowrap">{levelText(a.before, a.after, a.series.unit)}</td>
+            <td className="num">{confidenceText(a.confidence)}</td>
+            <td className="nowrap" title={formatTime(a.change_at)}>
+              {timeAgo(a.change_at)}
+              {a.tentative && (
+                <>
+                  {" "}
+                  <span className="badge warn" title={`only ${a.points_after} points after the change: it may still move`}>
+                    tentative
+                  </span>
+                </>
+              )}
+            </td>
+            <td className="small">{causeSummary(a.cause) || <span className="muted">none seen</span>}</td>
+            {showStatus && (
+              <td>
+                <StatusBadge status={a.status} />
+              </td>
+            )}
+            {showIncident && <td>{a.incident_id !== null ? <Link to={`/incidents/${a.incident_id}`}>#{a.incident_id}</Link> : <span className="muted">–</span>}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,149 @@
+// Pure figure builders: an alert's series around its change, and the change points a series'
+// history marks.
+import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
+import { formatPercent } from "../../lib/format";
+import type { Theme } from "../../lib/theme";
+import type { AlertDetail } from "./api/get-alert";
+import type { SeriesChangePoint } from "./api/get-change-points";
+import { causeSummary, type Tone } from "./format";
+
+export const REGRESSION_COLOR = "#D55E00";
+export const IMPROVEMENT_COLOR = "#009E73";
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** A vertical line across the plot at x (plotly shape in paper height). */
+function vline(x: string, color: string, dash: string, name: string): Record<string, unknown> {
+  return { type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0, y1: 1, line: { color, width: 2, dash }, name };
+}
+
+export function alertFigure(alert: AlertDetail, theme: Theme): Figure {
+  const layout = baseLayout(theme);
+  const p = alert.points;
+  const unit = alert.series.unit;
+  const color = colorAt(0);
+  const changeColor = alert.kind === "regression" ? REGRESSION_COLOR : IMPROVEMENT_COLOR;
+  const data: PlotData[] = [
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      name: "median of each run",
+      x: p.started_at,
+      y: p.value,
+      customdata: p.run_uuid,
+      error_y: {
+        type: "data",
+        symmetric: false,
+        array: p.value.map((v, i) => Math.max(0, (p.p95[i] ?? v) - v)),
+        arrayminus: p.value.map((v, i) => Math.max(0, v - (p.p5[i] ?? v))),
+        color,
+        thickness: 1,
+        width: 2,
+      },
+      marker: { color, size: 6 },
+      line: { color, width: 1.5 },
+      hovertemplate: `%{x}<br>median %{y:.4g} ${unit}<br>run %{customdata}<extra></extra>`,
+    },
+  ];
+  const changeX = alert.change_at;
+  const ci = p.change_index;
+  const first = p.started_at[0];
+  const last = p.started_at[p.started_at.length - 1];
+  if (first !== undefined && ci !== null && ci > 0) {
+    data.push(level("before", [first, p.started_at[ci - 1] ?? changeX], alert.before, unit, theme === "dark" ? "#9aa5b1" : "#616e7c"));
+  }
+  if (last !== undefined) data.push(level("after", [changeX, last], alert.after, unit, changeColor));
+  const dash = alert.tentative ? "dash" : "solid";
+  return {
+    data,
+    layout: {
+      ...layout,
+      showlegend: true,
+      shapes: [vline(changeX, changeColor, dash, "change")],
+      annotations: [
+        {
+          x: changeX,
+          xref: "x",
+          y: 1,
+          yref: "paper",
+          yanchor: "bottom",
+          text: `${formatPercent(alert.change_pct)}${alert.tentative ? " (tentative)" : ""}`,
+          showarrow: false,
+          font: { color: changeColor },
+        },
+      ],
+      margin: { ...(layout.margin as object), t: 28 },
+      xaxis: axis(layout, "xaxis", { title: { text: "time" }, type: "date" }),
+      yaxis: axis(layout, "yaxis", { title: { text: `${alert.series.metric} (${unit})` }, rangemode: "tozero" }),
+    },
+  };
+}
+
+function level(name: string, x: string[], y: number, unit: string, color: string): PlotData {
+  return {
+    type: "scatter",
+    mode: "lines",
+    name: `${name}: ${y.toPrecision(4)} ${unit}`,
+    x,
+    y: [y, y],
+    line: { color, width: 2, dash: "dot" },
+    hoverinfo: "skip",
+  };
+}
+
+export function changePointTone(cp: Pick<SeriesChangePoint, "kind">): Tone {
+  return cp.kind === "regression" ? "worse" : "better";
+}
+
+/** Markers and vertical lines for a series' change points: red regressions, green improvements,
+ * dashed when tentative. A marker's customdata is `alert:<id>` when the change opened an alert
+ * (a click opens it), else the run's uuid. */
+export function changePointOverlay(changePoints: SeriesChangePoint[], unit: string): { trace: PlotData | null; shapes: Record<string, unknown>[] } {
+  if (changePoints.length === 0) return { trace: null, shapes: [] };
+  const colors = changePoints.map((cp) => (cp.kind === "regression" ? REGRESSION_COLOR : IMPROVEMENT_COLOR));
+  const shapes = changePoints.map((cp, i) => vline(cp.started_at, colors[i] ?? REGRESSION_COLOR, cp.tentative ? "dash" : "solid", "change point"));
+  const text = changePoints.map((cp) => {
+    const cause = causeSummary(cp.cause, 3);
+    return [
+      `<b>${cp.kind} ${formatPercent(cp.change_pct)}</b>${cp.tentative ? " (tentative)" : ""}`,
+      `${cp.before.toPrecision(4)} → ${cp.after.toPrecision(4)} ${escapeHtml(unit)}`,
+      cause ? `cause: ${escapeHtml(cause)}` : "no environment or label change with it",
+      cp.alert_id !== null ? `click to open alert #${cp.alert_id}` : "no alert (below the thresholds, or muted)",
+    ].join("<br>");
+  });
+  return {
+    shapes,
+    trace: {
+      type: "scatter",
+      mode: "markers",
+      name: "change points",
+      // On a hidden axis of their own, at the top edge: flags on the lines that never cover
+      // (or steal the click from) the run's own point at the change.
+      x: changePoints.map((cp) => cp.started_at),
+      y: changePoints.map(() => 1),
+      yaxis: "y2",
+      customdata: changePoints.map((cp) => (cp.alert_id !== null ? `alert:${cp.alert_id}` : cp.run_uuid)),
+      text,
+      marker: { color: colors, size: 15, symbol: "triangle-down", line: { color: "#ffffff", width: 1 } },
+      hovertemplate: "%{text}<extra></extra>",
+    },
+  };
+}
+
+/** A figure with change points drawn over it (the figure itself is left as it was). */
+export function withChangePoints(figure: Figure, changePoints: SeriesChangePoint[], unit: string): Figure {
+  const { trace, shapes } = changePointOverlay(changePoints, unit);
+  if (!trace) return figure;
+  const existing = (figure.layout.shapes as Record<string, unknown>[] | undefined) ?? [];
+  return {
+    data: [...figure.data, trace],
+    layout: {
+      ...figure.layout,
+      showlegend: true,
+      shapes: [...existing, ...shapes],
+      yaxis2: { overlaying: "y", range: [0, 1.02], visible: false, fixedrange: true },
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Notification channels and their delivery log (admin only: a webhook URL is a secret).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiGet, apiSend, type Schemas } from "../../../api/client";
+
+export type Channel = Schemas["ChannelRead"];
+export type ChannelCreate = Schemas["ChannelCreate"];
+// PATCH: a field left out stays as it is.
+export type ChannelUpdate = Partial<Schemas["ChannelUpdate"]>;
+export type Notification = Schemas["NotificationRead"];
+
+export function useChannels() {
+  return useQuery({ queryKey: ["channels"], queryFn: ({ signal }) => apiGet<Schemas["ChannelList"]>("/channels", {}, signal) });
+}
+
+export function useNotifications(limit = 50) {
+  return useQuery({
+    queryKey: ["notifications", limit],
+    queryFn: ({ signal }) => apiGet<Schemas["NotificationList"]>("/notifications", { limit }, signal),
+    // deliveries move on their own (the worker sends them): keep the log fresh while it is open
+    refetchInterval: 10_000,
+  });
+}
+
+function useChannelMutation<V, T>(send: (vars: V) => Promise<T>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: send,
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ["channels"] }), client.invalidateQueries({ queryKey: ["notifications"] })]),
+  });
+}
+
+export function useCreateChannel() {
+  return useChannelMutation((body: ChannelCreate) => apiSend<Channel>("POST", "/channels", body));
+}
+
+export function useUpdateChannel() {
+  return useChannelMutation(({ id, body }: { id: number; body: ChannelUpdate }) => apiSend<Channel>("PATCH", `/channels/${id}`, body));
+}
+
+export function useDeleteChannel() {
+  return useChannelMutation((id: number) => apiSend<null>("DELETE", `/channels/${id}`));
+}
+
+export function useTestChannel() {
+  return useChannelMutation((id: number) => apiSend<Notification>("POST", `/channels/${id}/test`));
+}

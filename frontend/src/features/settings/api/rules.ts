@@ -1,0 +1,26 @@
+// Alert rules: thresholds or mute for the series they match (writes need an admin token).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiGet, apiSend, type Schemas } from "../../../api/client";
+
+export type Rule = Schemas["RuleRead"];
+export type RuleCreate = Schemas["RuleCreate"];
+export type RuleList = Schemas["RuleList"];
+
+export function useRules() {
+  return useQuery({ queryKey: ["alert-rules"], queryFn: ({ signal }) => apiGet<RuleList>("/alert-rules", {}, signal) });
+}
+
+function useRuleMutation<V, T>(send: (vars: V) => Promise<T>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: send, onSuccess: () => client.invalidateQueries({ queryKey: ["alert-rules"] }) });
+}
+
+export function useSaveRule() {
+  return useRuleMutation(({ id, body }: { id: number | null; body: RuleCreate }) =>
+    id === null ? apiSend<Rule>("POST", "/alert-rules", body) : apiSend<Rule>("PUT", `/alert-rules/${id}`, body),
+  );
+}
+
+export function useDeleteRule() {
+  return useRuleMutation((id: number) => apiSend<null>("DELETE", `/alert-rules/${id}`));
+}
