@@ -100,7 +100,10 @@ def delete_redis_queue(name: str) -> None:
     import redis
 
     client = redis.Redis.from_url(REDIS_URL)
-    client.delete(name, *client.keys(f"{name}*"), *client.keys(f"_kombu.binding.{name}*"))
+    keys = [*client.scan_iter(match=f"{name}*"), *client.scan_iter(match=f"_kombu.binding*{name}*")]
+    if keys:
+        client.delete(*keys)
+    client.close()
 
 
 @pytest.fixture

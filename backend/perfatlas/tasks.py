@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from celery import Celery
@@ -51,6 +50,8 @@ def make_celery(settings: Settings) -> Celery:
             "notification-sweep": {
                 "task": NOTIFY_SWEEP,
                 "schedule": settings.notify_sweep_seconds,
+                # While one sweep is busy (a slow SMTP server), the next ones must not pile up.
+                "options": {"expires": settings.notify_sweep_seconds},
             },
         },
     )
@@ -107,14 +108,16 @@ def _kick_notifications(app: Celery, delays: Sequence[float]) -> None:
         app.send_task(NOTIFY_SWEEP, countdown=max(0.0, delay))
 
 
-@lru_cache(maxsize=8)
-def _app_for(settings_json: str) -> Celery:
-    return make_celery(Settings.model_validate_json(settings_json))
+_APPS: dict[tuple[str, str], Celery] = {}
 
 
 def celery_for(settings: Settings) -> Celery:
-    """The Celery app for these settings (the API's, which tests may pass in)."""
-    return _app_for(settings.model_dump_json())
+    """The Celery app that sends for these settings (the API's, which tests may pass in); one
+    per broker and queue, so that its connection pool is reused."""
+    key = (settings.effective_broker_url, settings.queue)
+    if key not in _APPS:
+        _APPS[key] = make_celery(settings)
+    return _APPS[key]
 
 
 def enqueue(settings: Settings, task: str, *args: Any, countdown: float | None = None) -> bool:

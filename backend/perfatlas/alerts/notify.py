@@ -227,7 +227,7 @@ def deliver_one(
     except Exception as exc:  # a bad URL, a library's own error: recorded and retried
         outcome = Outcome(
             sent=False,
-            error=f"{type(exc).__name__}: {scrub(str(exc), target, settings.smtp_password)}",
+            error=f"{type(exc).__name__}: {scrub(str(exc), target, settings.smtp_password.get_secret_value())}",
         )
 
     with factory() as session:
@@ -422,7 +422,7 @@ def send_email(
     refused login), a 4xx answer or a network error is worth another try."""
     message = build_email(settings, target, payload, notification_id=notification_id)
     to = recipients(target)
-    secret = settings.smtp_password
+    secret = settings.smtp_password.get_secret_value()
     try:
         with smtplib.SMTP(
             settings.smtp_host,
@@ -432,7 +432,7 @@ def send_email(
             if settings.smtp_starttls:
                 smtp.starttls(context=ssl.create_default_context())
             if settings.smtp_user:
-                smtp.login(settings.smtp_user, settings.smtp_password)
+                smtp.login(settings.smtp_user, secret)
             refused = smtp.send_message(message, from_addr=settings.smtp_from, to_addrs=to)
     except smtplib.SMTPRecipientsRefused as exc:
         codes = [code for code, _ in exc.recipients.values()]

@@ -457,7 +457,10 @@ def _pending(session: Session, incident_id: int) -> bool:
         session.scalar(
             select(
                 exists().where(
-                    Notification.incident_id == incident_id, Notification.status == "pending"
+                    Notification.incident_id == incident_id,
+                    Notification.status == "pending",
+                    # Not yet claimed: its payload is built at the first claim and then fixed.
+                    Notification.payload.is_(None),
                 )
             )
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path(".data")
@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     smtp_port: int = 25
     smtp_from: str = "perfatlas@localhost"
     smtp_user: str = ""
-    smtp_password: str = ""
+    smtp_password: SecretStr = SecretStr("")
     smtp_starttls: bool = False
     smtp_timeout_seconds: float = 10.0
 
