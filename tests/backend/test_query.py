@@ -256,6 +256,45 @@ def test_series_and_points(client, upload_headers, read_headers):
     assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404
 
 
+def test_series_points_columns_nulls_ties_and_fields(client, upload_headers, read_headers):
+    # Two runs at the same time, one without an environment: every column stays aligned with
+    # its run, and a missing environment is null.
+    times = [BASE_TIME + dt.timedelta(hours=h) for h in (0, 1, 1, 2)]
+    runs = [
+        run_body(started_at=t.isoformat(), results=[result("create.ops_per_s", [100.0 * (i + 1)])])
+        for i, t in enumerate(times)
+    ]
+    runs[1]["environment"] = {}
+    upload(client, upload_headers, runs)
+    (series,) = client.get(
+        "/api/v1/series", params={"workload": "smallfile"}, headers=read_headers
+    ).json()["items"]
+    url = f"/api/v1/series/{series['id']}/points"
+    points = client.get(url, headers=read_headers).json()
+    assert points["series"]["points"] == 4
+    assert points["series"]["last_at"] == "2026-11-01T14:00:00Z"
+    assert points["t"][0] == "2026-11-01T12:00:00+00:00"
+    by_run = dict(
+        zip(points["run"], zip(points["value"], points["environment_id"], strict=True), strict=True)
+    )
+    assert set(by_run) == {r["uuid"] for r in runs}
+    assert by_run[runs[1]["uuid"]] == (200.0, None)
+    assert by_run[runs[2]["uuid"]][0] == 300.0 and by_run[runs[2]["uuid"]][1] is not None
+    assert points["value"][0] == 100.0 and points["value"][-1] == 400.0
+    assert points["n"] == [1] * 4 and points["p95"] == points["value"]
+    narrow = client.get(url, params={"fields": "run,p5,p95"}, headers=read_headers).json()
+    assert set(narrow) == {"series", "t", "value", "run", "p5", "p95"}
+    assert narrow["run"] == points["run"] and narrow["p5"] == points["p5"]
+    repeated = client.get(url, params={"fields": ["p5", "n"], "limit": 2}, headers=read_headers)
+    assert set(repeated.json()) == {"series", "t", "value", "p5", "n"}
+    assert repeated.json()["value"] == [300.0, 400.0] or repeated.json()["value"] == [200.0, 400.0]
+    bad = client.get(url, params={"fields": "p5,median"}, headers=read_headers)
+    assert bad.status_code == 422 and "median" in bad.text
+    empty = client.get(url, params={"since": "2030-01-01T00:00:00Z"}, headers=read_headers).json()
+    assert empty["t"] == [] and empty["run"] == [] and empty["environment_id"] == []
+    assert empty["series"]["points"] == 4
+
+
 def test_catalog_lists_what_there_is_to_explore(client, upload_headers, read_headers):
     upload(client, upload_headers, atlasperf_runs())
     upload(client, upload_headers, [run_body(agent="host-b")])

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Response
 from pydantic import BaseModel
-from sqlalchemy import func, select
 
 from perfatlas.api.deps import (
     ReadPrincipal,
@@ -20,7 +19,7 @@ from perfatlas.api.deps import (
     json_body,
 )
 from perfatlas.runs import service
-from perfatlas.runs.models import Result, Run, Series
+from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
     BatchItem,
     BatchRead,
@@ -155,14 +154,15 @@ class SeriesPage(BaseModel):
 class SeriesPoints(BaseModel):
     series: SeriesRead
     t: list[dt.datetime]
-    run: list[uuid_mod.UUID]
     value: list[float]
-    n: list[int]
-    min: list[float]
-    max: list[float]
-    p5: list[float]
-    p95: list[float]
-    environment_id: list[int | None]
+    # Every column unless `fields` names the ones wanted.
+    run: list[uuid_mod.UUID] | None = None
+    n: list[int] | None = None
+    min: list[float] | None = None
+    max: list[float] | None = None
+    p5: list[float] | None = None
+    p95: list[float] | None = None
+    environment_id: list[int | None] | None = None
     samples: list[list[float]] | None = None
 
 
@@ -202,18 +202,27 @@ def get_series_points(
     until: dt.datetime | None = None,
     limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
     samples: bool = False,
+    fields: Annotated[
+        list[str] | None,
+        Query(
+            description="the columns wanted besides t and value, comma-separated or repeated "
+            f"({', '.join(service.OPTIONAL_POINT_COLUMNS)}); every one when left out"
+        ),
+    ] = None,
 ) -> Response:
     """A series' newest points (oldest first), as columns ready to plot."""
     series = service.get_series(session, series_id=series_id)
-    columns = service.series_points(
-        session, series_id=series_id, since=since, until=until, limit=limit, with_samples=samples
-    )
-    points, last_at = session.execute(
-        select(func.count(), func.max(Result.started_at)).where(Result.series_id == series_id)
-    ).one()
-    header = _series_read(series, points, last_at).model_dump(mode="json")
+    wanted = None if fields is None else [f.strip() for v in fields for f in v.split(",") if f]
+    points = service.series_points(
+        session, series_id=series_id, since=since, until=until, limit=limit,
+        with_samples=samples, fields=wanted,
+    )  # fmt: skip
+    header = _series_read(series, points.total, points.last_at).model_dump(mode="json")
     # orjson rather than the response model: validating 10,000 points through Pydantic would
     # cost more than reading them.
     return Response(
-        content=orjson.dumps({"series": header, **columns}), media_type="application/json"
+        content=orjson.dumps(
+            {"series": header, **points.columns}, option=service.POINTS_JSON_OPTIONS
+        ),
+        media_type="application/json",
     )

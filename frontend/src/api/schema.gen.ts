@@ -2805,6 +2805,8 @@ export interface operations {
                 until?: string | null;
                 limit?: number;
                 samples?: boolean;
+                /** @description the columns wanted besides t and value, comma-separated or repeated (run, n, min, max, p5, p95, environment_id); every one when left out */
+                fields?: string[] | null;
             };
             header?: never;
             path: {
