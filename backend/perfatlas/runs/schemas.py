@@ -67,7 +67,10 @@ class ResultCreate(StrictModel):
                 raise ValueError(
                     f"direction is required for unit {self.unit!r} (higher or lower is better)"
                 )
-            self.direction = implied
+            # Written straight into the instance, as pydantic's __setattr__ would (which costs
+            # more than the rest of this validator, run for every result of every upload).
+            self.__dict__["direction"] = implied
+            self.__pydantic_fields_set__.add("direction")
         return self
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import orjson
 import psycopg
-from sqlalchemy import Select, and_, case, func, insert, or_, select, update
+from sqlalchemy import Select, and_, any_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
@@ -24,7 +24,7 @@ from perfatlas.core.models import utcnow
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Agent, Environment, Result, Run, Series
 from perfatlas.runs.schemas import RunCreate
-from perfatlas.runs.stats import summarize
+from perfatlas.runs.stats import Summary, summarize_columns
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
@@ -71,10 +71,20 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]
         yield items[start : start + size]
 
 
+def _key_in(session: Session, column: Any, keys: Sequence[Any]) -> Iterable[Any]:
+    """`column IN keys` conditions: one `= ANY(array)` on PostgreSQL (one parameter, however
+    many keys: a thousand-item IN costs more to build and bind than to run), else chunks."""
+    if session.get_bind().dialect.name == "postgresql":
+        yield column == any_(bindparam("keys", list(keys), type_=postgresql.ARRAY(column.type)))
+        return
+    for chunk in _chunks(list(keys)):
+        yield column.in_(chunk)
+
+
 def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
     found: dict[Any, int] = {}
-    for chunk in _chunks(list(keys)):
-        found.update(session.execute(select(column, id_column).where(column.in_(chunk))).all())
+    for condition in _key_in(session, column, keys):
+        found.update(session.execute(select(column, id_column).where(condition)).all())
     return found
 
 
@@ -85,7 +95,9 @@ def _upsert_ids(
     same key are harmless: ON CONFLICT DO NOTHING, then read back)."""
     column = getattr(model, key)
     found = _ids_by(session, column, model.id, list(rows))
-    missing = [row for k, row in rows.items() if k not in found]
+    # In key order: concurrent uploads inserting the same new keys wait for each other in
+    # the same order, never in a cycle.
+    missing = [rows[k] for k in sorted(rows) if k not in found]
     if missing:
         dialect = session.get_bind().dialect.name
         ins = postgresql.insert(model) if dialect == "postgresql" else sqlite.insert(model)
@@ -127,9 +139,9 @@ def _existing_runs(
     session: Session, uuids: Sequence[uuid_mod.UUID]
 ) -> dict[uuid_mod.UUID, tuple[int, str]]:
     existing: dict[uuid_mod.UUID, tuple[int, str]] = {}
-    for chunk in _chunks(list(uuids)):
+    for condition in _key_in(session, Run.uuid, uuids):
         for run_uuid, run_id, digest in session.execute(
-            select(Run.uuid, Run.id, Run.body_hash).where(Run.uuid.in_(chunk))
+            select(Run.uuid, Run.id, Run.body_hash).where(condition)
         ):
             existing[run_uuid] = (run_id, digest)
     return existing
@@ -201,39 +213,32 @@ def _store_new(
         "name",
         {name: {"name": name, "labels": {}, "created_at": now} for name in agent_names},
     )
-    last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
-    for run in runs:
-        seen_at = run.finished_at or run.started_at
-        prev = last_seen.get(run.agent)
-        if prev is None or seen_at >= prev[0]:
-            last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
-    for name, (seen_at, version) in last_seen.items():
-        newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
-        values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
-        if version:
-            # The version of the newest run wins; a late upload of an old run changes nothing.
-            values["version"] = case((newer, version), else_=Agent.version)
-        session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))
-
     env_hashes: dict[uuid_mod.UUID, str] = {}
     env_rows: dict[str, dict[str, Any]] = {}
     for run in runs:
         if run.environment:
             digest = content_hash(run.environment)
             env_hashes[run.uuid] = digest
-            env_rows.setdefault(digest, _environment_row(run.environment, digest))
+            if digest not in env_rows:
+                env_rows[digest] = _environment_row(run.environment, digest)
     env_ids = _upsert_ids(session, Environment, "hash", env_rows)
 
     series_rows: dict[str, dict[str, Any]] = {}
     result_keys: list[list[str]] = []
+    # Runs of one configuration share their series: each key is hashed once per batch.
+    digests_by: dict[tuple[bytes, str, str], str] = {}
     for run in runs:
+        dims = series_key(run, metric="", unit="", ignore_labels=ignore_labels)
+        run_part = canonical_json(dims)
         keys = []
         for result in run.results:
-            dims = series_key(
-                run, metric=result.metric, unit=result.unit, ignore_labels=ignore_labels
-            )
-            digest = content_hash(dims)
-            keys.append(digest)
+            memo = (run_part, result.metric, result.unit)
+            known = digests_by.get(memo)
+            if known is not None:
+                keys.append(known)
+                continue
+            digest = content_hash({**dims, "metric": result.metric, "unit": result.unit})
+            digests_by[memo] = digest
             series_rows.setdefault(
                 digest,
                 {
@@ -249,10 +254,11 @@ def _store_new(
                     "created_at": now,
                 },
             )
+            keys.append(digest)
         result_keys.append(keys)
     series_ids = _upsert_ids(session, Series, "key_hash", series_rows)
 
-    run_rows = [
+    run_rows: list[dict[str, Any]] = [
         {
             "uuid": run.uuid,
             "body_hash": digests[run.uuid],
@@ -278,42 +284,33 @@ def _store_new(
     ]
     run_ids = _insert_runs(session, run_rows)
 
-    result_rows: list[tuple[Any, ...]] = []
-    for run, run_row, run_id, keys in zip(runs, run_rows, run_ids, result_keys, strict=True):
-        for result, key in zip(run.results, keys, strict=True):
-            # The schema guarantees samples or a value.
-            samples = result.samples or [result.value or 0.0]
-            stats = summarize(samples)
-            value = result.value if result.value is not None else stats.p50
-            result_rows.append(
-                (
-                    run_id,
-                    series_ids[key],
-                    run.workload,
-                    run.started_at,
-                    run.uuid,
-                    run_row["environment_id"],
-                    result.metric,
-                    result.unit,
-                    result.direction,
-                    value,
-                    samples,
-                    stats.n,
-                    stats.mean,
-                    stats.stdev,
-                    stats.min,
-                    stats.max,
-                    stats.p5,
-                    stats.p50,
-                    stats.p95,
-                    stats.p99,
-                )
-            )
-    _insert_results(session, result_rows)
+    env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
+    series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
+    _insert_results(session, runs, run_ids, env_of_run, series_of_results)
+    # Last: the update locks the agents' rows until the commit, and concurrent uploads from
+    # the same agents wait for that lock (taken in name order, so they cannot deadlock).
+    _touch_agents(session, runs, agent_ids)
     return {
         run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True)
         for run, run_id in zip(runs, run_ids, strict=True)
     }
+
+
+def _touch_agents(session: Session, runs: list[RunCreate], agent_ids: dict[str, int]) -> None:
+    last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
+    for run in runs:
+        seen_at = run.finished_at or run.started_at
+        prev = last_seen.get(run.agent)
+        if prev is None or seen_at >= prev[0]:
+            last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
+    for name in sorted(last_seen):
+        seen_at, version = last_seen[name]
+        newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
+        values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
+        if version:
+            # The version of the newest run wins; a late upload of an old run changes nothing.
+            values["version"] = case((newer, version), else_=Agent.version)
+        session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))
 
 
 # COPY is several times faster than INSERT for the thousands of rows a batch carries, and it
@@ -345,10 +342,25 @@ def _copy_text(session: Session, table: str, columns: Sequence[str], text: str) 
         copy.write(text)
 
 
+def _copy_column(values: Sequence[Any]) -> Iterable[str]:
+    """A column's values in COPY text: a column of one plain type in one C-level pass."""
+    kinds = set(map(type, values))
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind is int or kind is uuid_mod.UUID:
+            return map(str, values)
+        if kind is dt.datetime:
+            return map(dt.datetime.isoformat, values)
+        if kind is str:
+            return [v.translate(_COPY_ESCAPES) for v in values]
+    return map(_copy_field, values)
+
+
 def _copy_rows(
-    session: Session, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    session: Session, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
 ) -> None:
-    text = "".join("\t".join([_copy_field(v) for v in row]) + "\n" for row in rows)
+    fields = [_copy_column(column) for column in zip(*rows, strict=True)]
+    text = "\n".join(map("\t".join, zip(*fields, strict=True))) + "\n"
     _copy_text(session, table, columns, text)
 
 
@@ -368,36 +380,63 @@ def _insert_runs(session: Session, rows: list[dict[str, Any]]) -> list[int]:
     )
     columns = ["id", *rows[0]]
     _copy_rows(
-        session, "runs", columns, ([i, *row.values()] for i, row in zip(ids, rows, strict=True))
+        session, "runs", columns, [[i, *row.values()] for i, row in zip(ids, rows, strict=True)]
     )
     return ids
 
 
-def _insert_results(session: Session, rows: list[tuple[Any, ...]]) -> None:
-    if not rows:
+def _insert_results(
+    session: Session,
+    runs: list[RunCreate],
+    run_ids: list[int],
+    env_ids: list[int | None],
+    series_ids: list[list[int]],
+) -> None:
+    """Every result of the runs, with its summary (computed for the whole batch at once)."""
+    # The schema guarantees samples or a value.
+    samples = [r.samples or [r.value or 0.0] for run in runs for r in run.results]
+    if not samples:
         return
+    stats = summarize_columns(samples)
+    given = [r.value for run in runs for r in run.results]
+    values = [p50 if v is None else v for v, p50 in zip(given, stats["p50"], strict=True)]
     if session.get_bind().dialect.name != "postgresql":
-        session.execute(
-            insert(Result), [dict(zip(RESULT_COLUMNS, row, strict=True)) for row in rows]
-        )
+        rows: list[dict[str, Any]] = []
+        for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
+            for result, series_id in zip(run.results, sids, strict=True):
+                i = len(rows)
+                rows.append(
+                    {
+                        "run_id": run_id, "series_id": series_id, "workload": run.workload,
+                        "started_at": run.started_at, "run_uuid": run.uuid,
+                        "environment_id": env_id, "metric": result.metric, "unit": result.unit,
+                        "direction": result.direction, "value": values[i],
+                        "samples": samples[i], **{f: stats[f][i] for f in Summary._fields},
+                    }
+                )  # fmt: skip
+        session.execute(insert(Result), rows)
         return
     # Names, units and directions match NAME_PATTERN or a fixed list, so they need no
-    # escaping; the run's own fields are rendered once per run, not once per result.
-    per_run: dict[int, str] = {}
-    lines = []
-    for row in rows:
-        run_id, series_id = row[0], row[1]
-        run_fields = per_run.get(run_id)
-        if run_fields is None:
-            run_fields = "\t".join([_copy_field(v) for v in row[2:6]])
-            per_run[run_id] = run_fields
-        metric, unit, direction, value, samples = row[6:11]
-        stats = "\t".join([repr(v) for v in row[11:]])
-        lines.append(
-            f"{run_id}\t{series_id}\t{run_fields}\t{metric}\t{unit}\t{direction}\t{value!r}"
-            f"\t{canonical_json(samples).decode()}\t{stats}\n"
+    # escaping; the run's own fields are rendered once per run, the numbers a column at a
+    # time, and the lines joined in C.
+    heads = []
+    for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
+        run_fields = "\t".join(
+            [_copy_field(v) for v in (run.workload, run.started_at, run.uuid, env_id)]
         )
-    _copy_text(session, "results", RESULT_COLUMNS, "".join(lines))
+        for result, series_id in zip(run.results, sids, strict=True):
+            heads.append(
+                f"{run_id}\t{series_id}\t{run_fields}\t{result.metric}\t{result.unit}"
+                f"\t{result.direction}"
+            )
+    fields = [
+        heads,
+        map(repr, values),
+        [orjson.dumps(s).decode() for s in samples],
+        *(map(repr, stats[f]) for f in Summary._fields),
+    ]
+    text = "\n".join(map("\t".join, zip(*fields, strict=True))) + "\n"
+    _copy_text(session, "results", RESULT_COLUMNS, text)
 
 
 # ---- reads -------------------------------------------------------------------------------

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -49,3 +52,49 @@ def summarize(samples: Sequence[float]) -> Summary:
         return values[lo] + (values[lo + 1] - values[lo]) * (pos - lo)
 
     return Summary(n, mean, stdev, values[0], values[last], q(0.05), q(0.5), q(0.95), q(0.99))
+
+
+SUMMARY_QUANTILES = {"p5": 0.05, "p50": 0.5, "p95": 0.95, "p99": 0.99}
+
+
+def summarize_columns(all_samples: Sequence[Sequence[float]]) -> dict[str, list[Any]]:
+    """summarize() of many results at once, as one list per Summary field, with the same
+    numbers bit for bit: numpy sorts and interpolates (the same float operations, in the same
+    order), while the sums stay math.fsum and the squares Python's `** 2` (libm's pow, which
+    differs from numpy's x * x in the last bit now and then)."""
+    count = len(all_samples)
+    columns: dict[str, NDArray[Any]] = {
+        name: np.zeros(count, np.int64 if name == "n" else np.float64) for name in Summary._fields
+    }
+    by_size: dict[int, list[int]] = {}
+    for i, samples in enumerate(all_samples):
+        by_size.setdefault(len(samples), []).append(i)
+    for n, where in by_size.items():
+        index = slice(None) if len(where) == count else np.array(where)
+        columns["n"][index] = n
+        rows = [all_samples[i] for i in where]
+        values: NDArray[np.float64] = np.array(rows, dtype=np.float64).reshape(-1, n)
+        if n == 1:
+            for name in ("mean", "min", "max", *SUMMARY_QUANTILES):
+                columns[name][index] = values[:, 0]
+            continue  # stdev 0
+        values.sort(axis=1)
+        sorted_rows: list[list[float]] = values.tolist()  # type: ignore[assignment]
+        mean = np.array(list(map(math.fsum, sorted_rows))) / n
+        deviations: list[float] = (values - mean[:, None]).ravel().tolist()  # type: ignore[assignment]
+        squares = [d**2 for d in deviations]
+        sums = [math.fsum(squares[i : i + n]) for i in range(0, len(squares), n)]
+        columns["mean"][index] = mean
+        columns["stdev"][index] = np.sqrt(np.array(sums) / (n - 1))
+        columns["min"][index] = values[:, 0]
+        columns["max"][index] = values[:, n - 1]
+        last = n - 1
+        for name, p in SUMMARY_QUANTILES.items():
+            pos = p * last
+            lo = int(pos)
+            if lo >= last:
+                columns[name][index] = values[:, last]
+            else:
+                below, above = values[:, lo], values[:, lo + 1]
+                columns[name][index] = below + (above - below) * (pos - lo)
+    return {name: column.tolist() for name, column in columns.items()}
