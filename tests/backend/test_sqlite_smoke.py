@@ -134,9 +134,11 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
     worker_log = tmp_path / "data" / "worker.log"
     try:
         deadline = time.monotonic() + 60
-        while "ready." not in (worker_log.read_text() if worker_log.exists() else ""):
+        while not _answers(f"{base}/health") or "ready." not in (
+            worker_log.read_text() if worker_log.exists() else ""
+        ):
             assert serve.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "the worker did not start within 60 s"
+            assert time.monotonic() < deadline, "the server and worker did not start within 60 s"
             time.sleep(0.2)
         rng = random.Random(7)
         runs = [
@@ -167,3 +169,12 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
     while "Warm shutdown" not in worker_log.read_text():
         assert time.monotonic() < deadline, "the worker outlived perfatlas serve"
         time.sleep(0.2)
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.TransportError:
+        return False
