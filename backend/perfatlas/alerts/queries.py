@@ -3,8 +3,6 @@ series around the change and what differs between the runs either side of it."""
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -23,30 +21,18 @@ from perfatlas.alerts.schemas import (
     IncidentPage,
     IncidentRead,
     RunRef,
-    SeriesRef,
+    changes,
 )
 from perfatlas.alerts.service import VOLATILE_KEYS, agent_name
 from perfatlas.analysis.detector import context_changes
-from perfatlas.core.errors import Invalid
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Agent, Result, Run, Series
-from perfatlas.runs.service import parse_pairs
+from perfatlas.runs.schemas import SeriesRef
+from perfatlas.runs.service import decode_cursor, encode_cursor, parse_pairs
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30
 DURABILITY = ("fsync_policy", "o_direct", "sync_mount", "write_cache", "cold_method")
-
-
-def _cursor(stamp: dt.datetime, row_id: int) -> str:
-    return base64.urlsafe_b64encode(f"{stamp.isoformat()}|{row_id}".encode()).decode()
-
-
-def _uncursor(cursor: str) -> tuple[dt.datetime, int]:
-    try:
-        stamp, row_id = base64.urlsafe_b64decode(cursor.encode()).decode().rsplit("|", 1)
-        return dt.datetime.fromisoformat(stamp), int(row_id)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Invalid("cursor", "not a cursor this API gave out") from exc
 
 
 def _run_ref(run: Run | None) -> RunRef | None:
@@ -76,7 +62,7 @@ def alert_read(session: Session, alert: Alert) -> AlertRead:
         incident_id=alert.incident_id, before=alert.before, after=alert.after,
         change_pct=alert.change_pct, confidence=alert.confidence, tentative=alert.tentative,
         points_after=alert.points_after,
-        cause={k: Change(**v) for k, v in alert.cause.items()} if alert.cause else None,
+        cause=changes(alert.cause),
         change_at=alert.change_at, change_run=change_run,
         previous_run=_run_ref(alert.previous_run), resolved_by_run=_run_ref(resolved_by),
         note=alert.note, status_changed_at=alert.status_changed_at,
@@ -134,7 +120,7 @@ def list_alerts(
     if statuses:
         query = query.where(Alert.status.in_(statuses))
     if cursor:
-        stamp, row_id = _uncursor(cursor)
+        stamp, row_id = decode_cursor(cursor)
         query = query.where(
             or_(Alert.change_at < stamp, and_(Alert.change_at == stamp, Alert.id < row_id))
         )
@@ -144,7 +130,7 @@ def list_alerts(
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]
-        next_cursor = _cursor(rows[-1].change_at, rows[-1].id)
+        next_cursor = encode_cursor(rows[-1].change_at, rows[-1].id)
     by_status = select(Alert.status, func.count()).select_from(Alert)
     counts_query = _filtered(session, by_status, **filters).group_by(Alert.status)
     counts = {status: 0 for status in ("open", "acknowledged", "expected", "resolved")}
@@ -176,7 +162,7 @@ def _points(session: Session, alert: Alert) -> AlertPoints:
 
 
 def _changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> dict[str, Change]:
-    return {k: Change(**v) for k, v in context_changes(before, after).items()}
+    return changes(context_changes(before, after)) or {}
 
 
 def differences(previous: Run | None, current: Run) -> Differences:
@@ -222,7 +208,7 @@ def incident_read(session: Session, incident: Incident, counts: dict[str, int]) 
     return IncidentRead(
         id=incident.id, title=incident.title, status=incident.status,
         agent=agent_name(session, incident.agent_id),
-        cause={k: Change(**v) for k, v in incident.cause.items()} if incident.cause else None,
+        cause=changes(incident.cause),
         opened_at=incident.opened_at, resolved_at=incident.resolved_at,
         updated_at=incident.updated_at, alert_counts=counts,
     )  # fmt: skip
@@ -245,7 +231,7 @@ def list_incidents(
         agent_series = agent_series.join(Agent, Agent.id == Series.agent_id)
         query = query.where(Incident.id.in_(agent_series.where(Agent.name == agent)))
     if cursor:
-        stamp, row_id = _uncursor(cursor)
+        stamp, row_id = decode_cursor(cursor)
         query = query.where(
             or_(Incident.opened_at < stamp, and_(Incident.opened_at == stamp, Incident.id < row_id))
         )
@@ -257,7 +243,7 @@ def list_incidents(
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]
-        next_cursor = _cursor(rows[-1].opened_at, rows[-1].id)
+        next_cursor = encode_cursor(rows[-1].opened_at, rows[-1].id)
     counts = _alert_counts(session, [i.id for i in rows])
     return IncidentPage(
         items=[incident_read(session, i, counts[i.id]) for i in rows], next_cursor=next_cursor

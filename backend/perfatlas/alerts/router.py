@@ -14,7 +14,6 @@ from perfatlas.alerts.schemas import (
     AlertPage,
     AlertRead,
     AlertStatus,
-    Change,
     IncidentDetail,
     IncidentPage,
     IncidentStatus,
@@ -24,6 +23,7 @@ from perfatlas.alerts.schemas import (
     SeriesChangePoint,
     SeriesChangePoints,
     StatusUpdate,
+    changes,
 )
 from perfatlas.analysis.detector import attach_causes, detect
 from perfatlas.api.deps import (
@@ -246,7 +246,7 @@ def series_change_points(
                 confidence=cp.confidence,
                 kind=cp.kind,
                 tentative=cp.tentative,
-                cause={k: Change(**v) for k, v in cp.cause.items()} if cp.cause else None,
+                cause=changes(cp.cause),
                 alert_id=alerts.get(run_id),
             )
             for cp, run_id in zip(cps, run_ids, strict=True)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
-from perfatlas.runs.schemas import StrictModel
+from perfatlas.runs.schemas import SeriesRef, StrictModel
 
 AlertStatus = Literal["open", "acknowledged", "expected", "resolved"]
 AlertKind = Literal["regression", "improvement"]
@@ -24,16 +24,9 @@ class Change(BaseModel):
     after: Any = None
 
 
-class SeriesRef(BaseModel):
-    id: int
-    workload: str
-    metric: str
-    unit: str
-    direction: str
-    agent: str
-    target: str
-    parameters: dict[str, Any]
-    labels: dict[str, str]
+def changes(diff: dict[str, dict[str, Any]] | None) -> dict[str, Change] | None:
+    """A stored {key: {before, after}} diff (a cause) as the API shows it."""
+    return {key: Change(**change) for key, change in diff.items()} if diff else None
 
 
 class RunRef(BaseModel):

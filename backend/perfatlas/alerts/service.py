@@ -491,6 +491,17 @@ def _reopen_incident(
     _notify_incident(session, incident, "incident.reopened", settings, report)
 
 
+def _unresolved(session: Session, incident_id: int) -> int:
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(Alert)
+            .where(Alert.incident_id == incident_id, Alert.status != "resolved")
+        )
+        or 0
+    )
+
+
 def _settle_incident(
     session: Session, incident_id: int, settings: Settings, report: Report
 ) -> None:
@@ -498,12 +509,7 @@ def _settle_incident(
     incident = session.get(Incident, incident_id)
     if incident is None or incident.status == "resolved":
         return
-    unresolved = session.scalar(
-        select(func.count())
-        .select_from(Alert)
-        .where(Alert.incident_id == incident_id, Alert.status != "resolved")
-    )
-    if unresolved:
+    if _unresolved(session, incident_id):
         return
     incident.status = "resolved"
     incident.resolved_at = utcnow()
@@ -593,11 +599,7 @@ def _sync_incident_silently(session: Session, incident_id: int) -> None:
     incident = session.get(Incident, incident_id)
     if incident is None:
         return
-    unresolved = session.scalar(
-        select(func.count())
-        .select_from(Alert)
-        .where(Alert.incident_id == incident_id, Alert.status != "resolved")
-    )
+    unresolved = _unresolved(session, incident_id)
     if unresolved and incident.status == "resolved":
         incident.status, incident.resolved_at = "open", None
     elif not unresolved and incident.status == "open":

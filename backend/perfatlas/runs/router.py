@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid as uuid_mod
-from typing import Annotated, Any
+from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Response
@@ -30,6 +30,7 @@ from perfatlas.runs.schemas import (
     RunPage,
     RunRead,
     RunSummary,
+    SeriesRef,
 )
 from perfatlas.tasks import detect_after_ingest
 
@@ -132,16 +133,7 @@ def get_run(run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal) -> R
     return to_read(service.get_run(session, run_uuid=run_uuid))
 
 
-class SeriesRead(BaseModel):
-    id: int
-    workload: str
-    metric: str
-    unit: str
-    direction: str
-    agent: str
-    target: str
-    parameters: dict[str, Any]
-    labels: dict[str, str]
+class SeriesRead(SeriesRef):
     points: int
     last_at: dt.datetime | None
 

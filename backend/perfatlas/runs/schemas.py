@@ -190,3 +190,17 @@ class BatchRead(BaseModel):
     created: int
     existing: int
     runs: list[BatchItem]
+
+
+class SeriesRef(BaseModel):
+    """What identifies a series: everything but time and version labels."""
+
+    id: int
+    workload: str
+    metric: str
+    unit: str
+    direction: str
+    agent: str
+    target: str
+    parameters: dict[str, Any]
+    labels: dict[str, str]

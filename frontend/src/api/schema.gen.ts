@@ -1750,7 +1750,10 @@ export interface components {
             /** Workload */
             workload: string;
         };
-        /** SeriesRef */
+        /**
+         * SeriesRef
+         * @description What identifies a series: everything but time and version labels.
+         */
         SeriesRef: {
             /** Agent */
             agent: string;
