@@ -166,7 +166,10 @@ def ping(
 
 @app.command()
 def check(
-    window: Annotated[int, typer.Option(help="newest points of each series to look at")] = 1000,
+    window: Annotated[
+        int | None,
+        typer.Option(help="newest points of each series to look at [PERFATLAS_NIGHTLY_WINDOW]"),
+    ] = None,
 ) -> None:
     """Check every series for change points now and open/resolve alerts (what the worker's
     nightly pass does), then print what changed. Notifications are queued for the worker."""
@@ -176,7 +179,7 @@ def check(
 
     settings = get_settings()
     with session_factory(get_engine(settings.effective_database_url))() as session:
-        report = check_all(session, settings=settings, window=window)
+        report = check_all(session, settings=settings, window=window or settings.nightly_window)
     if report.notifications:
         enqueue(settings, NOTIFY_SWEEP, countdown=min(report.notifications))
     typer.echo(

@@ -78,13 +78,18 @@ def _register(app: Celery, settings: Settings) -> None:
         _kick_notifications(app, report.notifications)
         return report.as_dict()
 
-    @app.task(name=DETECT_ALL)  # type: ignore[untyped-decorator]
-    def detect_all() -> dict[str, int]:
+    @app.task(name=DETECT_ALL, bind=True, max_retries=5)  # type: ignore[untyped-decorator]
+    def detect_all(self: Any) -> dict[str, int]:
         """The nightly pass: every series, with a longer window."""
         from perfatlas.alerts import service
 
-        with factory() as session:
-            report = service.check_all(session, settings=settings, window=settings.nightly_window)
+        try:
+            with factory() as session:
+                report = service.check_all(
+                    session, settings=settings, window=settings.nightly_window
+                )
+        except service.RETRYABLE as exc:  # collided with an on-upload check: go again
+            raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
         _kick_notifications(app, report.notifications)
         return report.as_dict()
 

@@ -257,7 +257,10 @@ def _reconcile(
     existing = [
         a
         for a in session.scalars(
-            select(Alert).where(Alert.series_id == series.id, Alert.change_run_id.in_(index_of))
+            select(Alert)
+            .where(Alert.series_id == series.id, Alert.change_run_id.in_(index_of))
+            # A person's triage of one of these waits for this check, and the other way round.
+            .with_for_update(of=Alert)
         )
     ]
     matched: set[int] = set()
@@ -275,7 +278,8 @@ def _reconcile(
         )
         if alert is not None:
             matched.add(alert.id)
-            if _update(alert, cp, points, index_of):
+            taken = {a.change_run_id for a in existing if a.id != alert.id}
+            if _update(alert, cp, points, index_of, taken):
                 report.updated += 1
             if alert.status != "resolved" and alert.tentative and not alertable(cp, limits):
                 # More points made the tentative change smaller or less certain than the rule.
@@ -283,7 +287,12 @@ def _reconcile(
                 report.withdrawn += 1
                 if alert.incident_id is not None:
                     touched_incidents.add(alert.incident_id)
-            elif alert.resolution == "withdrawn" and alertable(cp, limits):
+            elif (
+                alert.resolution == "withdrawn"
+                or (alert.resolution == "stepped_back" and _step_back(alert, cps, index_of) is None)
+            ) and alertable(cp, limits):
+                # The change is back (a withdrawn tentative one), or what looked like a step
+                # back was not one after all.
                 _set_status(alert, "open", by="detector")
                 alert.resolution = None
                 if alert.incident_id is not None:
@@ -322,11 +331,16 @@ def _levels(cp: ChangePoint) -> dict[str, Any]:
 
 
 def _update(
-    alert: Alert, cp: ChangePoint, points: Sequence[_Point], index_of: dict[int, int]
+    alert: Alert,
+    cp: ChangePoint,
+    points: Sequence[_Point],
+    index_of: dict[int, int],
+    taken: set[int],
 ) -> bool:
     changed = False
     values = _levels(cp)
-    if alert.tentative and index_of[alert.change_run_id] != cp.index:
+    moved = index_of[alert.change_run_id] != cp.index
+    if alert.tentative and moved and points[cp.index].run_id not in taken:
         values.update(_location(cp, points))
     elif not alert.tentative:
         # A confirmed change's levels stay as they were confirmed.
@@ -366,12 +380,12 @@ def _create(session: Session, series: Series, cp: ChangePoint, points: Sequence[
 def _step_back(
     alert: Alert, cps: Sequence[ChangePoint], index_of: dict[int, int]
 ) -> ChangePoint | None:
-    """A later change the other way that brings the level closer to where it was than to
-    where the alert's change took it."""
+    """A later, confirmed change the other way that brings the level closer to where it was
+    than to where the alert's change took it (a tentative bounce resolves nothing)."""
     start = index_of[alert.change_run_id]
     for cp in cps:
         back = abs(cp.after - alert.before) < abs(cp.after - alert.after)
-        if cp.index > start and cp.kind != alert.kind and back:
+        if cp.index > start and cp.kind != alert.kind and back and not cp.tentative:
             return cp
     return None
 
@@ -422,6 +436,10 @@ def _assign_incident(
         window = AGENT_GROUP_WINDOW
         title = f"changes on {series.agent.name} around {alert.change_at:%Y-%m-%d %H:%M} UTC"
         agent_id = series.agent_id
+    if session.get_bind().dialect.name == "postgresql":
+        # Two workers checking series of one cause at once must find one incident, not open
+        # two: the lookup and the insert are serialised per key until this check commits.
+        session.execute(select(func.pg_advisory_xact_lock(func.hashtext(key))))
     incident = session.scalars(
         select(Incident)
         .where(Incident.key == key)
@@ -471,6 +489,15 @@ def _notify_incident(
     session: Session, incident: Incident, event: str, settings: Settings, report: Report
 ) -> None:
     delay = settings.notify_delay_seconds if event in ("incident.opened", "incident.updated") else 0
+    # Never before a notification of this incident that is still waiting to go out: receivers
+    # must read "opened" before "resolved".
+    waiting = session.scalar(
+        select(func.max(Notification.due_at)).where(
+            Notification.incident_id == incident.id, Notification.status == "pending"
+        )
+    )
+    if waiting is not None:
+        delay = max(delay, (waiting - utcnow()).total_seconds())
     added = notify.record(
         session, event=event, key=f"incident:{incident.id}:v{incident.version}",
         incident_id=incident.id, delay=delay,
@@ -514,6 +541,25 @@ def _settle_incident(
     incident.status = "resolved"
     incident.resolved_at = utcnow()
     incident.version += 1
+    unannounced = session.scalars(
+        select(Notification).where(
+            Notification.incident_id == incident_id,
+            Notification.event == "incident.opened",
+            Notification.status == "pending",
+            Notification.payload.is_(None),
+        )
+    ).all()
+    if unannounced:
+        # Withdrawn before anyone was told: neither "opened" nor "resolved" goes out.
+        for row in session.scalars(
+            select(Notification).where(
+                Notification.incident_id == incident_id,
+                Notification.status == "pending",
+                Notification.payload.is_(None),
+            )
+        ):
+            session.delete(row)
+        return
     _notify_incident(session, incident, "incident.resolved", settings, report)
 
 
@@ -523,15 +569,17 @@ _EVENT = {"open": "reopened", "acknowledged": "acknowledged", "expected": "expec
           "resolved": "resolved"}  # fmt: skip
 
 
-def get_alert(session: Session, alert_id: int) -> Alert:
-    alert = session.get(Alert, alert_id)
+def get_alert(session: Session, alert_id: int, *, lock: bool = False) -> Alert:
+    alert = session.get(Alert, alert_id, with_for_update={"of": Alert} if lock else None)
     if alert is None:
         raise NotFound(f"no alert with id {alert_id}")
     return alert
 
 
-def get_incident(session: Session, incident_id: int) -> Incident:
-    incident = session.get(Incident, incident_id)
+def get_incident(session: Session, incident_id: int, *, lock: bool = False) -> Incident:
+    incident = session.get(
+        Incident, incident_id, with_for_update={"of": Incident} if lock else None
+    )
     if incident is None:
         raise NotFound(f"no incident with id {incident_id}")
     return incident
@@ -541,7 +589,7 @@ def _apply(alert: Alert, status: str, note: str | None, actor: str) -> bool:
     if alert.status == status and (note is None or note == alert.note):
         return False
     if status == "expected" and not (note or alert.note):
-        raise Invalid("note", "say why the change is expected (a note is required)")
+        raise Invalid("body.note", "say why the change is expected (a note is required)")
     if note is not None:
         alert.note = note
     if alert.status != status:
@@ -556,7 +604,7 @@ def set_alert_status(
     session: Session, alert_id: int, *, status: str, note: str | None, actor: str
 ) -> Alert:
     """A person's triage of one alert: one notification per change, none for a repeat."""
-    alert = get_alert(session, alert_id)
+    alert = get_alert(session, alert_id, lock=True)
     before = alert.status
     if _apply(alert, status, note, actor):
         if before != alert.status:
@@ -575,12 +623,16 @@ def set_incident_status(
     session: Session, incident_id: int, *, status: str, note: str | None, actor: str
 ) -> Incident:
     """Triage of every alert of an incident at once: one notification for all of them."""
-    incident = get_incident(session, incident_id)
-    changed = False
+    incident = get_incident(session, incident_id, lock=True)
+    changed = noted = False
     for alert in incident.alerts:
         if status != "open" and alert.status == "resolved":
             continue  # acknowledging an incident leaves its resolved alerts resolved
-        changed = _apply(alert, status, note, actor) or changed
+        before = alert.status
+        noted = _apply(alert, status, note, actor) or noted
+        changed = changed or alert.status != before
+    if noted and not changed:  # only the note changed: saved, nobody notified again
+        session.commit()
     if changed:
         incident.version += 1
         notify.record(

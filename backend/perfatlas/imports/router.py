@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, BackgroundTasks, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -45,6 +45,7 @@ async def _import(
     parser: Parser,
     session: SessionDep,
     settings: SettingsDep,
+    background: BackgroundTasks,
     agent: str | None,
     target: str | None,
     label: list[str],
@@ -79,7 +80,8 @@ async def _import(
         lambda: service.ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels)
     )
     created = sum(1 for o in outcomes if o.created)
-    await run_in_threadpool(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
+    # After the response: the upload never waits for the broker.
+    background.add_task(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
     return BatchRead(
         created=created,
         existing=len(outcomes) - created,
@@ -125,6 +127,7 @@ async def import_fio(
     session: SessionDep,
     settings: SettingsDep,
     _: UploadPrincipal,
+    background: BackgroundTasks,
     agent: AgentQuery = None,
     target: TargetQuery = None,
     label: LabelQuery = [],  # noqa: B006
@@ -132,7 +135,8 @@ async def import_fio(
 ) -> BatchRead:
     """Import fio output (--output-format=json or json+): one run per job."""
     return await _import(
-        request, parser=parse_fio, session=session, settings=settings, agent=agent,
+        request, parser=parse_fio, session=session, settings=settings, background=background,
+        agent=agent,
         target=target, label=label, started_at=started_at,
     )  # fmt: skip
 
@@ -148,6 +152,7 @@ async def import_bonnie(
     session: SessionDep,
     settings: SettingsDep,
     _: UploadPrincipal,
+    background: BackgroundTasks,
     agent: AgentQuery = None,
     target: TargetQuery = None,
     label: LabelQuery = [],  # noqa: B006
@@ -155,6 +160,7 @@ async def import_bonnie(
 ) -> BatchRead:
     """Import bonnie++ CSV lines: one run per line; '+++++' fields are left out as not measured."""
     return await _import(
-        request, parser=parse_bonnie, session=session, settings=settings, agent=agent,
+        request, parser=parse_bonnie, session=session, settings=settings,
+        background=background, agent=agent,
         target=target, label=label, started_at=started_at,
     )  # fmt: skip

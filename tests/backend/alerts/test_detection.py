@@ -239,7 +239,7 @@ def test_triage_changes_status_once_and_notifies_once_per_change(
         client.post(url, json={"status": "acknowledged"}, headers=upload_headers).status_code == 200
     )
     no_note = client.post(url, json={"status": "expected"}, headers=upload_headers)
-    assert no_note.status_code == 422 and no_note.json()["errors"][0]["field"] == "note"
+    assert no_note.status_code == 422 and no_note.json()["errors"][0]["field"] == "body.note"
     expected = client.post(
         url, json={"status": "expected", "note": "fsync on by design"}, headers=upload_headers
     )
@@ -301,3 +301,59 @@ def test_a_tentative_change_that_fades_is_withdrawn(
     assert after["status"] == "resolved" and after["resolution"] == "withdrawn"
     incident = client.get(f"/api/v1/incidents/{alert['incident_id']}", headers=read_headers)
     assert incident.json()["status"] == "resolved"
+
+
+def test_a_short_bounce_does_not_resolve_a_regression(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    """Five good runs after a regression are a tentative step back: the alert stays open,
+    and stays open when the series falls back to the regressed level."""
+    check(engine, settings, upload([1000.0] * 20 + [700.0] * 10))
+    (alert,) = alerts(client, read_headers)["items"]
+    check(engine, settings, upload([1000.0] * 5, seed=12))
+    assert (
+        client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()["status"] == "open"
+    )
+    check(engine, settings, upload([700.0] * 12, seed=13))
+    after = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    assert after["status"] == "open" and after["resolution"] is None
+
+
+def test_an_incident_withdrawn_before_its_first_notification_sends_nothing(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload, tokens: Any,
+    read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    """The first notification of an incident waits notify_delay_seconds (30 s here); if the
+    tentative alert is withdrawn before that, neither "opened" nor "resolved" goes out."""
+    admin = {"Authorization": f"Bearer {tokens.admin}"}
+    channel = {"name": "team", "kind": "webhook", "target": "http://127.0.0.1:9/hook"}
+    assert client.post("/api/v1/channels", json=channel, headers=admin).status_code == 201
+    check(engine, settings, upload([1000.0] * 20 + [700.0] * 5))
+    with session_factory(engine)() as session:
+        assert session.scalars(select(Notification.event)).all() == ["incident.opened"]
+    check(engine, settings, upload([1000.0] * 2, seed=11))
+    (alert,) = alerts(client, read_headers)["items"]
+    assert alert["resolution"] == "withdrawn"
+    with session_factory(engine)() as session:
+        assert session.scalars(select(Notification.event)).all() == []
+
+
+def test_editing_the_note_of_a_triaged_incident_notifies_nobody_again(
+    client: TestClient, engine: Engine, settings: Settings, upload: Upload, tokens: Any,
+    upload_headers: dict[str, str], read_headers: dict[str, str],
+) -> None:  # fmt: skip
+    admin = {"Authorization": f"Bearer {tokens.admin}"}
+    channel = {"name": "team", "kind": "webhook", "target": "http://127.0.0.1:9/hook"}
+    assert client.post("/api/v1/channels", json=channel, headers=admin).status_code == 201
+    check(engine, settings, upload([1000.0] * 15 + [800.0] * 10))
+    (alert,) = alerts(client, read_headers)["items"]
+    url = f"/api/v1/incidents/{alert['incident_id']}/status"
+    for note in (None, "looking", "still looking"):
+        body = {"status": "acknowledged", **({"note": note} if note else {})}
+        assert client.post(url, json=body, headers=upload_headers).status_code == 200
+    detail = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    assert detail["status"] == "acknowledged" and detail["note"] == "still looking"
+    with session_factory(engine)() as session:
+        events = session.scalars(select(Notification.event).order_by(Notification.id)).all()
+    assert events == ["incident.opened", "incident.acknowledged"]
