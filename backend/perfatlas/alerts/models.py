@@ -122,6 +122,7 @@ class Alert(Base):
     incident: Mapped[Incident | None] = relationship(back_populates="alerts")
     change_run: Mapped[Run] = relationship(foreign_keys=[change_run_id])
     previous_run: Mapped[Run | None] = relationship(foreign_keys=[previous_run_id])
+    resolved_by_run: Mapped[Run | None] = relationship(foreign_keys=[resolved_by_run_id])
 
 
 class Channel(Base):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, and_, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.alerts.models import Alert, Incident
 from perfatlas.alerts.schemas import (
@@ -23,7 +23,7 @@ from perfatlas.alerts.schemas import (
     RunRef,
     changes,
 )
-from perfatlas.alerts.service import VOLATILE_KEYS, agent_name
+from perfatlas.alerts.service import VOLATILE_KEYS
 from perfatlas.analysis.detector import context_changes
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Agent, Result, Run, Series
@@ -52,8 +52,7 @@ def series_ref(series: Series) -> SeriesRef:
     )  # fmt: skip
 
 
-def alert_read(session: Session, alert: Alert) -> AlertRead:
-    resolved_by = session.get(Run, alert.resolved_by_run_id) if alert.resolved_by_run_id else None
+def alert_read(alert: Alert) -> AlertRead:
     change_run = _run_ref(alert.change_run)
     assert change_run is not None
     return AlertRead(
@@ -64,7 +63,7 @@ def alert_read(session: Session, alert: Alert) -> AlertRead:
         points_after=alert.points_after,
         cause=changes(alert.cause),
         change_at=alert.change_at, change_run=change_run,
-        previous_run=_run_ref(alert.previous_run), resolved_by_run=_run_ref(resolved_by),
+        previous_run=_run_ref(alert.previous_run), resolved_by_run=_run_ref(alert.resolved_by_run),
         note=alert.note, status_changed_at=alert.status_changed_at,
         status_changed_by=alert.status_changed_by, created_at=alert.created_at,
         updated_at=alert.updated_at, resolved_at=alert.resolved_at,
@@ -124,8 +123,16 @@ def list_alerts(
         query = query.where(
             or_(Alert.change_at < stamp, and_(Alert.change_at == stamp, Alert.id < row_id))
         )
+    # The runs either side of each change, for a whole page in three queries (not three per
+    # alert).
+    runs = (
+        selectinload(Alert.change_run), selectinload(Alert.previous_run),
+        selectinload(Alert.resolved_by_run),
+    )  # fmt: skip
     rows = list(
-        session.scalars(query.order_by(Alert.change_at.desc(), Alert.id.desc()).limit(limit + 1))
+        session.scalars(
+            query.options(*runs).order_by(Alert.change_at.desc(), Alert.id.desc()).limit(limit + 1)
+        )
     )
     next_cursor = None
     if len(rows) > limit:
@@ -135,9 +142,7 @@ def list_alerts(
     counts_query = _filtered(session, by_status, **filters).group_by(Alert.status)
     counts = {status: 0 for status in ("open", "acknowledged", "expected", "resolved")}
     counts.update({status: n for status, n in session.execute(counts_query)})
-    return AlertPage(
-        items=[alert_read(session, a) for a in rows], next_cursor=next_cursor, counts=counts
-    )
+    return AlertPage(items=[alert_read(a) for a in rows], next_cursor=next_cursor, counts=counts)
 
 
 def _points(session: Session, alert: Alert) -> AlertPoints:
@@ -186,7 +191,7 @@ def differences(previous: Run | None, current: Run) -> Differences:
 
 def alert_detail(session: Session, alert: Alert) -> AlertDetail:
     return AlertDetail(
-        **alert_read(session, alert).model_dump(),
+        **alert_read(alert).model_dump(),
         points=_points(session, alert),
         differences=differences(alert.previous_run, alert.change_run),
     )
@@ -207,7 +212,7 @@ def _alert_counts(session: Session, incident_ids: Sequence[int]) -> dict[int, di
 def incident_read(session: Session, incident: Incident, counts: dict[str, int]) -> IncidentRead:
     return IncidentRead(
         id=incident.id, title=incident.title, status=incident.status,
-        agent=agent_name(session, incident.agent_id),
+        agent=incident.agent.name if incident.agent else None,
         cause=changes(incident.cause),
         opened_at=incident.opened_at, resolved_at=incident.resolved_at,
         updated_at=incident.updated_at, alert_counts=counts,
@@ -254,5 +259,5 @@ def incident_detail(session: Session, incident: Incident) -> IncidentDetail:
     counts = _alert_counts(session, [incident.id])[incident.id]
     return IncidentDetail(
         **incident_read(session, incident, counts).model_dump(),
-        alerts=[alert_read(session, a) for a in incident.alerts],
+        alerts=[alert_read(a) for a in incident.alerts],
     )

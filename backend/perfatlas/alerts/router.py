@@ -25,7 +25,6 @@ from perfatlas.alerts.schemas import (
     StatusUpdate,
     changes,
 )
-from perfatlas.analysis.detector import attach_causes, detect
 from perfatlas.api.deps import (
     AdminPrincipal,
     ReadPrincipal,
@@ -87,7 +86,7 @@ def set_alert_status(
     alert = service.set_alert_status(
         session, alert_id, status=body.status, note=body.note, actor=principal.name
     )
-    return queries.alert_read(session, alert)
+    return queries.alert_read(alert)
 
 
 @router.get("/incidents", operation_id="list_incidents", response_model=IncidentPage)
@@ -220,10 +219,7 @@ def series_change_points(
     """Every change the detector finds in the series' newest points, improvements too, with
     the alert each one opened; for marking changes on a plot."""
     series = get_series(session, series_id=series_id)
-    loaded = service._load_points(session, series.id, points)
-    cps = detect([p.samples for p in loaded], series.direction)  # type: ignore[arg-type]
-    envs = service._environments(session, (p.environment_id for p in loaded))
-    cps = attach_causes(cps, service._contexts(loaded, envs))
+    loaded, cps = service.change_points(session, series, points)
     run_ids = [loaded[cp.index].run_id for cp in cps]
     uuids = dict(session.execute(select(Run.id, Run.uuid).where(Run.id.in_(run_ids))).all())
     alerts = dict(

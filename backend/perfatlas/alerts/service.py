@@ -18,12 +18,12 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts import notify
 from perfatlas.alerts.models import Alert, AlertRule, Incident, Notification
-from perfatlas.analysis.detector import ChangePoint, attach_causes, detect_many
+from perfatlas.analysis.detector import ChangePoint, attach_causes, detect, detect_many
 from perfatlas.core.canonical import canonical_json
 from perfatlas.core.config import Settings
 from perfatlas.core.errors import Invalid, NotFound
 from perfatlas.core.models import utcnow
-from perfatlas.runs.models import Agent, Environment, Result, Run, Series
+from perfatlas.runs.models import Environment, Result, Run, Series
 
 # A task that hits one of these (two checks racing on one series, a dropped connection) is
 # retried; the second attempt sees what the first one committed.
@@ -180,6 +180,17 @@ def _contexts(points: Sequence[_Point], envs: dict[int, dict[str, Any]]) -> list
         }
         for p in points
     ]
+
+
+def change_points(
+    session: Session, series: Series, window: int
+) -> tuple[list[_Point], list[ChangePoint]]:
+    """The newest `window` points of one series and the changes in them, causes attached
+    (improvements too, at the detector's default confidence)."""
+    points = _load_points(session, series.id, window)
+    cps = detect([p.samples for p in points], series.direction)  # type: ignore[arg-type]
+    envs = _environments(session, (p.environment_id for p in points))
+    return points, attach_causes(cps, _contexts(points, envs))
 
 
 # ---- checking series --------------------------------------------------------------------
@@ -656,9 +667,3 @@ def _sync_incident_silently(session: Session, incident_id: int) -> None:
         incident.status, incident.resolved_at = "open", None
     elif not unresolved and incident.status == "open":
         incident.status, incident.resolved_at = "resolved", utcnow()
-
-
-def agent_name(session: Session, agent_id: int | None) -> str | None:
-    if agent_id is None:
-        return None
-    return session.scalar(select(Agent.name).where(Agent.id == agent_id))

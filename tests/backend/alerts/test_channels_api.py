@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tests.backend.alerts.conftest import make_incident, record
 from tests.conftest import Tokens
 
+# A made-up Slack-style URL whose path and query are the secret the API must never show.
 HOOK = "https://hooks.slack.example/services/T000/B000/XXXXsecretXXXX?token=abc"
 
 
