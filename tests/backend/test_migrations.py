@@ -14,7 +14,7 @@ from sqlalchemy import inspect
 from perfatlas.cli import _alembic_config
 from perfatlas.core.all_models import Base
 from perfatlas.core.db import make_engine
-from tests.conftest import create_database, drop_database
+from tests.conftest import _db_name, create_database, drop_database
 
 
 def _diff(url: str) -> list[object]:
@@ -40,7 +40,7 @@ def empty_db(request: pytest.FixtureRequest, tmp_path: Path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'migrations.db'}"
         return
-    name = "perfatlas_test_migrations"
+    name = _db_name("migrations")
     yield create_database(name)
     drop_database(name)
 

@@ -26,13 +26,14 @@ from perfatlas.alerts.schemas import (
 from perfatlas.alerts.service import VOLATILE_KEYS
 from perfatlas.analysis.detector import context_changes
 from perfatlas.runs.dimensions import json_text
+from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Agent, Result, Run, Series
 from perfatlas.runs.schemas import SeriesRef
 from perfatlas.runs.service import decode_cursor, encode_cursor, parse_pairs
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30
-DURABILITY = ("fsync_policy", "o_direct", "sync_mount", "write_cache", "cold_method")
+DURABILITY = DURABILITY_FIELDS
 
 
 def _run_ref(run: Run | None) -> RunRef | None:
@@ -260,4 +261,19 @@ def incident_detail(session: Session, incident: Incident) -> IncidentDetail:
     return IncidentDetail(
         **incident_read(session, incident, counts).model_dump(),
         alerts=[alert_read(a) for a in incident.alerts],
+    )
+
+
+def tentative_series(session: Session, series_ids: Sequence[int]) -> set[int]:
+    """The series among these with a tentative alert still unresolved: a trust flag for readers."""
+    if not series_ids:
+        return set()
+    return set(
+        session.scalars(
+            select(Alert.series_id).where(
+                Alert.series_id.in_(sorted(set(series_ids))),
+                Alert.tentative.is_(True),
+                Alert.status.in_(("open", "acknowledged")),
+            )
+        )
     )

@@ -51,6 +51,8 @@ class CompareRun(BaseModel):
     o_direct: bool | None
     sync_mount: bool | None
     write_cache: str | None
+    flush_to_device: bool | None
+    memory_backed: bool | None
     cold_method: str | None
     environment_id: int | None
 

@@ -27,13 +27,13 @@ from perfatlas.explore.schemas import (
     ExploreTrace,
 )
 from perfatlas.runs.dimensions import TIME, dimension
+from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Agent, Environment, Result, Run
 from perfatlas.runs.service import get_run, parse_pairs
 from perfatlas.runs.stats import quantile
 
 RUNS_PER_POINT = 20
 MAX_TIME_POINTS = 50_000
-DURABILITY_FIELDS = ("fsync_policy", "o_direct", "sync_mount", "write_cache", "cold_method")
 
 
 def _base_query(
@@ -328,6 +328,8 @@ def compare(session: Session, *, run_uuids: Sequence[uuid_mod.UUID]) -> CompareR
                 o_direct=run.o_direct,
                 sync_mount=run.sync_mount,
                 write_cache=run.write_cache,
+                flush_to_device=run.flush_to_device,
+                memory_backed=run.memory_backed,
                 cold_method=run.cold_method,
                 environment_id=run.environment_id,
             )

@@ -31,6 +31,8 @@ BUILTIN: dict[str, Any] = {
     "o_direct": Run.o_direct,
     "sync_mount": Run.sync_mount,
     "write_cache": Run.write_cache,
+    "flush_to_device": Run.flush_to_device,
+    "memory_backed": Run.memory_backed,
     "cold_method": Run.cold_method,
 }
 TIME = "time"
@@ -52,7 +54,7 @@ def json_text(column: Any, key: str, dialect: str) -> ColumnElement[Any]:
 def dimension(name: str, dialect: str, *, field: str) -> ColumnElement[Any]:
     if name in BUILTIN:
         expr = BUILTIN[name]
-        if name in ("o_direct", "sync_mount"):
+        if name in ("o_direct", "sync_mount", "flush_to_device", "memory_backed"):
             return case((expr.is_(True), "true"), (expr.is_(False), "false"), else_=None)
         return expr  # type: ignore[no-any-return]
     prefix, dot, rest = name.partition(".")

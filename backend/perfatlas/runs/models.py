@@ -13,6 +13,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    SmallInteger,
     String,
     Uuid,
 )
@@ -80,7 +81,11 @@ class Run(Base):
     fsync_policy: Mapped[str | None] = mapped_column(String(16))
     o_direct: Mapped[bool | None] = mapped_column(Boolean)
     sync_mount: Mapped[bool | None] = mapped_column(Boolean)
+    # The kernel's write-cache mode ("write back" / "write through"), whether a flush reaches
+    # stable storage, and whether the target is memory (tmpfs): see runs/durability.py.
     write_cache: Mapped[str | None] = mapped_column(String(16))
+    flush_to_device: Mapped[bool | None] = mapped_column(Boolean)
+    memory_backed: Mapped[bool | None] = mapped_column(Boolean)
     cold_method: Mapped[str | None] = mapped_column(String(32))
     meta: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -151,6 +156,9 @@ class Result(Base):
     started_at: Mapped[dt.datetime] = mapped_column(UTCDateTime)
     run_uuid: Mapped[uuid_mod.UUID] = mapped_column(Uuid)
     environment_id: Mapped[int | None] = mapped_column(Integer)
+    agent_id: Mapped[int] = mapped_column(Integer)
+    # Trust flags (runs/trust.py): short phase, busy machine, too few repetitions.
+    flags: Mapped[int] = mapped_column(SmallInteger, default=0, server_default="0")
     metric: Mapped[str] = mapped_column(String(128))
     unit: Mapped[str] = mapped_column(String(16))
     direction: Mapped[str] = mapped_column(String(8))

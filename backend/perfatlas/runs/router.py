@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid as uuid_mod
+from collections.abc import Collection
 from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Response
 from pydantic import BaseModel
 
+from perfatlas.alerts.queries import tentative_series
 from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
@@ -18,7 +20,7 @@ from perfatlas.api.deps import (
     body_schema,
     json_body,
 )
-from perfatlas.runs import service
+from perfatlas.runs import service, trust
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
     BatchItem,
@@ -31,6 +33,7 @@ from perfatlas.runs.schemas import (
     RunRead,
     RunSummary,
     SeriesRef,
+    TrustNote,
 )
 from perfatlas.tasks import detect_after_ingest
 
@@ -43,16 +46,23 @@ def to_summary(run: Run) -> RunSummary:
         parameters=run.parameters, labels=run.labels, started_at=run.started_at,
         finished_at=run.finished_at, status=run.status, fsync_policy=run.fsync_policy,
         o_direct=run.o_direct, sync_mount=run.sync_mount, write_cache=run.write_cache,
+        flush_to_device=run.flush_to_device, memory_backed=run.memory_backed,
         cold_method=run.cold_method, environment_id=run.environment_id, job_id=run.job_id,
     )  # fmt: skip
 
 
-def to_read(run: Run) -> RunRead:
+def to_read(run: Run, tentative: Collection[str] = ()) -> RunRead:
     return RunRead(
         **to_summary(run).model_dump(),
         environment=EnvironmentRead.model_validate(run.environment) if run.environment else None,
         meta=run.meta,
         results=[ResultRead.model_validate(r) for r in run.results],
+        trust=[
+            TrustNote(flag=flag, reason=reason, metrics=metrics)
+            for flag, reason, metrics in trust.notes(
+                [(r.metric, r.flags) for r in run.results], tentative
+            )
+        ],
     )
 
 
@@ -129,8 +139,10 @@ def list_runs(
 
 @router.get("/runs/{run_uuid}", operation_id="get_run", response_model=RunRead)
 def get_run(run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal) -> RunRead:
-    """One run with its environment and every result with its samples."""
-    return to_read(service.get_run(session, run_uuid=run_uuid))
+    """One run with its environment, every result with its samples, and its trust notes."""
+    run = service.get_run(session, run_uuid=run_uuid)
+    tentative = tentative_series(session, [r.series_id for r in run.results])
+    return to_read(run, [r.metric for r in run.results if r.series_id in tentative])
 
 
 class SeriesRead(SeriesRef):

@@ -12,9 +12,11 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    field_validator,
     model_validator,
 )
 
+from perfatlas.runs.trust import flag_names
 from perfatlas.runs.units import KNOWN_UNITS, Direction, implied_direction
 
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
@@ -29,7 +31,9 @@ ParamValue = bool | int | FiniteFloat | ShortText
 Workload = Name
 RunStatus = Literal["ok", "failed", "partial"]
 FsyncPolicy = Literal["none", "file", "end", "data", "unknown"]
-WriteCache = Literal["enabled", "disabled", "unknown"]
+# The kernel's words (/sys/block/*/queue/write_cache); enabled/disabled from older agents are
+# stored as write back/write through.
+WriteCache = Literal["write back", "write through", "enabled", "disabled", "unknown"]
 ColdMethod = Literal["drop_caches", "fadvise", "fresh_files", "remount", "none", "unknown"]
 
 
@@ -91,6 +95,14 @@ class RunCreate(StrictModel):
     o_direct: bool | None = None
     sync_mount: bool | None = None
     write_cache: WriteCache | None = None
+    flush_to_device: bool | None = Field(
+        default=None,
+        description="whether a flush (fsync) reaches stable storage: false on memory, and when "
+        "the kernel's write cache mode is write through over a device that still caches",
+    )
+    memory_backed: bool | None = Field(
+        default=None, description="the target is memory (tmpfs, ramfs): nothing is durable"
+    )
     cold_method: ColdMethod | None = None
     environment: dict[str, Any] = Field(
         default_factory=dict,
@@ -141,6 +153,12 @@ class ResultRead(BaseModel):
     p95: float
     p99: float
     series_id: int
+    flags: list[str] = Field(description="trust flags: short_phase, busy, few_repetitions")
+
+    @field_validator("flags", mode="before")
+    @classmethod
+    def _flag_names(cls, value: Any) -> Any:
+        return flag_names(value) if isinstance(value, int) else value
 
 
 class EnvironmentRead(BaseModel):
@@ -165,15 +183,24 @@ class RunSummary(BaseModel):
     o_direct: bool | None
     sync_mount: bool | None
     write_cache: str | None
+    flush_to_device: bool | None
+    memory_backed: bool | None
     cold_method: str | None
     environment_id: int | None
     job_id: int | None
+
+
+class TrustNote(BaseModel):
+    flag: str
+    reason: str
+    metrics: list[str] = Field(description="the metrics it applies to")
 
 
 class RunRead(RunSummary):
     environment: EnvironmentRead | None
     meta: dict[str, Any]
     results: list[ResultRead]
+    trust: list[TrustNote] = Field(description="why some of this run's numbers need care")
 
 
 class RunPage(BaseModel):

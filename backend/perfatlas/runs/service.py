@@ -22,18 +22,20 @@ from perfatlas.core.canonical import canonical_json, content_hash
 from perfatlas.core.errors import Conflict, Invalid, NotFound
 from perfatlas.core.models import utcnow
 from perfatlas.runs.dimensions import json_text
+from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.models import Agent, Environment, Result, Run, Series
 from perfatlas.runs.schemas import RunCreate
 from perfatlas.runs.stats import Summary, summarize_columns
+from perfatlas.runs.trust import result_flags, run_flags
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
 _CHUNK = 1000
 _INGEST_ATTEMPTS = 3
 RESULT_COLUMNS = (
-    "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "metric",
-    "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max", "p5", "p50",
-    "p95", "p99",
+    "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "agent_id",
+    "flags", "metric", "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max",
+    "p5", "p50", "p95", "p99",
 )  # fmt: skip
 
 
@@ -275,8 +277,13 @@ def _store_new(
             "fsync_policy": run.fsync_policy,
             "o_direct": run.o_direct,
             "sync_mount": run.sync_mount,
-            "write_cache": run.write_cache,
             "cold_method": run.cold_method,
+            **stored_facts(
+                write_cache=run.write_cache,
+                memory_backed=run.memory_backed,
+                flush_to_device=run.flush_to_device,
+                environment=run.environment,
+            ),
             "meta": run.meta,
             "created_at": now,
         }
@@ -286,7 +293,7 @@ def _store_new(
 
     env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
     series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
-    _insert_results(session, runs, run_ids, env_of_run, series_of_results)
+    _insert_results(session, runs, run_ids, env_of_run, series_of_results, agent_ids)
     # Last: the update locks the agents' rows until the commit, and concurrent uploads from
     # the same agents wait for that lock (taken in name order, so they cannot deadlock).
     _touch_agents(session, runs, agent_ids)
@@ -391,6 +398,7 @@ def _insert_results(
     run_ids: list[int],
     env_ids: list[int | None],
     series_ids: list[list[int]],
+    agent_ids: dict[str, int],
 ) -> None:
     """Every result of the runs, with its summary (computed for the whole batch at once)."""
     # The schema guarantees samples or a value.
@@ -400,6 +408,10 @@ def _insert_results(
     stats = summarize_columns(samples)
     given = [r.value for run in runs for r in run.results]
     values = [p50 if v is None else v for v, p50 in zip(given, stats["p50"], strict=True)]
+    flags: list[int] = []
+    for run in runs:
+        bits, short = run_flags(run.meta, _as_int(run.environment.get("cores")))
+        flags.extend(result_flags(r.metric, len(r.samples) or 1, bits, short) for r in run.results)
     if session.get_bind().dialect.name != "postgresql":
         rows: list[dict[str, Any]] = []
         for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
@@ -409,7 +421,8 @@ def _insert_results(
                     {
                         "run_id": run_id, "series_id": series_id, "workload": run.workload,
                         "started_at": run.started_at, "run_uuid": run.uuid,
-                        "environment_id": env_id, "metric": result.metric, "unit": result.unit,
+                        "environment_id": env_id, "agent_id": agent_ids[run.agent],
+                        "flags": flags[i], "metric": result.metric, "unit": result.unit,
                         "direction": result.direction, "value": values[i],
                         "samples": samples[i], **{f: stats[f][i] for f in Summary._fields},
                     }
@@ -419,15 +432,18 @@ def _insert_results(
     # Names, units and directions match NAME_PATTERN or a fixed list, so they need no
     # escaping; the run's own fields are rendered once per run, the numbers a column at a
     # time, and the lines joined in C.
-    heads = []
+    heads: list[str] = []
     for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
         run_fields = "\t".join(
-            [_copy_field(v) for v in (run.workload, run.started_at, run.uuid, env_id)]
+            [
+                _copy_field(v)
+                for v in (run.workload, run.started_at, run.uuid, env_id, agent_ids[run.agent])
+            ]
         )
         for result, series_id in zip(run.results, sids, strict=True):
             heads.append(
-                f"{run_id}\t{series_id}\t{run_fields}\t{result.metric}\t{result.unit}"
-                f"\t{result.direction}"
+                f"{run_id}\t{series_id}\t{run_fields}\t{flags[len(heads)]}\t{result.metric}"
+                f"\t{result.unit}\t{result.direction}"
             )
     fields = [
         heads,

@@ -485,7 +485,7 @@ export interface paths {
         };
         /**
          * Get Run
-         * @description One run with its environment and every result with its samples.
+         * @description One run with its environment, every result with its samples, and its trust notes.
          */
         get: operations["get_run"];
         put?: never;
@@ -976,12 +976,16 @@ export interface components {
             cold_method: string | null;
             /** Environment Id */
             environment_id: number | null;
+            /** Flush To Device */
+            flush_to_device: boolean | null;
             /** Fsync Policy */
             fsync_policy: string | null;
             /** Labels */
             labels: {
                 [key: string]: string;
             };
+            /** Memory Backed */
+            memory_backed: boolean | null;
             /** O Direct */
             o_direct: boolean | null;
             /** Parameters */
@@ -1276,6 +1280,11 @@ export interface components {
              * @enum {string}
              */
             direction: "higher" | "lower";
+            /**
+             * Flags
+             * @description trust flags: short_phase, busy, few_repetitions
+             */
+            flags: string[];
             /** Max */
             max: number;
             /** Mean */
@@ -1450,6 +1459,12 @@ export interface components {
              */
             finished_at: string | null;
             /**
+             * Flush To Device
+             * @description whether a flush (fsync) reaches stable storage: false on memory, and when the kernel's write cache mode is write through over a device that still caches
+             * @default null
+             */
+            flush_to_device: boolean | null;
+            /**
              * Fsync Policy
              * @default null
              */
@@ -1463,6 +1478,12 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /**
+             * Memory Backed
+             * @description the target is memory (tmpfs, ramfs): nothing is durable
+             * @default null
+             */
+            memory_backed: boolean | null;
             /**
              * Meta
              * @description anything else worth keeping (tool versions, raw logs)
@@ -1511,7 +1532,7 @@ export interface components {
              * Write Cache
              * @default null
              */
-            write_cache: ("enabled" | "disabled" | "unknown") | null;
+            write_cache: ("write back" | "write through" | "enabled" | "disabled" | "unknown") | null;
         };
         /** RunPage */
         RunPage: {
@@ -1534,6 +1555,8 @@ export interface components {
             environment_id: number | null;
             /** Finished At */
             finished_at: string | null;
+            /** Flush To Device */
+            flush_to_device: boolean | null;
             /** Fsync Policy */
             fsync_policy: string | null;
             /** Job Id */
@@ -1542,6 +1565,8 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
+            /** Memory Backed */
+            memory_backed: boolean | null;
             /** Meta */
             meta: {
                 [key: string]: unknown;
@@ -1565,6 +1590,11 @@ export interface components {
             sync_mount: boolean | null;
             /** Target */
             target: string;
+            /**
+             * Trust
+             * @description why some of this run's numbers need care
+             */
+            trust: components["schemas"]["TrustNote"][];
             /**
              * Uuid
              * Format: uuid
@@ -1604,6 +1634,8 @@ export interface components {
             environment_id: number | null;
             /** Finished At */
             finished_at: string | null;
+            /** Flush To Device */
+            flush_to_device: boolean | null;
             /** Fsync Policy */
             fsync_policy: string | null;
             /** Job Id */
@@ -1612,6 +1644,8 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
+            /** Memory Backed */
+            memory_backed: boolean | null;
             /** O Direct */
             o_direct: boolean | null;
             /** Parameters */
@@ -1793,6 +1827,18 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "acknowledged" | "expected" | "resolved";
+        };
+        /** TrustNote */
+        TrustNote: {
+            /** Flag */
+            flag: string;
+            /**
+             * Metrics
+             * @description the metrics it applies to
+             */
+            metrics: string[];
+            /** Reason */
+            reason: string;
         };
         /** ValidationError */
         ValidationError: {
