@@ -38,6 +38,38 @@ function Samples({ result }: { result: RunResult }) {
   );
 }
 
+const FLAG_TEXT: Record<string, string> = {
+  short_phase: "short phase",
+  busy: "busy machine",
+  few_repetitions: "few repetitions",
+  tentative_alert: "tentative alert",
+};
+
+/** Why some numbers of this run need care, first thing on the page. */
+function TrustNotes({ run }: { run: Run }) {
+  if (run.trust.length === 0) return null;
+  return (
+    <section className="banner warn trust-notes" data-testid="trust-notes">
+      <strong>Read these numbers with care:</strong>
+      <ul>
+        {run.trust.map((t) => (
+          <li key={t.flag}>
+            <span className="badge warn">{FLAG_TEXT[t.flag] ?? t.flag}</span> {t.reason}{" "}
+            <span className="muted small mono">({t.metrics.length === run.results.length ? "every metric" : t.metrics.join(", ")})</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function resultFlags(run: Run, metric: string): string[] {
+  return run.trust.filter((t) => t.metrics.includes(metric)).map((t) => t.flag);
+}
+
+/** The few environment facts people look for; the rest folds away below. */
+const KEY_ENVIRONMENT = ["hostname", "kernel", "os", "cpu_model", "cores", "fs_type", "device", "device_model", "rotational", "mount_options"];
+
 function Results({ run }: { run: Run }) {
   if (run.results.length === 0) return <Empty title="This run has no results (it may have failed before measuring)." />;
   return (
@@ -63,6 +95,11 @@ function Results({ run }: { run: Run }) {
           <tr key={r.metric}>
             <td className="mono">
               {r.metric} <span className="muted small">{r.direction === "higher" ? "↑ better" : r.direction === "lower" ? "↓ better" : ""}</span>
+              {resultFlags(run, r.metric).map((f) => (
+                <span key={f} className="badge warn trust-mark" title={run.trust.find((t) => t.flag === f)?.reason}>
+                  {FLAG_TEXT[f] ?? f}
+                </span>
+              ))}
             </td>
             <td className="num strong">{formatNumber(r.value)}</td>
             <td>{r.unit}</td>
@@ -112,6 +149,7 @@ export function RunDetail() {
                 </Link>
               </div>
             </div>
+            <TrustNotes run={r} />
             <div className="grid-3">
               <section className="card">
                 <h2>Run</h2>
@@ -157,8 +195,16 @@ export function RunDetail() {
                     <dd>{formatValue(r.sync_mount)}</dd>
                   </div>
                   <div>
+                    <dt>on memory</dt>
+                    <dd>{r.memory_backed === null ? "not recorded" : formatValue(r.memory_backed)}</dd>
+                  </div>
+                  <div>
                     <dt>write cache</dt>
                     <dd>{r.write_cache ?? "not recorded"}</dd>
+                  </div>
+                  <div>
+                    <dt>flushes reach the device</dt>
+                    <dd>{r.flush_to_device === null ? "not recorded" : formatValue(r.flush_to_device)}</dd>
                   </div>
                   <div>
                     <dt>cold caches by</dt>
@@ -178,16 +224,26 @@ export function RunDetail() {
               <h2>Results</h2>
               <Results run={r} />
             </section>
-            <div className="grid-2">
-              <section className="card">
-                <h2>Environment</h2>
-                {r.environment ? <KeyValues data={r.environment.data} empty="empty" /> : <p className="muted">The agent recorded no environment.</p>}
-              </section>
-              <section className="card">
-                <h2>Meta</h2>
+            <section className="card">
+              <h2>Environment</h2>
+              {r.environment ? (
+                <>
+                  <KeyValues data={Object.fromEntries(KEY_ENVIRONMENT.filter((k) => k in r.environment!.data).map((k) => [k, r.environment!.data[k]]))} empty="none of the usual facts" />
+                  <details data-testid="raw-environment">
+                    <summary>Everything the agent recorded ({Object.keys(r.environment.data).length} keys)</summary>
+                    <KeyValues data={r.environment.data} empty="empty" />
+                  </details>
+                </>
+              ) : (
+                <p className="muted">The agent recorded no environment.</p>
+              )}
+            </section>
+            <section className="card">
+              <details data-testid="raw-meta">
+                <summary>Raw meta: repetitions, load and pressure snapshots, tool output ({Object.keys(r.meta).length} keys)</summary>
                 <KeyValues data={r.meta} empty="none" />
-              </section>
-            </div>
+              </details>
+            </section>
           </>
         )}
       </QueryView>
