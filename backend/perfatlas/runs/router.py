@@ -10,6 +10,7 @@ import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Response
 from pydantic import BaseModel
 
+from perfatlas.alerts.service import detect_after_ingest
 from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
@@ -32,7 +33,6 @@ from perfatlas.runs.schemas import (
     RunSummary,
     SeriesRef,
 )
-from perfatlas.tasks import detect_after_ingest
 
 router = APIRouter(tags=["runs"])
 
