@@ -1,6 +1,9 @@
 """Incidents: alerts grouped by cause (or, with no cause, by agent and time), and the
 notifications of an incident's changes. A new incident's first notification waits
-notify_delay_seconds, so that the alerts of one cause go out together."""
+notify_delay_seconds, so that the alerts of one cause go out together.
+
+What queues a notification appends its delay (seconds until it falls due) to `delays`, the
+check's report, so that the task can ask for a sweep at that time."""
 
 from __future__ import annotations
 
