@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from alembic import context
 
-from perfatlas.core.all_models import Base
 from perfatlas.core.config import get_settings
 from perfatlas.core.db import make_engine
+from perfatlas.models import Base
 
 config = context.config
 target_metadata = Base.metadata

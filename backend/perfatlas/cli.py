@@ -121,7 +121,7 @@ def worker(
     """Run the background worker: detection after uploads, the nightly pass, notifications.
 
     Run exactly one worker with --beat (the default); more workers take --no-beat."""
-    from perfatlas.tasks import worker_app
+    from perfatlas.worker.celery_app import worker_app
 
     settings = get_settings()
     app = worker_app()
@@ -149,7 +149,7 @@ def ping(
 ) -> None:
     """Ask the workers consuming this server's queue to answer (a health check); exits 1
     when none does. Needs a Redis broker (the database broker has no remote control)."""
-    from perfatlas.tasks import worker_app
+    from perfatlas.worker.celery_app import worker_app
 
     settings = get_settings()
     queues = worker_app().control.inspect(timeout=timeout).active_queues() or {}
@@ -175,13 +175,13 @@ def check(
     nightly pass does), then print what changed. Notifications are queued for the worker."""
     from perfatlas.alerts.service import check_all
     from perfatlas.core.db import get_engine, session_factory
-    from perfatlas.tasks import NOTIFY_SWEEP, enqueue
+    from perfatlas.notifications.service import queue_sweep
 
     settings = get_settings()
     with session_factory(get_engine(settings.effective_database_url))() as session:
         report = check_all(session, settings=settings, window=window or settings.nightly_window)
     if report.notifications:
-        enqueue(settings, NOTIFY_SWEEP, countdown=min(report.notifications))
+        queue_sweep(settings, countdown=min(report.notifications))
     typer.echo(
         f"checked {report.series} series: {report.opened} alerts opened, {report.updated} "
         f"updated, {report.resolved} resolved, {report.withdrawn} withdrawn"

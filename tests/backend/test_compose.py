@@ -142,3 +142,48 @@ def test_the_compose_worker_command_runs_and_answers_its_healthcheck(tmp_path: P
     assert gone.returncode == 1 and f"no worker answered on queue {queue!r}" in gone.stderr
     delete_redis_queue(queue)
     drop_database(name)
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    """Whether .dockerignore keeps `path` (relative to the repo) out of the build context: a
+    pattern matches the path or one of its parent directories; `**/` matches at any depth."""
+    from fnmatch import fnmatchcase
+
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pattern in patterns:
+        anywhere = pattern.startswith("**/")
+        core = pattern.removeprefix("**/")
+        for prefix in prefixes:
+            tails = ["/".join(prefix.split("/")[i:]) for i in range(prefix.count("/") + 1)]
+            if any(fnmatchcase(t, core) for t in (tails if anywhere else [prefix])):
+                return True
+    return False
+
+
+def test_the_image_is_built_from_sources_only() -> None:
+    """Host build outputs stay out of the build context, and every COPY from the context names
+    sources that are in it (a COPY of an ignored path would fail the build)."""
+    patterns = [
+        line.strip()
+        for line in (REPO / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    for host_output in (
+        ".venv/bin/python", "frontend/node_modules/vite/package.json", "frontend/dist/index.html",
+        ".data/perfatlas.db", ".git/HEAD", "backend/perfatlas/__pycache__/cli.cpython-311.pyc",
+        "backend/perfatlas.egg-info/PKG-INFO",
+    ):  # fmt: skip
+        assert _ignored(host_output, patterns), host_output
+    dockerfile = (REPO / "backend" / "Dockerfile").read_text()
+    copies = re.findall(r"^COPY (?!--from)(.+)$", dockerfile, flags=re.MULTILINE)
+    assert copies
+    for copy in copies:
+        *sources, _destination = copy.split()
+        for source in sources:
+            source = source.rstrip("/")
+            assert (REPO / source).exists(), source
+            assert not _ignored(source, patterns), source
+    # The UI stage installs its own node_modules and never copies the whole frontend/ over it.
+    assert "COPY frontend/ " not in dockerfile and "COPY frontend " not in dockerfile
+    assert re.search(r"^RUN npm ci", dockerfile, flags=re.MULTILINE)

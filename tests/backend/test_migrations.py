@@ -12,8 +12,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from perfatlas.cli import _alembic_config
-from perfatlas.core.all_models import Base
 from perfatlas.core.db import make_engine
+from perfatlas.models import Base
 from tests.conftest import _db_name, create_database, drop_database
 
 

@@ -1,5 +1,5 @@
-"""Alerts (a detected change in one series), incidents (alerts with one cause), alert rules,
-notification channels and the notification outbox."""
+"""Alerts (a detected change in one series), incidents (alerts with one cause) and alert
+rules. The statuses are the values of alerts/enums.py."""
 
 from __future__ import annotations
 
@@ -18,13 +18,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from perfatlas.alerts.enums import AlertStatus, IncidentStatus
 from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
-from perfatlas.runs.models import Agent, BigId, Run, Series
-
-ALERT_STATUSES = ("open", "acknowledged", "expected", "resolved")
-# Why an alert was resolved: the series stepped back, the detector no longer sees a tentative
-# change once more points arrived, or a person resolved it.
-RESOLUTIONS = ("stepped_back", "withdrawn", "manual")
+from perfatlas.runs.models import Agent, Run, Series
 
 
 class AlertRule(Base):
@@ -68,7 +64,7 @@ class Incident(Base):
     agent_id: Mapped[int | None] = mapped_column(ForeignKey("agents.id"))
     title: Mapped[str] = mapped_column(String(512))
     cause: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
-    status: Mapped[str] = mapped_column(String(16), default="open")
+    status: Mapped[str] = mapped_column(String(16), default=IncidentStatus.open)
     # Bumped on every state change, so that each change is notified once (see Notification.key).
     version: Mapped[int] = mapped_column(Integer, default=1)
     opened_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -104,7 +100,7 @@ class Alert(Base):
     tentative: Mapped[bool] = mapped_column(Boolean, default=True)
     points_after: Mapped[int] = mapped_column(Integer, default=0)
     cause: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
-    status: Mapped[str] = mapped_column(String(16), default="open")
+    status: Mapped[str] = mapped_column(String(16), default=AlertStatus.open)
     resolution: Mapped[str | None] = mapped_column(String(16))
     note: Mapped[str | None] = mapped_column(Text)
     # Bumped on every status change (see Notification.key).
@@ -123,51 +119,3 @@ class Alert(Base):
     change_run: Mapped[Run] = relationship(foreign_keys=[change_run_id])
     previous_run: Mapped[Run | None] = relationship(foreign_keys=[previous_run_id])
     resolved_by_run: Mapped[Run | None] = relationship(foreign_keys=[resolved_by_run_id])
-
-
-class Channel(Base):
-    """Where notifications go: a webhook URL (JSON with Slack-compatible `text`) or email."""
-
-    __tablename__ = "notification_channels"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(128), unique=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    # The webhook URL, or the email recipients separated by commas.
-    target: Mapped[str] = mapped_column(String(2048))
-    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
-    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
-
-
-class Notification(Base):
-    """The outbox: one row per channel and state change, written in the transaction that made
-    the change. `key` makes a second write of the same change a no-op; the sender claims a row
-    with a lease, so a killed worker's row is picked up again and a sent one is never resent."""
-
-    __tablename__ = "notifications"
-    __table_args__ = (
-        UniqueConstraint("channel_id", "key"),
-        Index("ix_notifications_status_due_at", "status", "due_at"),
-    )
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    channel_id: Mapped[int] = mapped_column(
-        ForeignKey("notification_channels.id", ondelete="CASCADE")
-    )
-    key: Mapped[str] = mapped_column(String(128))
-    event: Mapped[str] = mapped_column(String(32))
-    incident_id: Mapped[int | None] = mapped_column(ForeignKey("incidents.id", ondelete="CASCADE"))
-    alert_id: Mapped[int | None] = mapped_column(ForeignKey("alerts.id", ondelete="CASCADE"))
-    # pending → sending → sent, or failed after the last attempt.
-    status: Mapped[str] = mapped_column(String(16), default="pending")
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    due_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
-    lease_until: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
-    last_error: Mapped[str | None] = mapped_column(Text)
-    # What was sent (kept for the record and for a resend that must say the same thing).
-    payload: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
-    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
-    sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
-
-    channel: Mapped[Channel] = relationship(lazy="joined")

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
+from perfatlas.alerts.detection import VOLATILE_KEYS
+from perfatlas.alerts.enums import AlertStatus
 from perfatlas.alerts.models import Alert, Incident
 from perfatlas.alerts.schemas import (
     AlertDetail,
@@ -23,7 +25,6 @@ from perfatlas.alerts.schemas import (
     RunRef,
     changes,
 )
-from perfatlas.alerts.service import VOLATILE_KEYS
 from perfatlas.analysis.detector import context_changes
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.durability import DURABILITY_FIELDS
@@ -141,7 +142,7 @@ def list_alerts(
         next_cursor = encode_cursor(rows[-1].change_at, rows[-1].id)
     by_status = select(Alert.status, func.count()).select_from(Alert)
     counts_query = _filtered(session, by_status, **filters).group_by(Alert.status)
-    counts = {status: 0 for status in ("open", "acknowledged", "expected", "resolved")}
+    counts = {status.value: 0 for status in AlertStatus}
     counts.update({status: n for status, n in session.execute(counts_query)})
     return AlertPage(items=[alert_read(a) for a in rows], next_cursor=next_cursor, counts=counts)
 

@@ -1,4 +1,4 @@
-"""Request and response bodies of the alerts, incidents, rules and channels API."""
+"""Request and response bodies of the alerts, incidents and rules API."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ AlertStatus = Literal["open", "acknowledged", "expected", "resolved"]
 AlertKind = Literal["regression", "improvement"]
 Resolution = Literal["stepped_back", "withdrawn", "manual"]
 IncidentStatus = Literal["open", "resolved"]
-ChannelKind = Literal["webhook", "email"]
 Note = Annotated[str, StringConstraints(max_length=2000)]
 Matcher = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 
@@ -156,53 +155,6 @@ class RuleRead(RuleBase):
 class RuleList(BaseModel):
     items: list[RuleRead]
     defaults: dict[str, float] = Field(description="thresholds when no rule matches")
-
-
-class ChannelCreate(StrictModel):
-    name: Annotated[str, StringConstraints(min_length=1, max_length=128)]
-    kind: ChannelKind
-    target: Annotated[str, StringConstraints(min_length=1, max_length=2048)] = Field(
-        description="webhook: the http(s) URL; email: recipients separated by commas"
-    )
-    enabled: bool = True
-
-
-class ChannelUpdate(StrictModel):
-    name: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
-    target: Annotated[str, StringConstraints(min_length=1, max_length=2048)] | None = None
-    enabled: bool | None = None
-
-
-class ChannelRead(BaseModel):
-    id: int
-    name: str
-    kind: ChannelKind
-    target: str = Field(description="webhook URLs are shown without their path (a secret)")
-    enabled: bool
-    created_at: dt.datetime
-    updated_at: dt.datetime
-
-
-class ChannelList(BaseModel):
-    items: list[ChannelRead]
-
-
-class NotificationRead(BaseModel):
-    id: int
-    channel: str
-    event: str
-    status: Literal["pending", "sending", "sent", "failed"]
-    attempts: int
-    incident_id: int | None
-    alert_id: int | None
-    due_at: dt.datetime
-    created_at: dt.datetime
-    sent_at: dt.datetime | None
-    last_error: str | None
-
-
-class NotificationList(BaseModel):
-    items: list[NotificationRead]
 
 
 class SeriesChangePoint(BaseModel):

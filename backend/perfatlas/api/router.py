@@ -7,11 +7,11 @@ from pydantic import BaseModel
 from sqlalchemy import text
 
 from perfatlas import __version__
-from perfatlas.alerts.channels_router import router as channels_router
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
+from perfatlas.notifications.router import router as channels_router
 from perfatlas.runs.router import router as runs_router
 
 api_router = APIRouter(prefix="/api/v1")

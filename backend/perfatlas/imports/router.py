@@ -10,6 +10,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from perfatlas.alerts.service import detect_after_ingest
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.core.errors import Invalid
 from perfatlas.imports.bonnie import parse_bonnie
@@ -17,7 +18,6 @@ from perfatlas.imports.errors import ImportFormatError
 from perfatlas.imports.fio import parse_fio
 from perfatlas.runs import service
 from perfatlas.runs.schemas import BatchItem, BatchRead, RunCreate
-from perfatlas.tasks import detect_after_ingest
 
 router = APIRouter(tags=["imports"])
 Parser = Callable[..., list[RunCreate]]

@@ -12,6 +12,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Response
 from pydantic import BaseModel
 
 from perfatlas.alerts.queries import tentative_series
+from perfatlas.alerts.service import detect_after_ingest
 from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
@@ -35,7 +36,6 @@ from perfatlas.runs.schemas import (
     SeriesRef,
     TrustNote,
 )
-from perfatlas.tasks import detect_after_ingest
 
 router = APIRouter(tags=["runs"])
 

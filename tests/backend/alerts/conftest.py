@@ -30,11 +30,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from perfatlas.alerts import notify
-from perfatlas.alerts.models import Alert, Channel, Incident, Notification
+from perfatlas.alerts.models import Alert, Incident
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
 from perfatlas.main import create_app
+from perfatlas.notifications import outbox
+from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import RunCreate
@@ -433,7 +434,7 @@ def record(
 ) -> int:  # fmt: skip
     """What the alerts service does with a state change: record() in its transaction."""
     with factory() as session:
-        added = notify.record(
+        added = outbox.record(
             session, event=event, key=key, incident_id=incident_id, alert_id=alert_id
         )
         session.commit()

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 
 from perfatlas.alerts import service
-from perfatlas.alerts.models import Notification
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
+from perfatlas.notifications.models import Notification
 from tests.factories import BASE_TIME, result, run_body
 
 Upload = Callable[..., list[str]]

@@ -12,8 +12,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session, sessionmaker
 
+from perfatlas.alerts.tasks import DETECT_ALL
 from perfatlas.core.config import Settings
-from perfatlas.tasks import DETECT_ALL, enqueue
+from perfatlas.worker.celery_app import enqueue
 from tests.backend.alerts.conftest import Receiver, Worker, add_channel, wait_until
 from tests.factories import BASE_TIME, result, run_body
 

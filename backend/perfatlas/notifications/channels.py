@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
@@ -11,10 +10,12 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from perfatlas.alerts.models import Channel, Notification
-from perfatlas.alerts.notify import TEST_EVENT, mask_url, recipients
-from perfatlas.alerts.schemas import ChannelCreate, ChannelUpdate
 from perfatlas.core.errors import Conflict, Invalid, NotFound
+from perfatlas.notifications.enums import ChannelKind
+from perfatlas.notifications.mail import recipients
+from perfatlas.notifications.models import Channel, Notification
+from perfatlas.notifications.redact import mask_url
+from perfatlas.notifications.schemas import ChannelCreate, ChannelUpdate
 
 MAX_RECIPIENTS = 50
 # Deliberately loose (addresses are checked by the mail server); it catches the usual slips:
@@ -24,13 +25,13 @@ _ADDRESS = re.compile(r"^[^@\s,;<>\"]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?
 
 def shown_target(channel: Channel) -> str:
     """What the API shows: a webhook URL is a secret, so only its scheme and host."""
-    return mask_url(channel.target) if channel.kind == "webhook" else channel.target
+    return mask_url(channel.target) if channel.kind == ChannelKind.webhook else channel.target
 
 
 def check_target(kind: str, target: str, *, field: str = "body.target") -> str:
     """The target in its stored form, or Invalid naming the field."""
     target = target.strip()
-    if kind == "webhook":
+    if kind == ChannelKind.webhook:
         try:
             parts = urlsplit(target)
             parts.port  # noqa: B018 - raises ValueError on a port out of range
@@ -108,19 +109,6 @@ def delete_channel(session: Session, *, channel_id: int) -> None:
     """Delete a channel; its delivery log goes with it (notifications not yet sent are dropped)."""
     session.delete(get_channel(session, channel_id))
     session.commit()
-
-
-def record_test(session: Session, *, channel_id: int) -> Notification:
-    """Queue a test notification for one channel (also a disabled one, to try it first)."""
-    channel = get_channel(session, channel_id)
-    row = Notification(
-        channel_id=channel.id, key=f"test:{uuid.uuid4().hex}", event=TEST_EVENT,
-        status="pending", attempts=0,
-    )  # fmt: skip
-    session.add(row)
-    session.commit()
-    session.refresh(row)
-    return row
 
 
 def list_notifications(

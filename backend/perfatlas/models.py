@@ -1,8 +1,10 @@
-"""Imports every model so that Base.metadata is complete (Alembic, tests)."""
+"""The model registry: imports every domain's models so that Base.metadata is complete
+(Alembic, tests). It lives outside core/, which knows no domain."""
 
-from perfatlas.alerts.models import Alert, AlertRule, Channel, Incident, Notification
+from perfatlas.alerts.models import Alert, AlertRule, Incident
 from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
+from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs.models import Agent, Environment, Result, Run, Series
 
 __all__ = [

@@ -3,32 +3,30 @@ secret)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from perfatlas.alerts import channels as service
-from perfatlas.alerts.models import Channel, Notification
-from perfatlas.alerts.schemas import (
+from perfatlas.api.deps import AdminPrincipal, SessionDep, SettingsDep, body_schema, json_body
+from perfatlas.notifications import channels, service
+from perfatlas.notifications.models import Channel, Notification
+from perfatlas.notifications.schemas import (
     ChannelCreate,
     ChannelList,
     ChannelRead,
     ChannelUpdate,
     NotificationList,
     NotificationRead,
+    NotificationStatus,
 )
-from perfatlas.api.deps import AdminPrincipal, SessionDep, SettingsDep, body_schema, json_body
-from perfatlas.tasks import NOTIFY_SWEEP, enqueue
 
 router = APIRouter(tags=["notifications"])
-
-NotificationStatus = Literal["pending", "sending", "sent", "failed"]
 
 
 def to_read(channel: Channel) -> ChannelRead:
     return ChannelRead(
         id=channel.id, name=channel.name, kind=channel.kind,
-        target=service.shown_target(channel), enabled=channel.enabled,
+        target=channels.shown_target(channel), enabled=channel.enabled,
         created_at=channel.created_at, updated_at=channel.updated_at,
     )  # fmt: skip
 
@@ -45,7 +43,7 @@ def to_notification(row: Notification) -> NotificationRead:
 @router.get("/channels", operation_id="list_channels", response_model=ChannelList)
 def list_channels(session: SessionDep, _: AdminPrincipal) -> ChannelList:
     """Every notification channel; webhook URLs are shown as scheme://host/… only."""
-    return ChannelList(items=[to_read(c) for c in service.list_channels(session)])
+    return ChannelList(items=[to_read(c) for c in channels.list_channels(session)])
 
 
 @router.post(
@@ -61,7 +59,7 @@ def create_channel(
     session: SessionDep,
 ) -> ChannelRead:
     """Add a webhook (an http(s) URL) or email (recipients separated by commas) channel."""
-    return to_read(service.create_channel(session, data=body))
+    return to_read(channels.create_channel(session, data=body))
 
 
 @router.patch(
@@ -77,13 +75,13 @@ def update_channel(
     session: SessionDep,
 ) -> ChannelRead:
     """Rename a channel, change its target, or enable/disable it."""
-    return to_read(service.update_channel(session, channel_id=channel_id, data=body))
+    return to_read(channels.update_channel(session, channel_id=channel_id, data=body))
 
 
 @router.delete("/channels/{channel_id}", operation_id="delete_channel", status_code=204)
 def delete_channel(channel_id: int, session: SessionDep, _: AdminPrincipal) -> Response:
     """Delete a channel and its delivery log."""
-    service.delete_channel(session, channel_id=channel_id)
+    channels.delete_channel(session, channel_id=channel_id)
     return Response(status_code=204)
 
 
@@ -97,9 +95,7 @@ def test_channel(
     channel_id: int, session: SessionDep, settings: SettingsDep, _: AdminPrincipal
 ) -> NotificationRead:
     """Send a test notification through the outbox; GET /notifications shows how it went."""
-    row = service.record_test(session, channel_id=channel_id)
-    enqueue(settings, NOTIFY_SWEEP)
-    return to_notification(row)
+    return to_notification(service.send_test(session, settings=settings, channel_id=channel_id))
 
 
 @router.get("/notifications", operation_id="list_notifications", response_model=NotificationList)
@@ -111,5 +107,5 @@ def list_notifications(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> NotificationList:
     """The delivery log, newest first: every notification with its attempts and last error."""
-    rows = service.list_notifications(session, status=status, channel_id=channel, limit=limit)
+    rows = channels.list_notifications(session, status=status, channel_id=channel, limit=limit)
     return NotificationList(items=[to_notification(r) for r in rows])

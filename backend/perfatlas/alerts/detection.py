@@ -1,0 +1,143 @@
+"""Checking series: load the newest points of each series, run the detector over them, and
+reconcile its change points with the stored alerts. The entry points of the worker's tasks and
+of `perfatlas check`.
+
+Everything here is re-derivable from the results, so a check run twice (a task delivered
+again, the nightly pass after the on-ingest one) changes nothing the second time."""
+
+from __future__ import annotations
+
+import uuid as uuid_mod
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from perfatlas.alerts.models import AlertRule
+from perfatlas.alerts.reconcile import Point, Report, reconcile
+from perfatlas.alerts.rules import thresholds_for
+from perfatlas.analysis.detector import ChangePoint, attach_causes, detect, detect_many
+from perfatlas.core.config import Settings
+from perfatlas.runs.models import Environment, Result, Run, Series
+
+# A task that hits one of these (two checks racing on one series, a dropped connection) is
+# retried; the second attempt sees what the first one committed.
+RETRYABLE = (IntegrityError, OperationalError)
+# Environment keys that are measurements, not configuration (older agents sent them).
+VOLATILE_KEYS = ("statvfs.f_bfree", "statvfs.f_bavail", "statvfs.f_ffree", "statvfs.f_favail")
+SERIES_CHUNK = 200
+
+
+def _load_points(session: Session, series_id: int, window: int) -> list[Point]:
+    rows = session.execute(
+        select(
+            Result.run_id, Result.started_at, Result.value, Result.samples,
+            Result.environment_id, Run.labels,
+        )
+        .join(Run, Run.id == Result.run_id)
+        .where(Result.series_id == series_id)
+        .order_by(Result.started_at.desc(), Result.run_id.desc())
+        .limit(window)
+    ).all()  # fmt: skip
+    points = [
+        Point(run_id, started_at, list(samples) or [value], env_id, dict(labels or {}))
+        for run_id, started_at, value, samples, env_id, labels in rows
+    ]
+    points.reverse()
+    return points
+
+
+def _environments(session: Session, ids: Iterable[int | None]) -> dict[int, dict[str, Any]]:
+    wanted = sorted({i for i in ids if i is not None})
+    if not wanted:
+        return {}
+    out = {}
+    for env_id, data in session.execute(
+        select(Environment.id, Environment.data).where(Environment.id.in_(wanted))
+    ):
+        clean = dict(data or {})
+        statvfs = clean.get("statvfs")
+        if isinstance(statvfs, dict):
+            clean["statvfs"] = {
+                k: v for k, v in statvfs.items() if f"statvfs.{k}" not in VOLATILE_KEYS
+            }
+        out[env_id] = clean
+    return out
+
+
+def _contexts(points: Sequence[Point], envs: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "environment": envs.get(p.environment_id, {}) if p.environment_id else {},
+            "labels": p.labels,
+        }
+        for p in points
+    ]
+
+
+def change_points(
+    session: Session, series: Series, window: int
+) -> tuple[list[Point], list[ChangePoint]]:
+    """The newest `window` points of one series and the changes in them, causes attached
+    (improvements too, at the detector's default confidence)."""
+    points = _load_points(session, series.id, window)
+    cps = detect([p.samples for p in points], series.direction)  # type: ignore[arg-type]
+    envs = _environments(session, (p.environment_id for p in points))
+    return points, attach_causes(cps, _contexts(points, envs))
+
+
+def series_for_runs(session: Session, run_uuids: Sequence[str]) -> list[int]:
+    uuids = []
+    for value in run_uuids:
+        try:
+            uuids.append(uuid_mod.UUID(str(value)))
+        except ValueError:
+            continue
+    if not uuids:
+        return []
+    run_ids = select(Run.id).where(Run.uuid.in_(uuids))
+    return sorted(
+        session.scalars(select(Result.series_id).where(Result.run_id.in_(run_ids)).distinct())
+    )
+
+
+def check_runs(session: Session, run_uuids: Sequence[str], *, settings: Settings) -> Report:
+    """The on-ingest check: the series of these runs, over their newest detect_window points."""
+    return check_series(
+        session, series_for_runs(session, run_uuids), settings=settings,
+        window=settings.detect_window,
+    )  # fmt: skip
+
+
+def check_all(session: Session, *, settings: Settings, window: int) -> Report:
+    """The nightly pass over every series."""
+    ids = list(session.scalars(select(Series.id).order_by(Series.id)))
+    return check_series(session, ids, settings=settings, window=window)
+
+
+def check_series(
+    session: Session, series_ids: Sequence[int], *, settings: Settings, window: int
+) -> Report:
+    report = Report()
+    rules = list(session.scalars(select(AlertRule)))
+    floor = min([settings.alert_min_confidence, *(r.min_confidence or 1.0 for r in rules)])
+    for start in range(0, len(series_ids), SERIES_CHUNK):
+        chunk = series_ids[start : start + SERIES_CHUNK]
+        loaded = []
+        for series in session.scalars(select(Series).where(Series.id.in_(chunk))):
+            points = _load_points(session, series.id, window)
+            loaded.append((series, points))
+        found = detect_many(
+            [([p.samples for p in points], series.direction) for series, points in loaded],  # type: ignore[misc]
+            min_confidence=floor,
+        )
+        envs = _environments(session, (p.environment_id for _, pts in loaded for p in pts))
+        for (series, points), cps in zip(loaded, found, strict=True):
+            cps = attach_causes(cps, _contexts(points, envs))
+            limits = thresholds_for(series, series.agent.name, rules, settings)
+            reconcile(session, series, points, cps, limits, settings, report)
+            report.series += 1
+        session.commit()
+    return report

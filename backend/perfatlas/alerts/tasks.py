@@ -1,0 +1,45 @@
+"""Detection tasks: re-check the series of new runs, and the nightly pass over every series.
+
+Both are safe twice: a check re-derives the alerts from the results, so a second run of the
+same check changes nothing. A run whose rows are gone simply has no series to check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from celery import shared_task
+
+from perfatlas.alerts import detection
+from perfatlas.notifications.service import queue_sweeps
+from perfatlas.worker.celery_app import task_session, task_settings
+
+DETECT_RUNS = "perfatlas.detect_runs"
+DETECT_ALL = "perfatlas.detect_all"
+MAX_RETRIES = 5
+
+
+@shared_task(name=DETECT_RUNS, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
+def detect_runs(self: Any, run_uuids: Sequence[str]) -> dict[str, int]:
+    """Re-check the series the given runs belong to (their newest detect_window points)."""
+    settings = task_settings(self.app)
+    try:
+        with task_session(settings) as session:
+            report = detection.check_runs(session, run_uuids, settings=settings)
+    except detection.RETRYABLE as exc:  # a deadlock or lost connection: try again shortly
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+    queue_sweeps(settings, report.notifications)
+    return report.as_dict()
+
+
+@shared_task(name=DETECT_ALL, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
+def detect_all(self: Any) -> dict[str, int]:
+    """The nightly pass: every series, with a longer window."""
+    settings = task_settings(self.app)
+    try:
+        with task_session(settings) as session:
+            report = detection.check_all(session, settings=settings, window=settings.nightly_window)
+    except detection.RETRYABLE as exc:  # collided with an on-upload check: go again
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+    queue_sweeps(settings, report.notifications)
+    return report.as_dict()

@@ -1,0 +1,104 @@
+"""The Celery app, how the API and the CLI send to it, and what a task needs to run.
+
+The broker is Redis in production (PERFATLAS_BROKER_URL=redis://…) and, by default, a broker
+that needs no server: a table in the database itself (kombu's SQLAlchemy transport). Every task
+is idempotent: detection re-derives alerts from the series, and notifications go through the
+outbox table, so a task delivered twice does its work once.
+
+This module knows no domain: the domains' task modules are named in TASK_MODULES (the worker
+imports them at start) and send to each other by task name."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import Celery
+from sqlalchemy.orm import Session
+
+from perfatlas.core.config import Settings, get_settings
+from perfatlas.core.db import get_engine, session_factory
+from perfatlas.worker.schedule import beat_schedule
+
+log = logging.getLogger(__name__)
+
+# Every module that defines tasks (module-level `shared_task`s); a new domain adds its own.
+TASK_MODULES = ("perfatlas.alerts.tasks", "perfatlas.notifications.tasks")
+
+
+class PerfAtlasCelery(Celery):  # type: ignore[misc]
+    """A Celery app that carries the settings it was made with, for its tasks."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(
+            "perfatlas",
+            broker=settings.effective_broker_url,
+            set_as_current=False,
+            include=list(TASK_MODULES),
+        )
+        self.perfatlas_settings = settings
+
+
+def make_celery(settings: Settings) -> PerfAtlasCelery:
+    app = PerfAtlasCelery(settings)
+    app.conf.update(
+        # One queue per deployment (separate deployments and test sessions share one Redis);
+        # every send names it explicitly, and the worker consumes only it.
+        task_default_queue=settings.queue,
+        task_ignore_result=True,
+        # A task is acknowledged when it has finished, so a killed worker's task runs again
+        # (every task here is idempotent).
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        worker_hijack_root_logger=False,
+        broker_connection_retry_on_startup=True,
+        broker_connection_timeout=3,
+        # An upload must not hang on a broker that is down: two quick tries, then the upload
+        # succeeds anyway and the nightly pass picks its series up.
+        task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.5},
+        timezone="UTC",
+        beat_schedule=beat_schedule(settings),
+    )
+    return app
+
+
+_APPS: dict[tuple[str, str], PerfAtlasCelery] = {}
+
+
+def celery_for(settings: Settings) -> PerfAtlasCelery:
+    """The Celery app that sends for these settings (the API's, which tests may pass in); one
+    per broker and queue, so that its connection pool is reused."""
+    key = (settings.effective_broker_url, settings.queue)
+    if key not in _APPS:
+        _APPS[key] = make_celery(settings)
+    return _APPS[key]
+
+
+def enqueue(settings: Settings, task: str, *args: Any, countdown: float | None = None) -> bool:
+    """Send a task by name; False (logged) when the broker cannot take it, which must not fail
+    the request that asked: detection catches up in the nightly pass, notifications in the
+    sweep. Domains call this from a service function; routers never do."""
+    try:
+        celery_for(settings).send_task(task, args=args, queue=settings.queue, countdown=countdown)
+    except Exception as exc:
+        log.warning("could not queue %s (%s); the periodic pass will catch up", task, exc)
+        return False
+    return True
+
+
+def worker_app() -> PerfAtlasCelery:
+    """The app `perfatlas worker` runs (settings from PERFATLAS_* variables)."""
+    return make_celery(get_settings())
+
+
+def task_settings(app: Any) -> Settings:
+    """The settings of the app a task runs in."""
+    settings = getattr(app, "perfatlas_settings", None)
+    # A task sent to a plain Celery app (not made here) runs on the environment's settings.
+    return settings if isinstance(settings, Settings) else get_settings()
+
+
+def task_session(settings: Settings) -> Session:
+    """A new session on the database of these settings (the engine is shared per URL)."""
+    return session_factory(get_engine(settings.effective_database_url))()

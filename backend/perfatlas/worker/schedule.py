@@ -1,0 +1,34 @@
+"""The beat schedule: the periodic passes, one entry per task. Each entry expires, so that
+passes a stopped or busy worker missed do not pile up and run back to back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.schedules import crontab
+
+from perfatlas.core.config import Settings
+
+# A nightly pass not started within this long is dropped: the next night's covers the same.
+NIGHTLY_EXPIRES_SECONDS = 12 * 3600
+
+
+def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
+    # The task names are the domains'; imported here, when the app is made, because the task
+    # modules themselves import the worker's helpers.
+    from perfatlas.alerts.tasks import DETECT_ALL
+    from perfatlas.notifications.tasks import NOTIFY_SWEEP
+
+    return {
+        "nightly-detection": {
+            "task": DETECT_ALL,
+            "schedule": crontab(minute=0, hour=settings.nightly_hour),
+            "options": {"queue": settings.queue, "expires": NIGHTLY_EXPIRES_SECONDS},
+        },
+        "notification-sweep": {
+            "task": NOTIFY_SWEEP,
+            "schedule": settings.notify_sweep_seconds,
+            # While one sweep is busy (a slow SMTP server), the next ones must not pile up.
+            "options": {"queue": settings.queue, "expires": settings.notify_sweep_seconds},
+        },
+    }
