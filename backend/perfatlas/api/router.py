@@ -10,6 +10,7 @@ from perfatlas import __version__
 from perfatlas.alerts.channels_router import router as channels_router
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
+from perfatlas.auth.router import router as auth_router
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.runs.router import router as runs_router
@@ -20,6 +21,7 @@ api_router.include_router(explore_router)
 api_router.include_router(imports_router)
 api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
+api_router.include_router(auth_router)
 
 
 class Health(BaseModel):
