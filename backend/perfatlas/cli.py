@@ -197,8 +197,13 @@ def _redact(url: str) -> str:
 
 @token_app.command("create")
 def token_create(
-    scope: Annotated[str, typer.Option(help="read, upload or admin")] = "upload",
+    scope: Annotated[
+        str, typer.Option(help="read, upload, admin, or agent (uploads only as --agent)")
+    ] = "upload",
     name: Annotated[str, typer.Option(help="who or what will use it")] = "default",
+    agent: Annotated[
+        str | None, typer.Option(help="the agent an agent-scope token belongs to")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print only the token")] = False,
     replace: Annotated[
         bool, typer.Option("--replace", help="revoke the active tokens with the same name")
@@ -210,11 +215,13 @@ def token_create(
 
     if scope not in SCOPES:  # typer has no Literal choices; checked here
         raise typer.BadParameter(f"scope must be one of {', '.join(SCOPES)}", param_hint="--scope")
+    if (scope == "agent") != (agent is not None):
+        raise typer.BadParameter("--agent goes with --scope agent, and it needs one")
     engine = get_engine(get_settings().effective_database_url)
     with session_factory(engine)() as session:
         if replace:
             revoke_by_name(session, name=name)
-        row, token = create_token(session, name=name, scope=scope)
+        row, token = create_token(session, name=name, scope=scope, agent=agent)
     if quiet:
         typer.echo(token)
         return
@@ -233,7 +240,8 @@ def token_list() -> None:
         for row in list_tokens(session):
             state = f"revoked {row.revoked_at:%Y-%m-%d}" if row.revoked_at else "active"
             used = f"{row.last_used_at:%Y-%m-%d %H:%M}" if row.last_used_at else "never"
-            typer.echo(f"{row.id}\t{row.prefix}…\t{row.scope}\t{row.name}\t{state}\tused {used}")
+            scope = f"agent {row.agent_name}" if row.agent_name else row.scope
+            typer.echo(f"{row.id}\t{row.prefix}…\t{scope}\t{row.name}\t{state}\tused {used}")
 
 
 @token_app.command("revoke")

@@ -202,3 +202,24 @@ def test_value_without_samples_is_one_sample(client, upload_headers):
     (res,) = stored["results"]
     assert res["samples"] == [512.5] and res["n"] == 1 and res["stdev"] == 0.0
     assert math.isclose(res["p95"], 512.5)
+
+
+def test_ingest_inside_an_outer_transaction_that_rolls_back_leaves_nothing(engine):
+    from sqlalchemy.orm import Session
+
+    from perfatlas.runs import service
+    from perfatlas.runs.models import Agent
+    from perfatlas.runs.schemas import RunCreate
+
+    runs = [RunCreate.model_validate(run_body(agent=f"host-{i}")) for i in range(3)]
+    with engine.connect() as conn:
+        outer = conn.begin()
+        with Session(bind=conn, join_transaction_mode="create_savepoint") as session:
+            stored = service.ingest(session, runs=runs, ignore_labels=[])
+            assert [s.created for s in stored] == [True, True, True]
+            # The caller's transaction sees what ingest wrote...
+            assert session.scalar(select(func.count()).select_from(Run)) == 3
+        outer.rollback()
+    # ...and nothing is left once the caller rolls back: ingest committed nothing itself.
+    for model in (Run, Result, Series, Environment, Agent):
+        assert count(engine, model) == 0, model

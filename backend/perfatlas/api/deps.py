@@ -11,7 +11,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session
 
-from perfatlas.auth.service import Principal, Scope, authenticate
+from perfatlas.auth.permissions import ANONYMOUS_READER, Permission, Principal
+from perfatlas.auth.service import authenticate
 from perfatlas.core.config import Settings
 from perfatlas.core.errors import Forbidden, Unauthorized
 
@@ -45,30 +46,33 @@ def _principal(
     return principal
 
 
-def require(scope: Scope) -> object:
+def require(permission: Permission) -> object:
     def check(
         settings: SettingsDep,
         principal: Annotated[Principal | None, Depends(_principal)],
     ) -> Principal:
+        public = permission == Permission.READ and settings.public_read
         if principal is None:
-            if scope == "read" and settings.public_read:
-                return Principal(token_id=None, name="anonymous", scope=None)
+            if public:
+                return ANONYMOUS_READER
             raise Unauthorized(
-                f"this needs an API token with the {scope!r} scope: "
+                f"this needs an API token with the {permission.value!r} permission: "
                 "send it as 'Authorization: Bearer <token>'"
             )
-        if not principal.allows(scope) and not (scope == "read" and settings.public_read):
+        if not principal.allows(permission) and not public:
             raise Forbidden(
-                f"the token {principal.name!r} has scope {principal.scope!r}; this needs {scope!r}"
+                f"the token {principal.name!r} (scope {str(principal.scope)!r}) lacks the "
+                f"{permission.value!r} permission"
             )
         return principal
 
     return Depends(check)
 
 
-ReadPrincipal = Annotated[Principal, require("read")]
-UploadPrincipal = Annotated[Principal, require("upload")]
-AdminPrincipal = Annotated[Principal, require("admin")]
+ReadPrincipal = Annotated[Principal, require(Permission.READ)]
+UploadPrincipal = Annotated[Principal, require(Permission.UPLOAD)]
+TriagePrincipal = Annotated[Principal, require(Permission.TRIAGE)]
+AdminPrincipal = Annotated[Principal, require(Permission.ADMIN)]
 
 
 def json_body(model: type[ModelT]) -> Any:

@@ -9,6 +9,7 @@ from sqlalchemy import text
 from perfatlas import __version__
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
+from perfatlas.auth.router import router as auth_router
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.notifications.router import router as channels_router
@@ -20,6 +21,7 @@ api_router.include_router(explore_router)
 api_router.include_router(imports_router)
 api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
+api_router.include_router(auth_router)
 
 
 class Health(BaseModel):

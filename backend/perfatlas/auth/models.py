@@ -16,6 +16,8 @@ class ApiToken(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(128))
     scope: Mapped[str] = mapped_column(String(16))
+    # An agent token's agent (scope "agent"): it may upload only as this agent.
+    agent_name: Mapped[str | None] = mapped_column(String(128))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     # The first characters, shown in listings so a person can tell tokens apart.
     prefix: Mapped[str] = mapped_column(String(16))

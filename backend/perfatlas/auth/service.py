@@ -4,44 +4,50 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
-from typing import Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from perfatlas.auth.models import ApiToken
-from perfatlas.core.errors import NotFound
+from perfatlas.auth.permissions import SCOPE_PERMISSIONS, Principal, Scope
+from perfatlas.core.errors import Forbidden, Invalid, NotFound
 from perfatlas.core.models import utcnow
 
-Scope = Literal["read", "upload", "admin"]
-SCOPES: tuple[Scope, ...] = ("read", "upload", "admin")
-# A scope grants itself and every scope before it in this order.
-_RANK = {scope: i for i, scope in enumerate(SCOPES)}
+SCOPES: tuple[str, ...] = tuple(Scope)
 TOKEN_PREFIX = "pa_"
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    token_id: int | None
-    name: str
-    scope: Scope | None  # None: anonymous reader under PERFATLAS_PUBLIC_READ
-
-    def allows(self, needed: Scope) -> bool:
-        return self.scope is not None and _RANK[self.scope] >= _RANK[needed]
 
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def create_token(session: Session, *, name: str, scope: Scope) -> tuple[ApiToken, str]:
+def create_token(
+    session: Session, *, name: str, scope: str, agent: str | None = None
+) -> tuple[ApiToken, str]:
     """Returns the stored row and the token itself, which is shown once and never stored."""
+    if scope not in SCOPES:
+        raise Invalid("scope", f"{scope!r} is not a scope; one of {', '.join(SCOPES)}")
+    if (scope == Scope.AGENT) != (agent is not None):
+        raise Invalid("agent", "an agent token names its agent, and only an agent token does")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    row = ApiToken(name=name, scope=scope, token_hash=hash_token(token), prefix=token[:10])
+    row = ApiToken(
+        name=name, scope=scope, agent_name=agent, token_hash=hash_token(token), prefix=token[:10]
+    )
     session.add(row)
     session.commit()
     return row, token
+
+
+def principal_of(row: ApiToken) -> Principal:
+    scope = Scope(row.scope)
+    return Principal(
+        kind="agent" if scope == Scope.AGENT else "token",
+        name=row.name,
+        permissions=SCOPE_PERMISSIONS[scope],
+        token_id=row.id,
+        scope=scope,
+        agent=row.agent_name,
+    )
 
 
 def authenticate(session: Session, *, token: str) -> Principal | None:
@@ -57,7 +63,22 @@ def authenticate(session: Session, *, token: str) -> Principal | None:
     if row.last_used_at is None or (now - row.last_used_at).total_seconds() > 60:
         session.execute(update(ApiToken).where(ApiToken.id == row.id).values(last_used_at=now))
         session.commit()
-    return Principal(token_id=row.id, name=row.name, scope=row.scope)  # type: ignore[arg-type]
+    return principal_of(row)
+
+
+def check_agent(principal: Principal, *, agent: str, field: str) -> None:
+    """An agent's token uploads only as that agent."""
+    if not principal.may_act_as(agent):
+        raise Forbidden(
+            f"{field}: the token {principal.name!r} belongs to agent {principal.agent!r} and "
+            f"cannot upload as {agent!r}"
+        )
+
+
+def check_runs_agents(principal: Principal, agents: list[str], *, field: str = "runs") -> None:
+    """Every run's agent is one the principal may upload as (field names the first that is not)."""
+    for index, agent in enumerate(agents):
+        check_agent(principal, agent=agent, field=f"body.{field}[{index}].agent")
 
 
 def list_tokens(session: Session) -> list[ApiToken]:
@@ -65,7 +86,7 @@ def list_tokens(session: Session) -> list[ApiToken]:
 
 
 def revoke_token(session: Session, *, token_id: int) -> ApiToken:
-    row = session.get(ApiToken, token_id)
+    row = session.get(ApiToken, token_id) if 0 < token_id < 2**31 else None
     if row is None:
         raise NotFound(f"no token with id {token_id}")
     if row.revoked_at is None:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import psycopg
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+
+T = TypeVar("T")
+COMMIT_ATTEMPTS = 3
 
 
 def make_engine(url: str) -> Engine:
@@ -42,3 +47,21 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 def iter_session(factory: sessionmaker[Session]) -> Iterator[Session]:
     with factory() as session:
         yield session
+
+
+def commit_with_retry(
+    session: Session, work: Callable[[], T], *, attempts: int = COMMIT_ATTEMPTS
+) -> T:
+    """Runs `work` in the session's transaction and commits it. When a concurrent writer took a
+    unique key first (COPY raises the driver's error, INSERT SQLAlchemy's), rolls back and runs
+    it again: the next pass sees the other writer's rows. Services write; callers commit."""
+    for attempt in range(attempts):
+        try:
+            outcome = work()
+            session.commit()
+            return outcome
+        except (IntegrityError, psycopg.errors.IntegrityError):
+            session.rollback()
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")

@@ -12,6 +12,7 @@ from starlette.datastructures import UploadFile
 
 from perfatlas.alerts.service import detect_after_ingest
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
+from perfatlas.core.db import commit_with_retry
 from perfatlas.core.errors import Invalid
 from perfatlas.imports.bonnie import parse_bonnie
 from perfatlas.imports.errors import ImportFormatError
@@ -77,7 +78,10 @@ async def _import(
     if not runs:
         raise Invalid("file", "the file holds no results to import")
     outcomes = await run_in_threadpool(
-        lambda: service.ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels)
+        lambda: commit_with_retry(
+            session,
+            lambda: service.ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels),
+        )
     )
     created = sum(1 for o in outcomes if o.created)
     # After the response: the upload never waits for the broker.

@@ -21,6 +21,8 @@ from perfatlas.api.deps import (
     body_schema,
     json_body,
 )
+from perfatlas.auth.service import check_agent, check_runs_agents
+from perfatlas.core.db import commit_with_retry
 from perfatlas.runs import service, trust
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
@@ -77,12 +79,16 @@ def create_run(
     body: Annotated[RunCreate, json_body(RunCreate)],
     session: SessionDep,
     settings: SettingsDep,
-    _: UploadPrincipal,
+    principal: UploadPrincipal,
     response: Response,
     background: BackgroundTasks,
 ) -> RunRead:
     """Upload one run with its results; a retry with the same uuid and body returns the stored run."""
-    (outcome,) = service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels)
+    check_agent(principal, agent=body.agent, field="body.agent")
+    (outcome,) = commit_with_retry(
+        session,
+        lambda: service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels),
+    )
     if not outcome.created:
         response.status_code = 200
     else:
@@ -100,11 +106,17 @@ def create_runs_batch(
     body: Annotated[RunBatchCreate, json_body(RunBatchCreate)],
     session: SessionDep,
     settings: SettingsDep,
-    _: UploadPrincipal,
+    principal: UploadPrincipal,
     background: BackgroundTasks,
 ) -> BatchRead:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
-    outcomes = service.ingest(session, runs=body.runs, ignore_labels=settings.series_ignore_labels)
+    check_runs_agents(principal, [run.agent for run in body.runs])
+    outcomes = commit_with_retry(
+        session,
+        lambda: service.ingest(
+            session, runs=body.runs, ignore_labels=settings.series_ignore_labels
+        ),
+    )
     created = sum(1 for o in outcomes if o.created)
     background.add_task(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
     return BatchRead(

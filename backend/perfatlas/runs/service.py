@@ -14,7 +14,6 @@ import orjson
 import psycopg
 from sqlalchemy import Select, and_, any_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.core import pgarrays
@@ -31,7 +30,6 @@ from perfatlas.runs.trust import result_flags, run_flags
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
 _CHUNK = 1000
-_INGEST_ATTEMPTS = 3
 RESULT_COLUMNS = (
     "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "agent_id",
     "flags", "metric", "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max",
@@ -152,25 +150,10 @@ def _existing_runs(
 def ingest(
     session: Session, *, runs: Sequence[RunCreate], ignore_labels: Sequence[str]
 ) -> list[Ingested]:
-    """Stores the runs that are new, in one transaction; a retry of a stored run is a no-op.
+    """Stores the runs that are new in the caller's transaction (the caller commits, and retries
+    on a collision: core.db.commit_with_retry); a retry of a stored run is a no-op.
 
     The same uuid with another body is a Conflict and nothing of the request is written."""
-    for attempt in range(_INGEST_ATTEMPTS):
-        try:
-            return _ingest(session, runs=runs, ignore_labels=ignore_labels)
-        except (IntegrityError, psycopg.errors.IntegrityError):
-            # Another request stored one of these uuids between our check and our insert
-            # (COPY raises the driver's error, INSERT SQLAlchemy's). The next pass sees the
-            # stored run and answers as for a retry, or as a conflict.
-            session.rollback()
-            if attempt == _INGEST_ATTEMPTS - 1:
-                raise
-    raise AssertionError("unreachable")
-
-
-def _ingest(
-    session: Session, *, runs: Sequence[RunCreate], ignore_labels: Sequence[str]
-) -> list[Ingested]:
     digests: dict[uuid_mod.UUID, str] = {}
     unique: list[RunCreate] = []
     for index, run in enumerate(runs):
@@ -197,7 +180,6 @@ def _ingest(
     }
     if new:
         outcome.update(_store_new(session, new, digests, ignore_labels))
-    session.commit()
     return [outcome[run.uuid] for run in unique]
 
 

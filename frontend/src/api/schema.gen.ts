@@ -557,6 +557,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tokens
+         * @description Every token (never the token itself), with when it was last used.
+         */
+        get: operations["list_tokens"];
+        put?: never;
+        /**
+         * Create Token
+         * @description Create a token; the response is the only place the token itself ever appears.
+         */
+        post: operations["create_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{token_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke Token
+         * @description Revoke a token: it stops working with the next request.
+         */
+        post: operations["revoke_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1673,6 +1717,11 @@ export interface components {
             /** Write Cache */
             write_cache: string | null;
         };
+        /**
+         * Scope
+         * @enum {string}
+         */
+        Scope: "read" | "upload" | "admin" | "agent";
         /** SeriesChangePoint */
         SeriesChangePoint: {
             /** After */
@@ -1827,6 +1876,87 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "acknowledged" | "expected" | "resolved";
+        };
+        /** TokenCreate */
+        TokenCreate: {
+            /**
+             * Agent
+             * @description the agent an agent token belongs to (scope agent only)
+             */
+            agent?: string | null;
+            /**
+             * Name
+             * @description who or what will use it
+             */
+            name: string;
+            /** @description read; upload (also triage); admin (everything); agent (read, and upload only as its agent) */
+            scope: components["schemas"]["Scope"];
+        };
+        /** TokenCreated */
+        TokenCreated: {
+            /** Agent */
+            agent: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /**
+             * Last Used At
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Prefix
+             * @description the token's first characters, to tell tokens apart
+             */
+            prefix: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Scope */
+            scope: string;
+            /**
+             * Token
+             * @description the token itself: shown only in this response
+             */
+            token: string;
+        };
+        /** TokenList */
+        TokenList: {
+            /** Items */
+            items: components["schemas"]["TokenRead"][];
+        };
+        /** TokenRead */
+        TokenRead: {
+            /** Agent */
+            agent: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /**
+             * Last Used At
+             * @description updated at most once a minute
+             */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Prefix
+             * @description the token's first characters, to tell tokens apart
+             */
+            prefix: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Scope */
+            scope: string;
         };
         /** TrustNote */
         TrustNote: {
@@ -2872,6 +3002,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeriesPoints"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+        };
+    };
+    create_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenRead"];
                 };
             };
             /** @description Validation Error */
