@@ -30,7 +30,7 @@ from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
     SettingsDep,
-    UploadPrincipal,
+    TriagePrincipal,
     body_schema,
     json_body,
 )
@@ -80,7 +80,7 @@ def set_alert_status(
     alert_id: int,
     body: Annotated[StatusUpdate, json_body(StatusUpdate)],
     session: SessionDep,
-    principal: UploadPrincipal,
+    principal: TriagePrincipal,
 ) -> AlertRead:
     """Acknowledge, mark expected (with a note saying why), reopen or resolve an alert."""
     alert = service.set_alert_status(
@@ -117,7 +117,7 @@ def set_incident_status(
     incident_id: int,
     body: Annotated[StatusUpdate, json_body(StatusUpdate)],
     session: SessionDep,
-    principal: UploadPrincipal,
+    principal: TriagePrincipal,
 ) -> IncidentDetail:
     """Triage every alert of an incident at once (one notification for all of them)."""
     incident = service.set_incident_status(
