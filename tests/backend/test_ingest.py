@@ -207,8 +207,8 @@ def test_value_without_samples_is_one_sample(client, upload_headers):
 def test_ingest_inside_an_outer_transaction_that_rolls_back_leaves_nothing(engine):
     from sqlalchemy.orm import Session
 
+    from perfatlas.agents.models import Agent
     from perfatlas.runs import service
-    from perfatlas.runs.models import Agent
     from perfatlas.runs.schemas import RunCreate
 
     runs = [RunCreate.model_validate(run_body(agent=f"host-{i}")) for i in range(3)]

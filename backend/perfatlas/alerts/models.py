@@ -18,9 +18,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from perfatlas.agents.models import Agent
 from perfatlas.alerts.enums import AlertStatus, IncidentStatus
 from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
-from perfatlas.runs.models import Agent, Run, Series
+from perfatlas.runs.models import Run, Series
 
 
 class AlertRule(Base):

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
+from perfatlas.agents.models import Agent
 from perfatlas.alerts.detection import VOLATILE_KEYS
 from perfatlas.alerts.enums import AlertStatus
 from perfatlas.alerts.models import Alert, Incident
@@ -26,11 +27,11 @@ from perfatlas.alerts.schemas import (
     changes,
 )
 from perfatlas.analysis.detector import context_changes
+from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.durability import DURABILITY_FIELDS
-from perfatlas.runs.models import Agent, Result, Run, Series
+from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.schemas import SeriesRef
-from perfatlas.runs.service import decode_cursor, encode_cursor, parse_pairs
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30

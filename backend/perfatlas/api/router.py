@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from sqlalchemy import text
 
 from perfatlas import __version__
+from perfatlas.agents.router import router as agents_router
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
 from perfatlas.auth.router import router as auth_router
@@ -22,6 +23,7 @@ api_router.include_router(imports_router)
 api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
 api_router.include_router(auth_router)
+api_router.include_router(agents_router)
 
 
 class Health(BaseModel):

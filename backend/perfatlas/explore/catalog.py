@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from perfatlas.explore.schemas import AgentRead, Catalog, CatalogMetric, CatalogWorkload
+from perfatlas.explore.schemas import Catalog, CatalogMetric, CatalogWorkload
 from perfatlas.runs.dimensions import BUILTIN, TIME
-from perfatlas.runs.models import Agent, Run, Series
+from perfatlas.runs.models import Run, Series
 
 MAX_VALUES = 200
 
@@ -61,20 +61,3 @@ def catalog(session: Session, *, workload: str | None = None) -> Catalog:
             )
         )
     return Catalog(workloads=workloads, dimensions=[TIME, *BUILTIN])
-
-
-def list_agents(session: Session) -> list[AgentRead]:
-    counts = dict(session.execute(select(Run.agent_id, func.count()).group_by(Run.agent_id)).all())
-    agents = session.scalars(
-        select(Agent).order_by(Agent.last_seen_at.desc().nulls_last(), Agent.name)
-    )
-    return [
-        AgentRead(
-            name=a.name,
-            labels=a.labels,
-            version=a.version,
-            last_seen_at=a.last_seen_at,
-            runs=counts.get(a.id, 0),
-        )
-        for a in agents
-    ]

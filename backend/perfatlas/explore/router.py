@@ -14,7 +14,7 @@ from perfatlas.api.deps import ReadPrincipal, SessionDep
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
 from perfatlas.explore import service
-from perfatlas.explore.schemas import AgentRead, Catalog, CompareRead, ExploreRead
+from perfatlas.explore.schemas import Catalog, CompareRead, ExploreRead
 
 router = APIRouter(tags=["explore"])
 
@@ -125,9 +125,3 @@ def compare_csv(session: SessionDep, _: ReadPrincipal, runs: RunsQuery) -> Respo
 def catalog(session: SessionDep, _: ReadPrincipal, workload: str | None = None) -> Catalog:
     """Workloads with their metrics, parameters and labels (and the values seen): what to explore."""
     return catalog_service.catalog(session, workload=workload)
-
-
-@router.get("/agents", operation_id="list_agents", response_model=list[AgentRead], tags=["agents"])
-def list_agents(session: SessionDep, _: ReadPrincipal) -> list[AgentRead]:
-    """The machines that have uploaded runs, most recently seen first."""
-    return catalog_service.list_agents(session)

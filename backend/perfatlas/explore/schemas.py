@@ -102,11 +102,3 @@ class Catalog(BaseModel):
 
     workloads: list[CatalogWorkload]
     dimensions: list[str] = Field(description="built-in dimensions, besides parameters and labels")
-
-
-class AgentRead(BaseModel):
-    name: str
-    labels: dict[str, Any]
-    version: str | None
-    last_seen_at: dt.datetime | None
-    runs: int

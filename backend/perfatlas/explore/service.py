@@ -16,7 +16,9 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.util import find_tables
 
+from perfatlas.agents.models import Agent
 from perfatlas.core.errors import Invalid
+from perfatlas.core.pagination import parse_pairs
 from perfatlas.explore.schemas import (
     CompareMetric,
     CompareRead,
@@ -28,8 +30,8 @@ from perfatlas.explore.schemas import (
 )
 from perfatlas.runs.dimensions import TIME, dimension
 from perfatlas.runs.durability import DURABILITY_FIELDS
-from perfatlas.runs.models import Agent, Environment, Result, Run
-from perfatlas.runs.service import get_run, parse_pairs
+from perfatlas.runs.models import Environment, Result, Run
+from perfatlas.runs.service import get_run
 from perfatlas.runs.stats import quantile
 
 RUNS_PER_POINT = 20

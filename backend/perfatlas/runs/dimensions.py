@@ -10,8 +10,9 @@ from typing import Any
 from sqlalchemy import String, case, cast, func
 from sqlalchemy.sql.elements import ColumnElement
 
+from perfatlas.agents.models import Agent
 from perfatlas.core.errors import Invalid
-from perfatlas.runs.models import Agent, Environment, Run
+from perfatlas.runs.models import Environment, Run
 
 BUILTIN: dict[str, Any] = {
     "agent": Agent.name,

@@ -19,20 +19,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from perfatlas.agents.models import Agent
 from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
 
 BigId = BigInteger().with_variant(Integer(), "sqlite")
-
-
-class Agent(Base):
-    __tablename__ = "agents"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(128), unique=True)
-    labels: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
-    version: Mapped[str | None] = mapped_column(String(64))
-    last_seen_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
-    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class Environment(Base):

@@ -1,0 +1,177 @@
+"""Writing runs and results in bulk: COPY on PostgreSQL, executemany INSERT on SQLite."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid as uuid_mod
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from perfatlas.core.canonical import canonical_json
+from perfatlas.runs.models import Result, Run
+from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.stats import Summary, summarize_columns
+from perfatlas.runs.trust import result_flags, run_flags
+
+CHUNK = 1000
+RESULT_COLUMNS = (
+    "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "agent_id",
+    "flags", "metric", "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max",
+    "p5", "p50", "p95", "p99",
+)  # fmt: skip
+
+
+def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+# COPY is several times faster than INSERT for the thousands of rows a batch carries, and it
+# runs inside the request's transaction, so a failure still writes nothing. Rows are written
+# in COPY's text format by hand: psycopg's per-value adaptation cost more than the COPY.
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_field(value: Any) -> str:
+    if value is None:
+        return "\\N"
+    if isinstance(value, str):
+        return value.translate(_COPY_ESCAPES)
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, dict | list):
+        return canonical_json(value).decode().translate(_COPY_ESCAPES)
+    return str(value)
+
+
+def _copy_text(session: Session, table: str, columns: Sequence[str], text: str) -> None:
+    raw = session.connection().connection.driver_connection
+    with (
+        raw.cursor() as cur,  # type: ignore[union-attr]
+        cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy,
+    ):
+        copy.write(text)
+
+
+def _copy_column(values: Sequence[Any]) -> Iterable[str]:
+    """A column's values in COPY text: a column of one plain type in one C-level pass."""
+    kinds = set(map(type, values))
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind is int or kind is uuid_mod.UUID:
+            return map(str, values)
+        if kind is dt.datetime:
+            return map(dt.datetime.isoformat, values)
+        if kind is str:
+            return [v.translate(_COPY_ESCAPES) for v in values]
+    return map(_copy_field, values)
+
+
+def _copy_rows(
+    session: Session, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    fields = [_copy_column(column) for column in zip(*rows, strict=True)]
+    text = "\n".join(map("\t".join, zip(*fields, strict=True))) + "\n"
+    _copy_text(session, table, columns, text)
+
+
+def insert_runs(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    if session.get_bind().dialect.name != "postgresql":
+        ids: list[int] = []
+        for chunk in chunks(rows):
+            returned = session.execute(
+                insert(Run).returning(Run.id, sort_by_parameter_order=True), list(chunk)
+            )
+            ids.extend(returned.scalars())
+        return ids
+    ids = list(
+        session.scalars(
+            select(func.nextval("runs_id_seq")).select_from(func.generate_series(1, len(rows)))
+        )
+    )
+    columns = ["id", *rows[0]]
+    _copy_rows(
+        session, "runs", columns, [[i, *row.values()] for i, row in zip(ids, rows, strict=True)]
+    )
+    return ids
+
+
+def insert_results(
+    session: Session,
+    runs: list[RunCreate],
+    run_ids: list[int],
+    env_ids: list[int | None],
+    series_ids: list[list[int]],
+    agent_ids: dict[str, int],
+) -> None:
+    """Every result of the runs, with its summary (computed for the whole batch at once)."""
+    # The schema guarantees samples or a value.
+    samples = [r.samples or [r.value or 0.0] for run in runs for r in run.results]
+    if not samples:
+        return
+    stats = summarize_columns(samples)
+    given = [r.value for run in runs for r in run.results]
+    values = [p50 if v is None else v for v, p50 in zip(given, stats["p50"], strict=True)]
+    flags: list[int] = []
+    for run in runs:
+        bits, short = run_flags(run.meta, as_int(run.environment.get("cores")))
+        flags.extend(result_flags(r.metric, len(r.samples) or 1, bits, short) for r in run.results)
+    if session.get_bind().dialect.name != "postgresql":
+        rows: list[dict[str, Any]] = []
+        for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
+            for result, series_id in zip(run.results, sids, strict=True):
+                i = len(rows)
+                rows.append(
+                    {
+                        "run_id": run_id, "series_id": series_id, "workload": run.workload,
+                        "started_at": run.started_at, "run_uuid": run.uuid,
+                        "environment_id": env_id, "agent_id": agent_ids[run.agent],
+                        "flags": flags[i], "metric": result.metric, "unit": result.unit,
+                        "direction": result.direction, "value": values[i],
+                        "samples": samples[i], **{f: stats[f][i] for f in Summary._fields},
+                    }
+                )  # fmt: skip
+        session.execute(insert(Result), rows)
+        return
+    # Names, units and directions match NAME_PATTERN or a fixed list, so they need no
+    # escaping; the run's own fields are rendered once per run, the numbers a column at a
+    # time, and the lines joined in C.
+    heads: list[str] = []
+    for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
+        run_fields = "\t".join(
+            [
+                _copy_field(v)
+                for v in (run.workload, run.started_at, run.uuid, env_id, agent_ids[run.agent])
+            ]
+        )
+        for result, series_id in zip(run.results, sids, strict=True):
+            heads.append(
+                f"{run_id}\t{series_id}\t{run_fields}\t{flags[len(heads)]}\t{result.metric}"
+                f"\t{result.unit}\t{result.direction}"
+            )
+    fields = [
+        heads,
+        map(repr, values),
+        [orjson.dumps(s).decode() for s in samples],
+        *(map(repr, stats[f]) for f in Summary._fields),
+    ]
+    text = "\n".join(map("\t".join, zip(*fields, strict=True))) + "\n"
+    _copy_text(session, "results", RESULT_COLUMNS, text)

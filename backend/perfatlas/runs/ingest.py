@@ -1,0 +1,274 @@
+"""Ingest: new runs with their results, series and environments, in the caller's transaction;
+a retry of a stored run is a no-op, the same uuid with another body a conflict."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid as uuid_mod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import any_, bindparam, case, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from perfatlas.agents.models import Agent
+from perfatlas.core.canonical import canonical_json, content_hash
+from perfatlas.core.errors import Conflict, Invalid
+from perfatlas.core.models import utcnow
+from perfatlas.runs.copy_writer import as_int, chunks, insert_results, insert_runs
+from perfatlas.runs.durability import stored_facts
+from perfatlas.runs.models import Environment, Run, Series
+from perfatlas.runs.schemas import RunCreate
+
+# Environment keys copied into columns, so that filters and group-bys use plain columns.
+_ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    uuid: uuid_mod.UUID
+    run_id: int
+    created: bool
+
+
+def body_hash(run: RunCreate) -> str:
+    return content_hash(run.model_dump(mode="json"))
+
+
+def series_key(
+    run: RunCreate, *, metric: str, unit: str, ignore_labels: Iterable[str]
+) -> dict[str, Any]:
+    ignored = set(ignore_labels)
+    labels = {
+        k: v for k, v in run.labels.items() if k not in ignored and not k.endswith("_version")
+    }
+    return {
+        "workload": run.workload,
+        "metric": metric,
+        "unit": unit,
+        "agent": run.agent,
+        "target": run.target,
+        "parameters": run.parameters,
+        "labels": labels,
+    }
+
+
+def _key_in(session: Session, column: Any, keys: Sequence[Any]) -> Iterable[Any]:
+    """`column IN keys` conditions: one `= ANY(array)` on PostgreSQL (one parameter, however
+    many keys: a thousand-item IN costs more to build and bind than to run), else chunks."""
+    if session.get_bind().dialect.name == "postgresql":
+        yield column == any_(bindparam("keys", list(keys), type_=postgresql.ARRAY(column.type)))
+        return
+    for chunk in chunks(list(keys)):
+        yield column.in_(chunk)
+
+
+def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
+    found: dict[Any, int] = {}
+    for condition in _key_in(session, column, keys):
+        found.update(session.execute(select(column, id_column).where(condition)).all())
+    return found
+
+
+def _upsert_ids(
+    session: Session, model: Any, key: str, rows: dict[Any, dict[str, Any]]
+) -> dict[Any, int]:
+    """Ids of the rows with these keys, inserting the missing ones (concurrent inserts of the
+    same key are harmless: ON CONFLICT DO NOTHING, then read back)."""
+    column = getattr(model, key)
+    found = _ids_by(session, column, model.id, list(rows))
+    # In key order: concurrent uploads inserting the same new keys wait for each other in
+    # the same order, never in a cycle.
+    missing = [rows[k] for k in sorted(rows) if k not in found]
+    if missing:
+        dialect = session.get_bind().dialect.name
+        ins = postgresql.insert(model) if dialect == "postgresql" else sqlite.insert(model)
+        for chunk in chunks(missing):
+            session.execute(ins.on_conflict_do_nothing(), list(chunk))
+        found.update(_ids_by(session, column, model.id, [row[key] for row in missing]))
+    return found
+
+
+def _environment_row(data: dict[str, Any], digest: str) -> dict[str, Any]:
+    row: dict[str, Any] = {"hash": digest, "data": data, "created_at": utcnow()}
+    for key in _ENV_TEXT_KEYS:
+        value = data.get(key)
+        row[key] = str(value)[:255] if value is not None else None
+    row["cores"] = as_int(data.get("cores"))
+    row["ram_bytes"] = as_int(data.get("ram_bytes"))
+    rotational = data.get("rotational")
+    row["rotational"] = rotational if isinstance(rotational, bool) else None
+    mount_options = data.get("mount_options")
+    if isinstance(mount_options, list):
+        mount_options = ",".join(str(o) for o in mount_options)
+    row["mount_options"] = str(mount_options)[:1024] if mount_options is not None else None
+    return row
+
+
+def _existing_runs(
+    session: Session, uuids: Sequence[uuid_mod.UUID]
+) -> dict[uuid_mod.UUID, tuple[int, str]]:
+    existing: dict[uuid_mod.UUID, tuple[int, str]] = {}
+    for condition in _key_in(session, Run.uuid, uuids):
+        for run_uuid, run_id, digest in session.execute(
+            select(Run.uuid, Run.id, Run.body_hash).where(condition)
+        ):
+            existing[run_uuid] = (run_id, digest)
+    return existing
+
+
+def ingest(
+    session: Session, *, runs: Sequence[RunCreate], ignore_labels: Sequence[str]
+) -> list[Ingested]:
+    """Stores the runs that are new in the caller's transaction (the caller commits, and retries
+    on a collision: core.db.commit_with_retry); a retry of a stored run is a no-op.
+
+    The same uuid with another body is a Conflict and nothing of the request is written."""
+    digests: dict[uuid_mod.UUID, str] = {}
+    unique: list[RunCreate] = []
+    for index, run in enumerate(runs):
+        digest = body_hash(run)
+        seen = digests.get(run.uuid)
+        if seen is None:
+            digests[run.uuid] = digest
+            unique.append(run)
+        elif seen != digest:
+            raise Invalid(f"runs[{index}].uuid", f"{run.uuid} appears twice with different bodies")
+
+    existing = _existing_runs(session, list(digests))
+    conflicts = [str(u) for u, (_, digest) in existing.items() if digest != digests[u]]
+    if conflicts:
+        raise Conflict(
+            f"run {conflicts[0]} is already stored with a different body"
+            + (f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else "")
+            + "; a run uuid may be reused only for an identical retry",
+            extra={"uuids": conflicts},
+        )
+    new = [run for run in unique if run.uuid not in existing]
+    outcome = {
+        u: Ingested(uuid=u, run_id=run_id, created=False) for u, (run_id, _) in existing.items()
+    }
+    if new:
+        outcome.update(_store_new(session, new, digests, ignore_labels))
+    return [outcome[run.uuid] for run in unique]
+
+
+def _store_new(
+    session: Session,
+    runs: list[RunCreate],
+    digests: dict[uuid_mod.UUID, str],
+    ignore_labels: Sequence[str],
+) -> dict[uuid_mod.UUID, Ingested]:
+    now = utcnow()
+    agent_names = sorted({run.agent for run in runs})
+    agent_ids = _upsert_ids(
+        session,
+        Agent,
+        "name",
+        {name: {"name": name, "labels": {}, "created_at": now} for name in agent_names},
+    )
+    env_hashes: dict[uuid_mod.UUID, str] = {}
+    env_rows: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        if run.environment:
+            digest = content_hash(run.environment)
+            env_hashes[run.uuid] = digest
+            if digest not in env_rows:
+                env_rows[digest] = _environment_row(run.environment, digest)
+    env_ids = _upsert_ids(session, Environment, "hash", env_rows)
+
+    series_rows: dict[str, dict[str, Any]] = {}
+    result_keys: list[list[str]] = []
+    # Runs of one configuration share their series: each key is hashed once per batch.
+    digests_by: dict[tuple[bytes, str, str], str] = {}
+    for run in runs:
+        dims = series_key(run, metric="", unit="", ignore_labels=ignore_labels)
+        run_part = canonical_json(dims)
+        keys = []
+        for result in run.results:
+            memo = (run_part, result.metric, result.unit)
+            known = digests_by.get(memo)
+            if known is not None:
+                keys.append(known)
+                continue
+            digest = content_hash({**dims, "metric": result.metric, "unit": result.unit})
+            digests_by[memo] = digest
+            series_rows.setdefault(
+                digest,
+                {
+                    "key_hash": digest,
+                    "workload": run.workload,
+                    "metric": result.metric,
+                    "unit": result.unit,
+                    "direction": result.direction,
+                    "agent_id": agent_ids[run.agent],
+                    "target": run.target,
+                    "parameters": dims["parameters"],
+                    "labels": dims["labels"],
+                    "created_at": now,
+                },
+            )
+            keys.append(digest)
+        result_keys.append(keys)
+    series_ids = _upsert_ids(session, Series, "key_hash", series_rows)
+
+    run_rows: list[dict[str, Any]] = [
+        {
+            "uuid": run.uuid,
+            "body_hash": digests[run.uuid],
+            "agent_id": agent_ids[run.agent],
+            "environment_id": env_ids.get(env_hashes.get(run.uuid, "")),
+            "workload": run.workload,
+            "target": run.target,
+            "parameters": run.parameters,
+            "labels": run.labels,
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+            "status": run.status,
+            "job_id": run.job_id,
+            "fsync_policy": run.fsync_policy,
+            "o_direct": run.o_direct,
+            "sync_mount": run.sync_mount,
+            "cold_method": run.cold_method,
+            **stored_facts(
+                write_cache=run.write_cache,
+                memory_backed=run.memory_backed,
+                flush_to_device=run.flush_to_device,
+                environment=run.environment,
+            ),
+            "meta": run.meta,
+            "created_at": now,
+        }
+        for run in runs
+    ]
+    run_ids = insert_runs(session, run_rows)
+
+    env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
+    series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
+    insert_results(session, runs, run_ids, env_of_run, series_of_results, agent_ids)
+    # Last: the update locks the agents' rows until the commit, and concurrent uploads from
+    # the same agents wait for that lock (taken in name order, so they cannot deadlock).
+    _touch_agents(session, runs, agent_ids)
+    return {
+        run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True)
+        for run, run_id in zip(runs, run_ids, strict=True)
+    }
+
+
+def _touch_agents(session: Session, runs: list[RunCreate], agent_ids: dict[str, int]) -> None:
+    last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
+    for run in runs:
+        seen_at = run.finished_at or run.started_at
+        prev = last_seen.get(run.agent)
+        if prev is None or seen_at >= prev[0]:
+            last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
+    for name in sorted(last_seen):
+        seen_at, version = last_seen[name]
+        newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
+        values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
+        if version:
+            # The version of the newest run wins; a late upload of an old run changes nothing.
+            values["version"] = case((newer, version), else_=Agent.version)
+        session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))

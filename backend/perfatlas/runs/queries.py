@@ -1,0 +1,119 @@
+"""Reading runs and series: one run, lists with filters and cursor pages."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid as uuid_mod
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy.orm import Session, selectinload
+
+from perfatlas.agents.models import Agent
+from perfatlas.core.errors import NotFound
+from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
+from perfatlas.runs.dimensions import json_text
+from perfatlas.runs.models import Result, Run, Series
+
+
+def get_run(session: Session, *, run_uuid: uuid_mod.UUID) -> Run:
+    run = session.scalar(select(Run).where(Run.uuid == run_uuid).options(selectinload(Run.results)))
+    if run is None:
+        raise NotFound(f"no run with uuid {run_uuid}")
+    return run
+
+
+def get_runs_by_id(session: Session, *, run_ids: Sequence[int]) -> list[Run]:
+    rows = session.scalars(
+        select(Run).where(Run.id.in_(run_ids)).options(selectinload(Run.results))
+    )
+    by_id = {run.id: run for run in rows}
+    return [by_id[i] for i in run_ids]
+
+
+def list_runs(
+    session: Session,
+    *,
+    workload: str | None = None,
+    agent: str | None = None,
+    status: str | None = None,
+    target: str | None = None,
+    labels: Sequence[str] = (),
+    params: Sequence[str] = (),
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[Run], str | None]:
+    query: Select[Any] = select(Run)
+    if workload:
+        query = query.where(Run.workload == workload)
+    if agent:
+        query = query.join(Agent, Agent.id == Run.agent_id).where(Agent.name == agent)
+    if status:
+        query = query.where(Run.status == status)
+    if target:
+        query = query.where(Run.target == target)
+    dialect = session.get_bind().dialect.name
+    for key, wanted in parse_pairs("label", labels).items():
+        query = query.where(json_text(Run.labels, key, dialect).in_(wanted))
+    for key, wanted in parse_pairs("param", params).items():
+        query = query.where(json_text(Run.parameters, key, dialect).in_(wanted))
+    if since:
+        query = query.where(Run.started_at >= since)
+    if until:
+        query = query.where(Run.started_at < until)
+    if cursor:
+        c_started, c_id = decode_cursor(cursor)
+        query = query.where(
+            or_(Run.started_at < c_started, and_(Run.started_at == c_started, Run.id < c_id))
+        )
+    query = query.order_by(Run.started_at.desc(), Run.id.desc()).limit(limit + 1)
+    rows = list(session.scalars(query))
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor(rows[-1].started_at, rows[-1].id)
+    return rows, next_cursor
+
+
+def list_series(
+    session: Session,
+    *,
+    workload: str | None = None,
+    metric: str | None = None,
+    agent: str | None = None,
+    limit: int = 50,
+    cursor: int | None = None,
+) -> tuple[list[tuple[Series, int, dt.datetime | None]], int | None]:
+    query = select(Series)
+    if workload:
+        query = query.where(Series.workload == workload)
+    if metric:
+        query = query.where(Series.metric == metric)
+    if agent:
+        query = query.join(Agent, Agent.id == Series.agent_id).where(Agent.name == agent)
+    if cursor is not None:
+        query = query.where(Series.id > cursor)
+    rows = list(session.scalars(query.order_by(Series.id).limit(limit + 1)))
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = rows[-1].id
+    counts = {
+        series_id: (n, last)
+        for series_id, n, last in session.execute(
+            select(Result.series_id, func.count(), func.max(Result.started_at))
+            .where(Result.series_id.in_([s.id for s in rows]))
+            .group_by(Result.series_id)
+        )
+    }
+    return [(s, *counts.get(s.id, (0, None))) for s in rows], next_cursor
+
+
+def get_series(session: Session, *, series_id: int) -> Series:
+    series = session.get(Series, series_id)
+    if series is None:
+        raise NotFound(f"no series with id {series_id}")
+    return series

@@ -1,0 +1,163 @@
+"""A series' points as columns: one row of binary arrays on PostgreSQL, rows on SQLite."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import orjson
+import psycopg
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from perfatlas.core import pgarrays
+from perfatlas.core.errors import Invalid
+from perfatlas.runs.models import Result
+
+POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
+# Every point has its time and value; the other columns can be left out (`fields`).
+OPTIONAL_POINT_COLUMNS = tuple(c for c in POINT_COLUMNS if c not in ("t", "value"))
+_POINT_SOURCES: dict[str, Any] = {
+    "t": Result.started_at, "run": Result.run_uuid, "value": Result.value, "n": Result.n,
+    "min": Result.min, "max": Result.max, "p5": Result.p5, "p95": Result.p95,
+    "environment_id": Result.environment_id,
+}  # fmt: skip
+# How each column comes out of `array_send(array_agg(column))` on PostgreSQL.
+_PG_POINT_DECODERS: dict[str, Any] = {
+    "t": pgarrays.timestamps, "run": pgarrays.uuids, "value": pgarrays.floats,
+    "n": pgarrays.ints, "min": pgarrays.floats, "max": pgarrays.floats, "p5": pgarrays.floats,
+    "p95": pgarrays.floats, "environment_id": pgarrays.ints,
+}  # fmt: skip
+# The columns are written with these options: numpy arrays as JSON arrays, and naive
+# datetime64 (UTC) with its offset, as an aware datetime is written.
+POINTS_JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NAIVE_UTC
+_PG_POINTS_SQL: dict[tuple[tuple[str, ...], bool, bool, bool], str] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoints:
+    # One sequence per field, for orjson.dumps(..., option=POINTS_JSON_OPTIONS): numpy arrays
+    # and JSON fragments on PostgreSQL, lists on SQLite.
+    columns: dict[str, Any]
+    total: int  # points in the whole series
+    last_at: dt.datetime | None
+
+
+def series_points(
+    session: Session,
+    *,
+    series_id: int,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    limit: int = 10_000,
+    with_samples: bool = False,
+    fields: Iterable[str] | None = None,
+) -> SeriesPoints:
+    """The newest `limit` points, oldest first, as columns: t, value and the `fields` asked
+    for (every column when None). Read from the covering index (samples from the table)."""
+    wanted = set(POINT_COLUMNS if fields is None else fields) | {"t", "value"}
+    unknown = wanted - set(POINT_COLUMNS)
+    if unknown:
+        raise Invalid(
+            "fields", f"unknown column {sorted(unknown)[0]!r}; one of {', '.join(POINT_COLUMNS)}"
+        )
+    names = tuple(c for c in POINT_COLUMNS if c in wanted)
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        raw = connection.connection.driver_connection
+        return _pg_series_points(
+            raw,  # type: ignore[arg-type]
+            names,
+            series_id=series_id,
+            since=since,
+            until=until,
+            limit=limit,
+            with_samples=with_samples,
+        )
+    sources = [_POINT_SOURCES[c] for c in names]
+    if with_samples:
+        names, sources = (*names, "samples"), [*sources, Result.samples]
+    query = select(*sources).where(Result.series_id == series_id)
+    if since:
+        query = query.where(Result.started_at >= since)
+    if until:
+        query = query.where(Result.started_at < until)
+    query = query.order_by(Result.started_at.desc()).limit(limit)
+    rows = connection.execute(query).all()
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
+    for column in columns:
+        column.reverse()
+    total, last_at = connection.execute(
+        select(func.count(), func.max(Result.started_at)).where(Result.series_id == series_id)
+    ).one()
+    return SeriesPoints(dict(zip(names, columns, strict=True)), total, last_at)
+
+
+def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples: bool) -> str:
+    """One row: the series' point count and newest time, then one binary array per column of
+    the newest points (newest first)."""
+    key = (names, since, until, samples)
+    sql = _PG_POINTS_SQL.get(key)
+    if sql is None:
+        columns = [_POINT_SOURCES[c].key for c in names]
+        aggregates = [f"array_send(array_agg({c}))" for c in columns]
+        if samples:
+            columns.append("samples")
+            aggregates.append("array_agg(samples::text)")
+        where = ["series_id = %(series_id)s"]
+        if since:
+            where.append("started_at >= %(since)s")
+        if until:
+            where.append("started_at < %(until)s")
+        sql = (
+            "SELECT (SELECT count(*) FROM results WHERE series_id = %(series_id)s),"
+            " (SELECT max(started_at) FROM results WHERE series_id = %(series_id)s),"
+            f" {', '.join(aggregates)} FROM (SELECT {', '.join(columns)} FROM results"
+            f" WHERE {' AND '.join(where)} ORDER BY started_at DESC LIMIT %(limit)s) AS newest"
+        )
+        _PG_POINTS_SQL[key] = sql
+    return sql
+
+
+def _pg_series_points(
+    raw: psycopg.Connection[Any],
+    names: tuple[str, ...],
+    *,
+    series_id: int,
+    since: dt.datetime | None,
+    until: dt.datetime | None,
+    limit: int,
+    with_samples: bool,
+) -> SeriesPoints:
+    sql = _pg_points_sql(
+        names, since=since is not None, until=until is not None, samples=with_samples
+    )
+    params = {"series_id": series_id, "since": since, "until": until, "limit": limit}
+    with raw.cursor(binary=True) as cur:
+        row = cur.execute(sql, params).fetchone()
+    assert row is not None  # an aggregate without GROUP BY always answers one row
+    total, last_at, *arrays = row
+    decoded = {c: _PG_POINT_DECODERS[c](data) for c, data in zip(names, arrays, strict=False)}
+    t = decoded["t"]
+    # Newest first, as the subquery ordered them: PostgreSQL feeds a plain aggregate over an
+    # ordered subquery in that order, and all the aggregates see the same rows in the same
+    # order, so the columns stay aligned. The order itself is checked rather than assumed.
+    order: Any = slice(None, None, -1)
+    if len(t) > 1 and bool((t[1:] > t[:-1]).any()):
+        order = np.argsort(t, kind="stable")
+
+    def arranged(column: Any) -> Any:
+        if isinstance(column, list):
+            return column[::-1] if isinstance(order, slice) else [column[i] for i in order]
+        return np.ascontiguousarray(column[order])
+
+    columns = {c: arranged(v) for c, v in decoded.items()}
+    if "run" in columns:
+        columns["run"] = orjson.Fragment(pgarrays.uuids_json(columns["run"]))
+    if with_samples:
+        samples = arranged(arrays[-1] or [])
+        columns["samples"] = orjson.Fragment(("[" + ",".join(samples) + "]").encode())
+    return SeriesPoints(columns, total, last_at.astimezone(dt.UTC) if last_at else None)
