@@ -10,6 +10,7 @@ from perfatlas import __version__
 from perfatlas.alerts.channels_router import router as channels_router
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
+from perfatlas.compare.router import router as compare_router
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.runs.router import router as runs_router
@@ -17,6 +18,7 @@ from perfatlas.runs.router import router as runs_router
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(runs_router)
 api_router.include_router(explore_router)
+api_router.include_router(compare_router)
 api_router.include_router(imports_router)
 api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
