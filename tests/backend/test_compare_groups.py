@@ -217,6 +217,10 @@ def test_tmpfs_against_ext4_pairs_by_agent_and_warns(client, upload_headers, rea
         ({"by": "fs_version", "value": ["6.1", "6.5"], "filter": "agent"}, "filter"),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "pair_ignore": "metric"}, "pair_ignore"),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "min_effect": "x"}, "query.min_effect"),
+        ({"by": "fs\x00version", "value": ["6.1", "6.5"]}, "by"),
+        ({"by": "fs_version", "value": ["6.1", "6\x005"]}, "value"),
+        ({"by": "fs_version", "value": ["6.1", "6.5"], "filter": "agent:\x00"}, "filter"),
+        ({"by": "fs_version", "value": ["6.1", "6.5"], "pair_ignore": "a\x00"}, "pair_ignore"),
     ],
 )
 def test_bad_group_requests_name_the_field(client, upload_headers, read_headers, params, field):
@@ -224,6 +228,9 @@ def test_bad_group_requests_name_the_field(client, upload_headers, read_headers,
     response = client.get("/api/v1/compare/groups", params={"workload": "smallfile", **params},
                           headers=read_headers)  # fmt: skip
     assert response.status_code == 422, response.text
+    nul = client.get("/api/v1/compare/groups", params={**params, "workload": "small\x00file"},
+                     headers=read_headers)  # fmt: skip
+    assert nul.status_code == 422, nul.text
     assert response.json()["errors"][0]["field"] == field
 
 

@@ -16,6 +16,16 @@ TENTATIVE = "tentative_alert"
 MAX_PATTERNS = 100
 
 
+def plain_text(field: str, values: Iterable[str]) -> None:
+    """Query text the database can hold: PostgreSQL refuses a NUL byte in any string (a 500
+    if it got that far), and no name or value here is longer than a target path."""
+    for value in values:
+        if "\x00" in value:
+            raise Invalid(field, "contains a NUL byte")
+        if len(value) > 1024:
+            raise Invalid(field, "longer than 1024 characters")
+
+
 def metric_patterns(items: Sequence[str]) -> list[str]:
     """`metric` as given: repeated, comma-separated, or both; names or globs (`*.seconds`)."""
     patterns = [part.strip() for item in items for part in item.split(",") if part.strip()]

@@ -156,6 +156,9 @@ def compare_groups(
     pair_ignore: Sequence[str] | None = None,
     min_effect_pct: float,
 ) -> GroupCompareRead:
+    for name, texts in (("workload", [workload]), ("by", [by]), ("value", values),
+                        ("filter", filters), ("pair_ignore", pair_ignore or [])):  # fmt: skip
+        common.plain_text(name, texts)
     if by in NOT_COMPARABLE:
         raise Invalid("by", f"{by!r} cannot be compared as groups")
     groups = _values(values)
