@@ -235,6 +235,7 @@ def test_a_tentative_alert_travels_with_the_compare_cell(
     for day, level in enumerate([1000.0] * 20 + [700.0] * 5):
         bodies.append(run_body(
             started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
+            labels={"mode": "connected", "fs_version": "6.1" if day < 20 else "6.2"},
             results=[result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)]),
                      result("read_cold.ops_per_s", [500 * rng.gauss(1, 0.01) for _ in range(3)])],
         ))  # fmt: skip
@@ -248,3 +249,9 @@ def test_a_tentative_alert_travels_with_the_compare_cell(
     assert rows["create.ops_per_s"]["changes"][1]["verdict"] == "worse"
     assert rows["read_cold.ops_per_s"]["flags"] == [[], []]
     assert "tentative_alert" in data["reasons"]
+    groups = client.get("/api/v1/compare/groups", params={"workload": "smallfile",
+        "by": "fs_version", "value": ["6.1", "6.2"]}, headers=read_headers).json()  # fmt: skip
+    rows = {m["metric"]: m for m in groups["metrics"]}
+    assert [c["flags"] for c in rows["create.ops_per_s"]["cells"]] == [["tentative_alert"]] * 2
+    assert rows["create.ops_per_s"]["cells"][1]["verdict"] == "worse"
+    assert [c["flags"] for c in rows["read_cold.ops_per_s"]["cells"]] == [[], []]

@@ -44,6 +44,7 @@ def version_runs(seed: int = 1) -> list[dict]:
 
                 runs.append(run_body(
                     agent=agent, target=target, labels={"fs_version": version, "mode": "c"},
+                    meta={"short_phases": ["create"]} if version == "6.8" else {},
                     started_at=(BASE_TIME + dt.timedelta(minutes=len(runs))).isoformat(),
                     results=[result("create.ops_per_s", s(ops)),
                              result("create.seconds", s(1000 / ops), unit="s"),
@@ -139,6 +140,11 @@ def test_pairs_series_and_reports_the_median_of_per_series_changes(
     _, back = oracle(runs, "create.ops_per_s", "6.1", "6.8")
     assert cells[2]["change_pct"] == pytest.approx(statistics.median(back.values()))
     assert cells[2]["pairs"] == 4 and cells[2]["verdict"] == "noise"
+    # Trust flags travel with the numbers: 6.8's create phases were too short.
+    assert [c["flags"] for c in cells] == [[], [], ["short_phase"]]
+    assert all(p["cells"][2]["flags"] == ["short_phase"] for p in three["metrics"][0]["pairs"]
+               if p["cells"][2] is not None)  # fmt: skip
+    assert "short_phase" in three["reasons"]
     assert cells[1]["change_pct"] == pytest.approx(cell["change_pct"])
 
     # Filters: one agent, one target, one parameter value.

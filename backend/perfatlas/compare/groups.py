@@ -188,7 +188,9 @@ def compare_groups(
     facts: list[dict[str, set[Any]]] = [defaultdict(set) for _ in groups]
     runs_of: list[set[int]] = [set() for _ in groups]
     for row in rows:
-        g = group_index[str(row.g)]
+        g = group_index.get(str(row.g))
+        if g is None:  # the database matched a value written another way: not asked for
+            continue
         s = series[row.series_id]
         key = pairing_key(s, s.agent.name, ignore_all)
         canon = repr(sorted((k, sorted(v.items()) if isinstance(v, dict) else v)
