@@ -1,4 +1,5 @@
-"""Reading back: runs list with filters and cursors, series, explore, compare, CSV exports."""
+"""Reading back: runs list with filters and cursors, series, explore, CSV exports (compare:
+test_compare.py)."""
 
 from __future__ import annotations
 
@@ -126,65 +127,6 @@ def test_explore_csv_matches_the_plot(client, upload_headers, read_headers):
     assert rows[0]["version"] == "1.7.1" and float(rows[0]["median"]) == pytest.approx(
         first["median"]
     )
-
-
-def test_compare_shows_differences_and_warns_on_durability(client, upload_headers, read_headers):
-    safe = run_body(fsync_policy="file", labels={"mode": "safe"},
-                    results=[result("extract.files_per_s", [100.0, 110.0, 105.0], unit="files/s"),
-                             result("extract.seconds", [10.0, 9.0, 9.5], unit="s")])  # fmt: skip
-    unsafe = run_body(fsync_policy="none", write_cache="disabled", labels={"mode": "unsafe"},
-                      environment={"hostname": "host-a", "kernel": "6.2.0"},
-                      results=[result("extract.files_per_s", [420.0], unit="files/s"),
-                               result("extract.seconds", [2.5], unit="s")])  # fmt: skip
-    upload(client, upload_headers, [safe, unsafe])
-    response = client.get(
-        "/api/v1/compare", params={"runs": f"{safe['uuid']},{unsafe['uuid']}"}, headers=read_headers
-    )
-    assert response.status_code == 200, response.text
-    data = response.json()
-    assert [r["uuid"] for r in data["runs"]] == [safe["uuid"], unsafe["uuid"]]
-    rows = {m["metric"]: m for m in data["metrics"]}
-    files = rows["extract.files_per_s"]
-    assert files["values"] == [105.0, 420.0]
-    assert files["diff_pct"][1] == pytest.approx(300.0) and files["better"] == [None, True]
-    seconds = rows["extract.seconds"]
-    assert seconds["diff_pct"][1] == pytest.approx((2.5 - 9.5) / 9.5 * 100)
-    assert seconds["better"][1] is True  # less time is better
-    assert data["durability_differs"] is True
-    assert "fsync_policy (file vs none)" in data["warning"]
-    assert {d["key"] for d in data["durability"]} == {"fsync_policy", "write_cache"}
-    assert {d["key"] for d in data["labels"]} == {"mode"}
-    assert "kernel" in {d["key"] for d in data["environment"]}
-
-    same = run_body(fsync_policy="file", labels={"mode": "safe"})
-    upload(client, upload_headers, [same])
-    calm = client.get(
-        "/api/v1/compare", params={"runs": [safe["uuid"], same["uuid"]]}, headers=read_headers
-    )
-    assert calm.json()["durability_differs"] is False and calm.json()["warning"] is None
-
-    exported = client.get(
-        "/api/v1/compare.csv", params={"runs": [safe["uuid"], unsafe["uuid"]]}, headers=read_headers
-    )
-    lines = list(csv.reader(io.StringIO(exported.text)))
-    assert lines[0][:3] == ["metric", "unit", "direction"]
-    assert lines[-1][0] == "warning"
-
-
-def test_compare_errors(client, upload_headers, read_headers):
-    body = run_body()
-    upload(client, upload_headers, [body])
-    one = client.get("/api/v1/compare", params={"runs": body["uuid"]}, headers=read_headers)
-    assert one.status_code == 422 and one.json()["errors"][0]["field"] == "runs"
-    missing = client.get(
-        "/api/v1/compare", params={"runs": [body["uuid"], "00000000-0000-0000-0000-000000000000"]},
-        headers=read_headers,
-    )  # fmt: skip
-    assert missing.status_code == 404
-    garbage = client.get(
-        "/api/v1/compare", params={"runs": [body["uuid"], "zzz"]}, headers=read_headers
-    )
-    assert garbage.status_code == 422
 
 
 def test_runs_list_filters_and_cursor_pages(client, upload_headers, read_headers):

@@ -11,6 +11,7 @@ from perfatlas.agents.router import router as agents_router
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
 from perfatlas.auth.router import router as auth_router
+from perfatlas.compare.router import router as compare_router
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.notifications.router import router as channels_router
@@ -19,6 +20,7 @@ from perfatlas.runs.router import router as runs_router
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(runs_router)
 api_router.include_router(explore_router)
+api_router.include_router(compare_router)
 api_router.include_router(imports_router)
 api_router.include_router(alerts_router)
 api_router.include_router(channels_router)

@@ -1,20 +1,18 @@
-"""Explore, compare and their CSV exports."""
+"""Explore, the catalog and the agents list, and the explore CSV export."""
 
 from __future__ import annotations
 
 import csv
 import io
-import uuid as uuid_mod
 from collections.abc import Iterable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
 from perfatlas.api.deps import ReadPrincipal, SessionDep
-from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
 from perfatlas.explore import service
-from perfatlas.explore.schemas import Catalog, CompareRead, ExploreRead
+from perfatlas.explore.schemas import Catalog, ExploreRead
 
 router = APIRouter(tags=["explore"])
 
@@ -78,47 +76,6 @@ def explore_csv(
                  " ".join(str(r) for r in p.runs)]
             )  # fmt: skip
     return _csv(rows, f"{workload}-{metric}-by-{x}.csv")
-
-
-def _run_ids(runs: list[str]) -> list[uuid_mod.UUID]:
-    ids: list[uuid_mod.UUID] = []
-    for item in runs:
-        for part in item.split(","):
-            if not part.strip():
-                continue
-            try:
-                ids.append(uuid_mod.UUID(part.strip()))
-            except ValueError as exc:
-                raise Invalid("runs", f"{part.strip()!r} is not a run uuid") from exc
-    return ids
-
-
-RunsQuery = Annotated[
-    list[str],
-    Query(description="run uuids, repeated or comma-separated; the first is the baseline"),
-]
-
-
-@router.get("/compare", operation_id="compare", response_model=CompareRead)
-def compare(session: SessionDep, _: ReadPrincipal, runs: RunsQuery) -> CompareRead:
-    """Runs side by side: every metric, its change against the first run, durability warnings."""
-    return service.compare(session, run_uuids=_run_ids(runs))
-
-
-@router.get("/compare.csv", operation_id="compare_csv", response_class=Response)
-def compare_csv(session: SessionDep, _: ReadPrincipal, runs: RunsQuery) -> Response:
-    """The compare table as CSV: metrics as rows, runs as columns, then the differences."""
-    data = service.compare(session, run_uuids=_run_ids(runs))
-    names = [str(r.uuid) for r in data.runs]
-    rows: list[list[Any]] = [
-        ["metric", "unit", "direction", *names, *[f"diff_pct {n}" for n in names[1:]]]
-    ]
-    for m in data.metrics:
-        rows.append([m.metric, m.unit, m.direction, *m.values, *m.diff_pct[1:]])
-    if data.warning:
-        rows.append([])
-        rows.append(["warning", data.warning])
-    return _csv(rows, "compare.csv")
 
 
 @router.get("/catalog", operation_id="catalog", response_model=Catalog)

@@ -1,4 +1,4 @@
-"""Explore (a metric against any dimension, one trace per group) and compare (runs side by side).
+"""Explore: a metric against any dimension, one trace per group.
 
 On PostgreSQL the aggregation runs in the database; SQLite, the embedded default, gets the same
 numbers from a streamed Python aggregation."""
@@ -17,21 +17,14 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.util import find_tables
 
 from perfatlas.agents.models import Agent
-from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
 from perfatlas.explore.schemas import (
-    CompareMetric,
-    CompareRead,
-    CompareRun,
-    Difference,
     ExplorePoint,
     ExploreRead,
     ExploreTrace,
 )
 from perfatlas.runs.dimensions import TIME, dimension
-from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run
-from perfatlas.runs.service import get_run
 from perfatlas.runs.stats import quantile
 
 RUNS_PER_POINT = 20
@@ -244,106 +237,3 @@ def _explore_time(
             )
         )
     return traces, False
-
-
-# ---- compare ---------------------------------------------------------------------------
-
-
-def _differences(items: Sequence[dict[str, Any]]) -> list[Difference]:
-    keys = sorted({k for item in items for k in item})
-    return [
-        Difference(key=k, values=[item.get(k) for item in items])
-        for k in keys
-        if len({repr(item.get(k)) for item in items}) > 1
-    ]
-
-
-def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        flat: dict[str, Any] = {}
-        for key, value in data.items():
-            flat.update(_flatten(value, f"{prefix}{key}."))
-        return flat
-    return {prefix.rstrip("."): data}
-
-
-def compare(session: Session, *, run_uuids: Sequence[uuid_mod.UUID]) -> CompareRead:
-    if not 2 <= len(run_uuids) <= 20:
-        raise Invalid("runs", "compare takes from 2 to 20 runs")
-    runs = [get_run(session, run_uuid=u) for u in run_uuids]
-    by_metric: dict[str, dict[int, Result]] = defaultdict(dict)
-    for index, run in enumerate(runs):
-        for result in run.results:
-            by_metric[result.metric][index] = result
-    metrics: list[CompareMetric] = []
-    for name in sorted(by_metric):
-        cells = by_metric[name]
-        first = next(iter(cells.values()))
-        values = [cells[i].value if i in cells else None for i in range(len(runs))]
-        base = values[0]
-        diffs: list[float | None] = []
-        better: list[bool | None] = []
-        for value in values:
-            if base is None or value is None or base == 0:
-                diffs.append(None)
-                better.append(None)
-                continue
-            diff = (value - base) / abs(base) * 100.0
-            diffs.append(diff)
-            better.append(None if diff == 0 else (diff > 0) == (first.direction == "higher"))
-        metrics.append(
-            CompareMetric(
-                metric=name,
-                unit=first.unit,
-                direction=first.direction,
-                values=values,
-                spread=[
-                    [cells[i].min, cells[i].max] if i in cells else None for i in range(len(runs))
-                ],
-                diff_pct=diffs,
-                better=better,
-            )
-        )
-    durability = _differences([{f: getattr(run, f) for f in DURABILITY_FIELDS} for run in runs])
-    warning = None
-    if durability:
-        named = ", ".join(
-            f"{d.key} ({' vs '.join('unknown' if v is None else str(v) for v in d.values)})"
-            for d in durability
-        )
-        warning = (
-            f"These runs differ in durability or cache handling: {named}. A faster result that "
-            "skipped a flush or read from cache is not comparable to a safe, cold one."
-        )
-    return CompareRead(
-        runs=[
-            CompareRun(
-                uuid=run.uuid,
-                workload=run.workload,
-                agent=run.agent.name,
-                target=run.target,
-                started_at=run.started_at,
-                status=run.status,
-                parameters=run.parameters,
-                labels=run.labels,
-                fsync_policy=run.fsync_policy,
-                o_direct=run.o_direct,
-                sync_mount=run.sync_mount,
-                write_cache=run.write_cache,
-                flush_to_device=run.flush_to_device,
-                memory_backed=run.memory_backed,
-                cold_method=run.cold_method,
-                environment_id=run.environment_id,
-            )
-            for run in runs
-        ],
-        metrics=metrics,
-        durability_differs=bool(durability),
-        warning=warning,
-        durability=durability,
-        parameters=_differences([run.parameters for run in runs]),
-        labels=_differences([run.labels for run in runs]),
-        environment=_differences(
-            [_flatten(run.environment.data) if run.environment else {} for run in runs]
-        ),
-    )

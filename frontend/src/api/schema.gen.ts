@@ -224,7 +224,8 @@ export interface paths {
         };
         /**
          * Compare
-         * @description Runs side by side: every metric, its change against the first run, durability warnings.
+         * @description Runs side by side: every metric in phase order, its change against the first run with
+         *     the 95 % interval and whether it is larger than the noise, trust flags, what differs.
          */
         get: operations["compare"];
         put?: never;
@@ -244,9 +245,52 @@ export interface paths {
         };
         /**
          * Compare Csv
-         * @description The compare table as CSV: metrics as rows, runs as columns, then the differences.
+         * @description The compare table as CSV: metrics as rows, runs as columns, then the changes.
          */
         get: operations["compare_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compare/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Groups
+         * @description Groups of runs (one per value of `by`, the first the baseline), paired series by
+         *     series: per metric the median of the per-series changes, how many series agree, the
+         *     per-group values, and a warning when the groups differ in durability facts.
+         */
+        get: operations["compare_groups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compare/groups.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Groups Csv
+         * @description The group compare as CSV: one row per metric (every series together), then one row
+         *     per metric and pair of series.
+         */
+        get: operations["compare_groups_csv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -889,6 +933,43 @@ export interface components {
             /** Before */
             before?: unknown;
         };
+        /**
+         * ChangeRead
+         * @description One side against the baseline, judged on the samples (compare/stats.py).
+         */
+        ChangeRead: {
+            /**
+             * Change Pct
+             * @description median against the baseline's median, in %
+             */
+            change_pct: number | null;
+            /**
+             * Ci High Pct
+             * @description upper bound of the 95 % interval of the change
+             */
+            ci_high_pct: number | null;
+            /**
+             * Ci Low Pct
+             * @description lower bound of the 95 % interval of the change
+             */
+            ci_low_pct: number | null;
+            /**
+             * N
+             * @description samples on this side
+             */
+            n: number;
+            /**
+             * N Base
+             * @description samples on the baseline side
+             */
+            n_base: number;
+            /**
+             * Verdict
+             * @description better / worse (real: the interval excludes zero and the change is at least min_effect_pct), noise (within noise), few (not enough repetitions to test), missing
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "noise" | "few" | "missing";
+        };
         /** ChannelCreate */
         ChannelCreate: {
             /**
@@ -965,9 +1046,14 @@ export interface components {
         CompareMetric: {
             /**
              * Better
-             * @description true where the run beats the first run
+             * @description which way the difference points (true: the run beats the first run), real or not: changes[i].verdict says whether it is larger than the noise
              */
             better: (boolean | null)[];
+            /**
+             * Changes
+             * @description each run against the first (null for the first): interval and verdict
+             */
+            changes: (components["schemas"]["ChangeRead"] | null)[];
             /**
              * Diff Pct
              * @description change against the first run, in percent
@@ -975,8 +1061,18 @@ export interface components {
             diff_pct: (number | null)[];
             /** Direction */
             direction: string;
+            /**
+             * Flags
+             * @description each value's trust flags (short_phase, busy, few_repetitions, tentative_alert); the reasons are in the response's `reasons`
+             */
+            flags: string[][];
             /** Metric */
             metric: string;
+            /**
+             * N
+             * @description samples (repetitions) behind each value
+             */
+            n: (number | null)[];
             /**
              * Spread
              * @description [min, max] of each run's samples
@@ -992,6 +1088,11 @@ export interface components {
         };
         /** CompareRead */
         CompareRead: {
+            /**
+             * Confidence
+             * @description of the interval of each change
+             */
+            confidence: number;
             /** Durability */
             durability: components["schemas"]["Difference"][];
             /** Durability Differs */
@@ -1000,10 +1101,25 @@ export interface components {
             environment: components["schemas"]["Difference"][];
             /** Labels */
             labels: components["schemas"]["Difference"][];
-            /** Metrics */
+            /**
+             * Metrics
+             * @description in the workload's phase order
+             */
             metrics: components["schemas"]["CompareMetric"][];
+            /**
+             * Min Effect Pct
+             * @description the smallest change called better or worse
+             */
+            min_effect_pct: number;
             /** Parameters */
             parameters: components["schemas"]["Difference"][];
+            /**
+             * Reasons
+             * @description what each trust flag and verdict means
+             */
+            reasons: {
+                [key: string]: string;
+            };
             /** Runs */
             runs: components["schemas"]["CompareRun"][];
             /**
@@ -1158,6 +1274,161 @@ export interface components {
             /** Points */
             points: components["schemas"]["ExplorePoint"][];
         };
+        /**
+         * GroupCell
+         * @description One metric in one group: its value, and for the other groups the per-series change.
+         */
+        GroupCell: {
+            /**
+             * Agree
+             * @description pairs significant in the direction of the median change
+             */
+            agree: number;
+            /** Better */
+            better: number;
+            /**
+             * Change Pct
+             * @description median of the per-series changes against the baseline, in %
+             */
+            change_pct: number | null;
+            /**
+             * Flags
+             * @description trust flags of any result behind the cell
+             */
+            flags: string[];
+            /**
+             * Highest Pct
+             * @description the highest per-series change
+             */
+            highest_pct: number | null;
+            /**
+             * Lowest Pct
+             * @description the lowest per-series change
+             */
+            lowest_pct: number | null;
+            /**
+             * Pairs
+             * @description series present in this group and in the baseline
+             */
+            pairs: number;
+            /** Runs */
+            runs: number;
+            /** Samples */
+            samples: number;
+            /**
+             * Series
+             * @description series (pairing keys) with runs in this group
+             */
+            series: number;
+            /**
+             * Tested
+             * @description pairs with enough repetitions on both sides to test
+             */
+            tested: number;
+            /**
+             * Value
+             * @description median of the per-series medians in this group
+             */
+            value: number | null;
+            /**
+             * Verdict
+             * @description better / worse when most tested pairs are; mixed; noise; few; null for the baseline
+             */
+            verdict: ("better" | "worse" | "noise" | "few" | "missing") | "mixed" | null;
+            /** Worse */
+            worse: number;
+        };
+        /** GroupCompareRead */
+        GroupCompareRead: {
+            /** By */
+            by: string;
+            /** Confidence */
+            confidence: number;
+            /**
+             * Durability
+             * @description facts whose values differ between groups
+             */
+            durability: components["schemas"]["Difference"][];
+            /** Durability Differs */
+            durability_differs: boolean;
+            /** Filters */
+            filters: string[];
+            /** Groups */
+            groups: components["schemas"]["GroupInfo"][];
+            /**
+             * Metrics
+             * @description in the workload's phase order
+             */
+            metrics: components["schemas"]["GroupMetric"][];
+            /** Min Effect Pct */
+            min_effect_pct: number;
+            /**
+             * Pair Ignore
+             * @description series keys left out of the pairing, besides the compared dimension
+             */
+            pair_ignore: string[];
+            /** Reasons */
+            reasons: {
+                [key: string]: string;
+            };
+            /**
+             * Values
+             * @description the groups, the baseline first
+             */
+            values: string[];
+            /** Warning */
+            warning: string | null;
+            /** Workload */
+            workload: string;
+        };
+        /** GroupInfo */
+        GroupInfo: {
+            /**
+             * Durability
+             * @description each durability fact's values seen
+             */
+            durability: {
+                [key: string]: unknown[];
+            };
+            /** Runs */
+            runs: number;
+            /** Value */
+            value: string;
+        };
+        /** GroupMetric */
+        GroupMetric: {
+            /**
+             * Cells
+             * @description one per group value, the baseline first
+             */
+            cells: components["schemas"]["GroupCell"][];
+            /** Direction */
+            direction: string;
+            /** Metric */
+            metric: string;
+            /** Pairs */
+            pairs: components["schemas"]["GroupPair"][];
+            /** Unit */
+            unit: string;
+        };
+        /**
+         * GroupPair
+         * @description Series that share everything but the compared dimension (and the ignored keys).
+         */
+        GroupPair: {
+            /**
+             * Cells
+             * @description one per group value; null when absent
+             */
+            cells: (components["schemas"]["PairCell"] | null)[];
+            /**
+             * Key
+             * @description what the series of the pair share
+             */
+            key: {
+                [key: string]: unknown;
+            };
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1293,6 +1564,28 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "sending" | "sent" | "failed";
+        };
+        /**
+         * PairCell
+         * @description One group's side of one pair: every sample of the pair's runs in that group.
+         */
+        PairCell: {
+            /** @description against the baseline group; null there */
+            change: components["schemas"]["ChangeRead"] | null;
+            /** Flags */
+            flags: string[];
+            /**
+             * N
+             * @description samples
+             */
+            n: number;
+            /** Runs */
+            runs: number;
+            /**
+             * Value
+             * @description median of the samples
+             */
+            value: number | null;
         };
         /**
          * ResultCreate
@@ -2403,6 +2696,10 @@ export interface operations {
             query: {
                 /** @description run uuids, repeated or comma-separated; the first is the baseline */
                 runs: string[];
+                /** @description the metrics to show: names or globs (`*.seconds`), repeated or comma-separated; every metric when absent */
+                metric?: string[];
+                /** @description the smallest change, in percent, called better or worse; a smaller one is within noise even when the test finds it */
+                min_effect?: number;
             };
             header?: never;
             path?: never;
@@ -2435,6 +2732,93 @@ export interface operations {
             query: {
                 /** @description run uuids, repeated or comma-separated; the first is the baseline */
                 runs: string[];
+                /** @description the metrics to show: names or globs (`*.seconds`), repeated or comma-separated; every metric when absent */
+                metric?: string[];
+                /** @description the smallest change, in percent, called better or worse; a smaller one is within noise even when the test finds it */
+                min_effect?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_groups: {
+        parameters: {
+            query: {
+                workload: string;
+                /** @description the compared dimension (fs_version, kernel, ...) */
+                by: string;
+                /** @description the groups: values of `by`, repeated; the first is the baseline */
+                value: string[];
+                /** @description the metrics to show: names or globs (`*.seconds`), repeated or comma-separated; every metric when absent */
+                metric?: string[];
+                /** @description dimension:value, repeatable; several values of one dimension mean any */
+                filter?: string[];
+                /** @description series keys left out of the pairing besides `by` (agent, target, param.NAME, label.NAME or a bare name); default: target for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), nothing otherwise; `none` leaves nothing out */
+                pair_ignore?: string[] | null;
+                /** @description the smallest change, in percent, called better or worse; a smaller one is within noise even when the test finds it */
+                min_effect?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupCompareRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_groups_csv: {
+        parameters: {
+            query: {
+                workload: string;
+                by: string;
+                /** @description the groups: values of `by`, repeated; the first is the baseline */
+                value: string[];
+                /** @description the metrics to show: names or globs (`*.seconds`), repeated or comma-separated; every metric when absent */
+                metric?: string[];
+                /** @description dimension:value, repeatable; several values of one dimension mean any */
+                filter?: string[];
+                /** @description series keys left out of the pairing besides `by` (agent, target, param.NAME, label.NAME or a bare name); default: target for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), nothing otherwise; `none` leaves nothing out */
+                pair_ignore?: string[] | null;
+                /** @description the smallest change, in percent, called better or worse; a smaller one is within noise even when the test finds it */
+                min_effect?: number;
             };
             header?: never;
             path?: never;

@@ -1,17 +1,54 @@
-// How a compare cell is coloured: by the server's better/worse verdict, stronger when the change
-// is large. Changes under NOISE_PCT are shown neutral: most storage benchmarks wobble that much.
-export type Tone = "base" | "same" | "better" | "worse" | "much-better" | "much-worse" | "missing";
+// How a compare cell looks: coloured only when the server judged the change real (its interval
+// excludes zero and it is at least the minimum effect), stronger past LARGE_PCT; a change within
+// the noise stays neutral, and one that cannot be tested (too few repetitions) says so.
+import type { Schemas } from "../../api/client";
+import { formatPercent } from "../../lib/format";
 
-export const NOISE_PCT = 2;
+export type Change = Schemas["ChangeRead"];
+export type Verdict = Change["verdict"] | "mixed";
+export type Tone = "base" | "noise" | "few" | "better" | "worse" | "much-better" | "much-worse" | "mixed" | "missing";
+
 export const LARGE_PCT = 10;
 
-export function diffTone(diffPct: number | null | undefined, better: boolean | null | undefined, isBaseline = false): Tone {
+export const VERDICT_TEXT: Record<Verdict, string> = {
+  better: "better",
+  worse: "worse",
+  noise: "within noise",
+  few: "not enough repetitions",
+  missing: "no value",
+  mixed: "mixed",
+};
+
+export function verdictTone(verdict: Verdict | null | undefined, changePct: number | null | undefined, isBaseline = false): Tone {
   if (isBaseline) return "base";
-  if (diffPct === null || diffPct === undefined || !Number.isFinite(diffPct)) return "missing";
-  const size = Math.abs(diffPct);
-  if (size < NOISE_PCT || better === null || better === undefined) return "same";
-  if (better) return size >= LARGE_PCT ? "much-better" : "better";
-  return size >= LARGE_PCT ? "much-worse" : "worse";
+  if (!verdict || verdict === "missing") return "missing";
+  if (verdict === "better" || verdict === "worse") {
+    const large = changePct !== null && changePct !== undefined && Math.abs(changePct) >= LARGE_PCT;
+    return large ? (`much-${verdict}` as Tone) : verdict;
+  }
+  return verdict;
+}
+
+/** "−20.3 % [−22.1 … −18.0 %]": the change with its 95 % interval when there is one. */
+export function changeText(change: Pick<Change, "change_pct" | "ci_low_pct" | "ci_high_pct">): string {
+  const main = formatPercent(change.change_pct);
+  if (change.ci_low_pct === null || change.ci_high_pct === null) return main;
+  return `${main} [${formatPercent(change.ci_low_pct)} … ${formatPercent(change.ci_high_pct)}]`;
+}
+
+/** The hover text of a judged cell: what the verdict rests on. */
+export function changeTitle(change: Change, minEffectPct: number): string {
+  const n = `n = ${change.n_base} vs ${change.n} samples`;
+  switch (change.verdict) {
+    case "few":
+      return `${formatPercent(change.change_pct)}, but ${n}: at least 3 repetitions a side are needed to tell a change from noise`;
+    case "noise":
+      return `${changeText(change)} (95 % interval), ${n}: the interval includes zero or the change is under ${minEffectPct} %`;
+    case "missing":
+      return "no value to compare";
+    default:
+      return `${changeText(change)} (95 % interval), ${n}: ${change.verdict}, the interval excludes zero and the change is at least ${minEffectPct} %`;
+  }
 }
 
 /** The compare page's URL holds the run uuids in order, the first being the baseline. */
@@ -27,4 +64,16 @@ export function parseRuns(value: string | null): string[] {
     }
   }
   return out;
+}
+
+/** Metric names or globs, as typed ("*.seconds, create.ops_per_s") or from the URL. */
+export function parseMetrics(values: string[]): string[] {
+  const out: string[] = [];
+  for (const v of values) for (const part of v.split(",")) if (part.trim() && !out.includes(part.trim())) out.push(part.trim());
+  return out;
+}
+
+/** The trust marks' hover text: each flag with its reason. */
+export function flagsTitle(flags: string[], reasons: Record<string, string>): string {
+  return flags.map((f) => `${f.replace(/_/g, " ")}: ${reasons[f] ?? ""}`).join("\n");
 }

@@ -1,30 +1,34 @@
 import { describe, expect, it } from "vitest";
-import type { Explore } from "../explore/api/get-explore";
-import { durabilityDifferences, groupQueries, groupRows, parseGroupCompare } from "./group";
+import { groupCompareQuery, groupCompareSearch, groupSummary, parseGroupCompare, type GroupCell } from "./group";
 
-const p = (x: string | null, median: number) => ({ x, n: 3, median, mean: median, min: median, max: median, p5: median, p95: median, runs: [] });
-const explore = (metric: string, direction: string, points: ReturnType<typeof p>[], group: string | null = null): Explore => ({
-  workload: "w", metric, unit: "s", direction, x: "version", group, x_numeric: false, truncated: false, traces: [{ group, points }],
+const cell = (patch: Partial<GroupCell>): GroupCell => ({
+  value: 1, series: 4, runs: 8, samples: 24, flags: [], change_pct: -22.4, pairs: 4, tested: 4, agree: 4, better: 0, worse: 4,
+  lowest_pct: -23, highest_pct: -21, verdict: "worse", ...patch,
 });
 
-describe("group compare", () => {
-  it("reads its state and asks one explore per metric for the two values", () => {
-    const state = parseGroupCompare(new URLSearchParams("workload=w&by=version&a=1&b=2&filter=host:x&filter=version:9"))!;
-    expect(groupQueries(state, ["m"])).toEqual([{ workload: "w", metric: "m", x: "version", filter: ["host:x", "version:1", "version:2"] }]);
+describe("group compare state", () => {
+  it("reads several values, filters, metrics and the pairing override from the URL", () => {
+    const state = parseGroupCompare(new URLSearchParams("workload=w&by=fs_version&value=6.1&value=6.5&value=6.8&filter=agent:x&metric=*.seconds&pair_ignore=target&min_effect=3"))!;
+    expect(state).toEqual({ workload: "w", by: "fs_version", values: ["6.1", "6.5", "6.8"], filter: ["agent:x"], metric: ["*.seconds"], pairIgnore: ["target"], minEffect: 3 });
+    expect(parseGroupCompare(groupCompareSearch(state))).toEqual(state);
+    expect(groupCompareQuery(state)).toMatchObject({ value: ["6.1", "6.5", "6.8"], pair_ignore: ["target"], min_effect: 3 });
     expect(parseGroupCompare(new URLSearchParams("workload=w"))).toBeNull();
   });
 
-  it("gives each metric's change from a to b, better by the metric's direction", () => {
-    const rows = groupRows([explore("t.seconds", "lower", [p("1", 10), p("2", 5)]), explore("rate", "higher", [p("1", 10), p("2", 5)]), explore("gone", "higher", [])], "1", "2");
-    expect(rows.map((r) => [r.metric, r.diffPct, r.better])).toEqual([
-      ["rate", -50, false],
-      ["t.seconds", -50, true],
-    ]);
+  it("still opens the two-group links (a, b)", () => {
+    const state = parseGroupCompare(new URLSearchParams("workload=w&by=server&a=safe&b=unsafe"))!;
+    expect(state.values).toEqual(["safe", "unsafe"]);
+    expect(state.pairIgnore).toBeNull();
+    expect(groupCompareQuery(state).pair_ignore).toBeUndefined();
   });
+});
 
-  it("finds durability facts that differ between the groups", () => {
-    const fsync: Explore = { ...explore("m", "higher", []), x: "fsync_policy", traces: [{ group: "1", points: [p("file", 1)] }, { group: "2", points: [p("none", 1)] }] };
-    const cache: Explore = { ...explore("m", "higher", []), x: "write_cache", traces: [{ group: "1", points: [p(null, 1)] }, { group: "2", points: [p(null, 1)] }] };
-    expect(durabilityDifferences({ fsync_policy: fsync, write_cache: cache }, "1", "2")).toEqual([{ fact: "fsync_policy", a: ["file"], b: ["none"] }]);
+describe("groupSummary", () => {
+  it("says the median change, over how many series, and how many agree", () => {
+    expect(groupSummary(cell({}))).toBe("-22 % median over 4 series, 4 of 4 agree");
+    expect(groupSummary(cell({ pairs: 1, tested: 1, agree: 1 }))).toBe("-22 % median over 1 series, 1 of 1 agree");
+    expect(groupSummary(cell({ tested: 3, agree: 2 }))).toBe("-22 % median over 4 series, 2 of 4 agree (1 too few repetitions)");
+    expect(groupSummary(cell({ tested: 0, agree: 0 }))).toBe("-22 % median over 4 series: not enough repetitions to test");
+    expect(groupSummary(cell({ pairs: 0 }))).toBe("no series in both groups");
   });
 });

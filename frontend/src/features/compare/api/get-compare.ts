@@ -3,15 +3,24 @@ import { apiGet, type Schemas } from "../../../api/client";
 
 export type Compare = Schemas["CompareRead"];
 export type CompareMetric = Schemas["CompareMetric"];
+export type CompareQuery = { runs: string[]; metric: string[]; minEffect: number | null };
 
-export function getCompare(runs: string[], signal?: AbortSignal): Promise<Compare> {
-  return apiGet<Compare>("/compare", { runs: runs.join(",") }, signal);
+function params(q: CompareQuery) {
+  return { runs: q.runs.join(","), metric: q.metric, min_effect: q.minEffect ?? undefined };
 }
 
-export function compareQueryOptions(runs: string[]) {
-  return queryOptions({ queryKey: ["compare", runs], queryFn: ({ signal }) => getCompare(runs, signal) });
+export function getCompare(q: CompareQuery, signal?: AbortSignal): Promise<Compare> {
+  return apiGet<Compare>("/compare", params(q), signal);
 }
 
-export function useCompare(runs: string[]) {
-  return useQuery({ ...compareQueryOptions(runs), enabled: runs.length >= 2 });
+export function compareCsvQuery(q: CompareQuery) {
+  return params(q);
+}
+
+export function compareQueryOptions(q: CompareQuery) {
+  return queryOptions({ queryKey: ["compare", q], queryFn: ({ signal }) => getCompare(q, signal) });
+}
+
+export function useCompare(q: CompareQuery) {
+  return useQuery({ ...compareQueryOptions(q), enabled: q.runs.length >= 2 });
 }

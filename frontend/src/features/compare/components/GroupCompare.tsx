@@ -1,115 +1,194 @@
-import { useMemo } from "react";
+import { Fragment, useState } from "react";
 import { useSearchParams } from "react-router-dom";
-import { Empty, ErrorState, Loading } from "../../../components/ui/States";
+import { Empty, QueryView } from "../../../components/ui/States";
+import { formatNumber, formatPercent, plural } from "../../../lib/format";
 import { useCatalog } from "../../explore/api/get-catalog";
 import { DimensionInput } from "../../explore/components/DimensionInput";
-import { formatNumber, formatPercent, plural } from "../../../lib/format";
+import { FilterEditor } from "../../explore/components/FilterEditor";
 import { useGroupCompare } from "../api/get-group-compare";
-import { diffTone } from "../diff";
-import { durabilityDifferences, groupCompareSearch, groupRows, type GroupCompareState } from "../group";
+import { VERDICT_TEXT, verdictTone } from "../diff";
+import { groupCompareSearch, groupSummary, type GroupCompare as Data, type GroupCompareState } from "../group";
+import { DurabilityWarning } from "./DurabilityWarning";
+import { Legend } from "./Legend";
+import { MetricPicker } from "./MetricPicker";
+import { SeriesBreakdown } from "./SeriesBreakdown";
+import { TrustMark } from "./TrustMark";
+
+function ValuesPicker({ values, known, onChange }: { values: string[]; known: string[]; onChange: (values: string[]) => void }) {
+  return (
+    <fieldset className="field filters">
+      <legend>groups (the first is the baseline)</legend>
+      <div className="chips" data-testid="group-values">
+        {values.length === 0 && <span className="muted small">choose two or more values</span>}
+        {values.map((v, i) => (
+          <span key={v} className="chip">
+            {i === 0 ? `${v} (baseline)` : v}
+            <button type="button" aria-label={`remove group ${v}`} onClick={() => onChange(values.filter((x) => x !== v))}>
+              ×
+            </button>
+          </span>
+        ))}
+      </div>
+      <select aria-label="add a group" value="" onChange={(e) => e.target.value && onChange([...values, e.target.value])}>
+        <option value="">add a value…</option>
+        {known
+          .filter((v) => !values.includes(v))
+          .map((v) => (
+            <option key={v}>{v}</option>
+          ))}
+      </select>
+    </fieldset>
+  );
+}
+
+function GroupTable({ data }: { data: Data }) {
+  const [open, setOpen] = useState<string[]>([]);
+  const toggle = (m: string) => setOpen((o) => (o.includes(m) ? o.filter((x) => x !== m) : [...o, m]));
+  return (
+    <table className="table compare" data-testid="group-compare-table">
+      <thead>
+        <tr>
+          <th>metric</th>
+          {data.groups.map((g, i) => (
+            <th key={g.value} className="num">
+              {data.by} = {g.value}
+              <div className="muted small">
+                {i === 0 ? "baseline · " : ""}
+                {plural(g.runs, "run")}
+              </div>
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {data.metrics.map((m) => (
+          <Fragment key={m.metric}>
+            <tr>
+              <th className="mono">
+                {m.metric}
+                <div className="muted small">
+                  {m.unit}, {m.direction} is better
+                </div>
+                <button type="button" className="link-button small" aria-expanded={open.includes(m.metric)} onClick={() => toggle(m.metric)}>
+                  {open.includes(m.metric) ? "▾" : "▸"} {m.pairs.length} series one by one
+                </button>
+              </th>
+              {m.cells.map((c, i) => {
+                const tone = i === 0 ? "base" : verdictTone(c.verdict, c.change_pct);
+                const range = c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1 ? `series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}` : undefined;
+                return (
+                  <td key={i} className={`num tone-${tone}`} data-tone={tone} title={range}>
+                    <div className="strong">
+                      {formatNumber(c.value)} <TrustMark flags={c.flags} reasons={data.reasons} />
+                    </div>
+                    <div className="muted small">
+                      {c.series} series · {plural(c.runs, "run")} · n {c.samples}
+                    </div>
+                    {i > 0 && (
+                      <>
+                        <div className="diff" data-testid="group-summary">
+                          {groupSummary(c)}
+                        </div>
+                        {c.verdict && c.pairs > 0 && <div className="verdict small">{VERDICT_TEXT[c.verdict]}</div>}
+                      </>
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+            {open.includes(m.metric) && (
+              <tr>
+                <td colSpan={data.groups.length + 1}>
+                  <SeriesBreakdown metric={m} data={data} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 export function GroupCompare({ state }: { state: GroupCompareState }) {
   const [, setParams] = useSearchParams();
   const catalog = useCatalog(state.workload);
-  const metrics = useMemo(() => (catalog.data?.metrics ?? []).map((m) => m.name), [catalog.data]);
-  const result = useGroupCompare(state, metrics);
+  const result = useGroupCompare(state);
   const dims = (catalog.data?.dimensions ?? []).filter((d) => d.kind !== "time");
-  const values = dims.find((d) => d.name === state.by)?.values ?? [];
+  const known = dims.find((d) => d.name === state.by)?.values ?? [];
   const update = (patch: Partial<GroupCompareState>) => setParams(groupCompareSearch({ ...state, ...patch }));
-  const rows = useMemo(() => groupRows(result.metrics, state.a, state.b), [result.metrics, state.a, state.b]);
-  const durability = useMemo(() => durabilityDifferences(result.byFact, state.a, state.b), [result.byFact, state.a, state.b]);
-
   return (
-    <section className="card">
-      <div className="toolbar">
-        <label className="field inline">
-          <span>workload</span>
-          <select value={state.workload} onChange={(e) => update({ workload: e.target.value, a: "", b: "" })}>
-            {(catalog.data?.workloads ?? [state.workload]).map((w) => (
-              <option key={w}>{w}</option>
-            ))}
-          </select>
-        </label>
-        <DimensionInput label="groups by" value={state.by} dimensions={dims} onChange={(by) => update({ by, a: "", b: "" })} />
-        {(["a", "b"] as const).map((key) => (
-          <label key={key} className="field inline">
-            <span>{key === "a" ? "baseline" : "against"}</span>
-            <select value={state[key]} onChange={(e) => update({ [key]: e.target.value })}>
-              <option value="">choose…</option>
-              {values.map((v) => (
-                <option key={v}>{v}</option>
+    <>
+      <section className="card">
+        <div className="toolbar">
+          <label className="field">
+            <span>workload</span>
+            <select value={state.workload} onChange={(e) => update({ workload: e.target.value, values: [], filter: [], metric: [] })}>
+              {(catalog.data?.workloads ?? [state.workload]).map((w) => (
+                <option key={w}>{w}</option>
               ))}
-              {state[key] && !values.includes(state[key]) && <option>{state[key]}</option>}
             </select>
           </label>
-        ))}
-        {state.filter.map((f) => (
-          <span key={f} className="chip">
-            {f}
-          </span>
-        ))}
-      </div>
-      {catalog.isError ? (
-        <ErrorState error={catalog.error} what="the workload's metrics" />
-      ) : !result.ready ? (
-        catalog.isPending ? <Loading what="the workload's metrics" /> : <Empty title={`Choose two values of ${state.by} to compare.`} />
-      ) : result.error ? (
-        <ErrorState error={result.error} what="the comparison" />
-      ) : result.pending ? (
-        <Loading what={`${metrics.length} metrics for both groups`} />
-      ) : rows.length === 0 ? (
-        <Empty title={`No runs of ${state.workload} have ${state.by} = ${state.a} or ${state.b}.`} />
+          <DimensionInput label="groups by" value={state.by} dimensions={dims} onChange={(by) => update({ by, values: [], pairIgnore: null })} />
+          <ValuesPicker values={state.values} known={known} onChange={(values) => update({ values })} />
+        </div>
+        <div className="toolbar">
+          <FilterEditor filters={state.filter} dimensions={dims} onChange={(filter) => update({ filter })} />
+          <MetricPicker key={state.metric.join(",")} value={state.metric} metrics={(catalog.data?.metrics ?? []).map((m) => m.name)} onChange={(metric) => update({ metric })} />
+          <label className="field">
+            <span>pair ignoring</span>
+            <input
+              aria-label="pair ignoring"
+              key={(state.pairIgnore ?? []).join(",")}
+              defaultValue={(state.pairIgnore ?? []).join(", ")}
+              placeholder="default"
+              onBlur={(e) => {
+                const v = e.target.value.split(",").map((s) => s.trim()).filter(Boolean);
+                update({ pairIgnore: v.length ? v : null });
+              }}
+            />
+          </label>
+          <label className="field">
+            <span>min. effect %</span>
+            <input
+              type="number"
+              min={0}
+              step={1}
+              aria-label="minimum effect"
+              key={String(state.minEffect)}
+              defaultValue={state.minEffect ?? ""}
+              placeholder="5"
+              onBlur={(e) => update({ minEffect: e.target.value === "" ? null : Number(e.target.value) })}
+            />
+          </label>
+        </div>
+      </section>
+      {state.values.length < 2 ? (
+        <Empty title={`Choose two or more values of ${state.by} to compare.`} />
       ) : (
-        <>
-          {durability.length > 0 && (
-            <div className="banner warn" role="alert" data-testid="durability-warning">
-              <strong>The two groups do not give the same durability:</strong>{" "}
-              {durability.map((d) => `${d.fact} (${d.a.join(", ")} vs ${d.b.join(", ")})`).join("; ")}. A faster result that skipped a flush or read
-              from cache is not comparable to a safe, cold one.
-            </div>
+        <QueryView query={result} what="the comparison">
+          {(data) => (
+            <>
+              <DurabilityWarning warning={data.warning} />
+              <section className="card">
+                {data.metrics.length === 0 ? (
+                  <Empty title={`No runs of ${state.workload} have ${state.by} = ${state.values.join(" or ")} with these filters.`} />
+                ) : (
+                  <GroupTable data={data} />
+                )}
+                <p className="muted small">
+                  Runs are paired series by series: a series is the runs that share agent, target, parameters and labels; the pairs differ only in{" "}
+                  {data.by}
+                  {data.pair_ignore.length > 0 && ` (and ${data.pair_ignore.join(", ")}, left out of the pairing)`}. Each value is the median of its
+                  series&apos; medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is
+                  real in the same direction.
+                </p>
+                <Legend minEffectPct={data.min_effect_pct} confidence={data.confidence} />
+              </section>
+            </>
           )}
-          <table className="table compare" data-testid="group-compare-table">
-            <thead>
-              <tr>
-                <th>metric</th>
-                <th className="num">
-                  {state.by} = {state.a}
-                  <div className="muted small">baseline</div>
-                </th>
-                <th className="num">
-                  {state.by} = {state.b}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => {
-                const tone = diffTone(r.diffPct, r.better);
-                return (
-                  <tr key={r.metric}>
-                    <th className="mono">
-                      {r.metric}
-                      <div className="muted small">
-                        {r.unit}
-                        {r.direction ? `, ${r.direction} is better` : ""}
-                      </div>
-                    </th>
-                    <td className="num tone-base">
-                      <div className="strong">{formatNumber(r.a?.median)}</div>
-                      {r.a && <div className="muted small">{plural(r.a.n, "run")}</div>}
-                    </td>
-                    <td className={`num tone-${tone}`} data-tone={tone}>
-                      <div className="strong">{formatNumber(r.b?.median)}</div>
-                      {r.b && <div className="muted small">{plural(r.b.n, "run")}</div>}
-                      <div className="diff">{formatPercent(r.diffPct)}</div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          <p className="muted small">Each cell is the median over the group's runs (each run's own value being the median of its samples).</p>
-        </>
+        </QueryView>
       )}
-    </section>
+    </>
   );
 }

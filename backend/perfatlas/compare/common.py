@@ -1,0 +1,131 @@
+"""What both compares share: which metrics, in which order, with which warnings and flags."""
+
+from __future__ import annotations
+
+import fnmatch
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from perfatlas.compare.schemas import ChangeRead, Difference
+from perfatlas.compare.stats import VERDICTS, Change
+from perfatlas.core.errors import Invalid
+from perfatlas.runs.trust import REASONS, flag_names
+
+TENTATIVE = "tentative_alert"
+MAX_PATTERNS = 100
+
+
+def plain_text(field: str, values: Iterable[str]) -> None:
+    """Query text the database can hold: PostgreSQL refuses a NUL byte in any string (a 500
+    if it got that far), and no name or value here is longer than a target path."""
+    for value in values:
+        if "\x00" in value:
+            raise Invalid(field, "contains a NUL byte")
+        if len(value) > 1024:
+            raise Invalid(field, "longer than 1024 characters")
+
+
+def metric_patterns(items: Sequence[str]) -> list[str]:
+    """`metric` as given: repeated, comma-separated, or both; names or globs (`*.seconds`)."""
+    patterns = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if len(patterns) > MAX_PATTERNS:
+        raise Invalid("metric", f"at most {MAX_PATTERNS} metrics or patterns")
+    for pattern in patterns:
+        if len(pattern) > 128:
+            raise Invalid("metric", f"{pattern[:20]!r}…: a metric or pattern has at most 128 chars")
+    return patterns
+
+
+def select_metrics(available: Iterable[str], patterns: Sequence[str], *, where: str) -> set[str]:
+    """The metrics the patterns name (every one when there is none); a pattern that matches
+    nothing is an error, so a typo does not silently show an empty table."""
+    names = set(available)
+    if not patterns:
+        return names
+    chosen: set[str] = set()
+    for pattern in patterns:
+        matched = {n for n in names if fnmatch.fnmatchcase(n, pattern)}
+        if not matched:
+            raise Invalid("metric", f"{pattern!r} matches no metric of {where}")
+        chosen |= matched
+    return chosen
+
+
+def phase_order(positions: Mapping[str, list[int]]) -> list[str]:
+    """Metrics in the order a workload runs its phases (create, read_cold, read_warm, stat,
+    delete), not the alphabet. `positions` holds each metric's rank within each run by result
+    id: the agent uploads a run's results in phase order and ids are assigned in upload order
+    (COPY and INSERT alike), so the earliest rank across runs is the phase order."""
+    return sorted(
+        positions,
+        key=lambda m: (min(positions[m]), statistics.fmean(positions[m]), m),
+    )
+
+
+def ranks(result_ids: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """(metric, result id) of one run -> each metric's rank within the run."""
+    ordered = sorted(result_ids, key=lambda item: item[1])
+    return {metric: rank for rank, (metric, _) in enumerate(ordered)}
+
+
+def flags_of(masks: Iterable[int], *, tentative: bool) -> list[str]:
+    mask = 0
+    for m in masks:
+        mask |= m
+    names = flag_names(mask)
+    return [*names, TENTATIVE] if tentative else names
+
+
+def change_read(change: Change) -> ChangeRead:
+    return ChangeRead(
+        change_pct=change.change_pct, ci_low_pct=change.ci_low_pct,
+        ci_high_pct=change.ci_high_pct, n_base=change.n_base, n=change.n,
+        verdict=change.verdict,
+    )  # fmt: skip
+
+
+def reasons() -> dict[str, str]:
+    return {**REASONS, **{f"verdict.{k}": v for k, v in VERDICTS.items()}}
+
+
+def differences(items: Sequence[Mapping[str, Any]]) -> list[Difference]:
+    keys = sorted({k for item in items for k in item})
+    return [
+        Difference(key=k, values=[item.get(k) for item in items])
+        for k in keys
+        if len({repr(item.get(k)) for item in items}) > 1
+    ]
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return "/".join(_shown(v) for v in value) if value else "none"
+    return (
+        "unknown"
+        if value is None
+        else str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
+    )
+
+
+def durability_warning(durability: Sequence[Difference], *, what: str) -> str | None:
+    """Why these runs or groups are not comparable as equals (seed 004), or None."""
+    if not durability:
+        return None
+    named = ", ".join(f"{d.key} ({' vs '.join(_shown(v) for v in d.values)})" for d in durability)
+    keys = {d.key for d in durability}
+    why = []
+    if keys & {"memory_backed", "flush_to_device"}:
+        why.append(
+            "an fsync on memory (tmpfs) or on a device whose flushes are dropped returns "
+            "without reaching stable storage"
+        )
+    if "write_cache" in keys:
+        why.append("a write cache in write-back mode acknowledges writes before they are stable")
+    why.append(
+        "a faster result that skipped a flush or read from cache is not comparable to a safe, cold one"
+    )
+    because = "; ".join(why)
+    return f"These {what} differ in durability or cache handling: {named}. {because[0].upper()}{because[1:]}."

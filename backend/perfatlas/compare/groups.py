@@ -1,0 +1,294 @@
+"""Groups of runs compared like with like: fs version 6.1 against 6.5 (and 6.8, ...).
+
+Pooling every run of a group into one median mixes agents, targets and parameters whose
+levels differ far more than the change looked for, and the mix differs between groups. So the
+runs are paired series by series first: a pair is the runs that share everything of a series'
+identity (agent, target, parameters, labels, metric) except the compared dimension. Each pair
+gives a change judged on its samples (compare/stats.py); a metric reports the median of those
+per-series changes and how many pairs agree. Environment dimensions (fs_type, kernel, device,
+mount_options, env.KEY, ...) usually differ by mount point, so for them the target is left out
+of the pairing too; `pair_ignore` overrides what is left out."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from perfatlas.agents.models import Agent
+from perfatlas.alerts.queries import tentative_series
+from perfatlas.compare import common
+from perfatlas.compare.schemas import (
+    GroupCell,
+    GroupCompareRead,
+    GroupInfo,
+    GroupMetric,
+    GroupPair,
+    PairCell,
+)
+from perfatlas.compare.stats import CONFIDENCE, Change, agreement, compare_samples, median
+from perfatlas.core.errors import Invalid
+from perfatlas.core.pagination import parse_pairs
+from perfatlas.runs.dimensions import BUILTIN, TIME, dimension
+from perfatlas.runs.durability import DURABILITY_FIELDS
+from perfatlas.runs.models import Environment, Result, Run, Series
+
+MAX_GROUPS = 10
+MAX_RESULTS = 100_000
+# Dimensions of the environment: runs that differ in them normally sit on different mounts.
+ENVIRONMENT_DIMENSIONS = frozenset(
+    {"host", "fs_type", "kernel", "os", "cpu_model", "device", "device_model", "mount_options",
+     "environment"}
+)  # fmt: skip
+NOT_COMPARABLE = frozenset({TIME, "workload", "status"})
+NO_IGNORE = "none"
+
+
+def default_pair_ignore(by: str) -> list[str]:
+    return ["target"] if by in ENVIRONMENT_DIMENSIONS or by.startswith("env.") else []
+
+
+def _dropped(name: str) -> tuple[set[str], set[str], set[str]]:
+    """What a dimension name removes from a pairing key: (series fields, params, labels)."""
+    if name in ("agent", "host"):
+        return {"agent"}, set(), set()
+    if name == "target":
+        return {"target"}, set(), set()
+    prefix, dot, rest = name.partition(".")
+    if dot and prefix == "param":
+        return set(), {rest}, set()
+    if dot and prefix == "label":
+        return set(), set(), {rest}
+    if name in BUILTIN or (dot and prefix == "env"):
+        return set(), set(), set()
+    return set(), {name}, {name}  # a bare name is the parameter, else the label
+
+
+def pairing_key(series: Series, agent: str, ignore: Sequence[str]) -> dict[str, Any]:
+    fields: set[str] = set()
+    params: set[str] = set()
+    labels: set[str] = set()
+    for name in ignore:
+        f, p, lab = _dropped(name)
+        fields |= f
+        params |= p
+        labels |= lab
+    key: dict[str, Any] = {}
+    if "agent" not in fields:
+        key["agent"] = agent
+    if "target" not in fields:
+        key["target"] = series.target
+    key["parameters"] = {k: v for k, v in series.parameters.items() if k not in params}
+    key["labels"] = {k: v for k, v in series.labels.items() if k not in labels}
+    return key
+
+
+@dataclass
+class _Side:
+    samples: list[float] = field(default_factory=list)
+    runs: set[int] = field(default_factory=set)
+    masks: set[int] = field(default_factory=set)
+    series: set[int] = field(default_factory=set)
+
+
+def _pair_cell(side: _Side, tentative: set[int], change: Change | None) -> PairCell:
+    return PairCell(
+        value=median(side.samples) if side.samples else None,
+        n=len(side.samples),
+        runs=len(side.runs),
+        flags=common.flags_of(side.masks, tentative=bool(side.series & tentative)),
+        change=common.change_read(change) if change else None,
+    )
+
+
+def _values(values: Sequence[str]) -> list[str]:
+    seen: list[str] = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    if not 2 <= len(seen) <= MAX_GROUPS:
+        raise Invalid("value", f"give from 2 to {MAX_GROUPS} distinct values, the baseline first")
+    return seen
+
+
+def _rows(
+    session: Session, *, workload: str, by: str, values: list[str], metrics: set[str],
+    filters: Sequence[str],
+) -> list[Any]:  # fmt: skip
+    dialect = session.get_bind().dialect.name
+    by_expr = dimension(by, dialect, field="by")
+    conditions = [
+        dimension(name, dialect, field="filter").in_(wanted)
+        for name, wanted in parse_pairs("filter", filters).items()
+    ]
+    # Every table a dimension may need is joined explicitly: never an implicit cross join.
+    query = (
+        select(
+            by_expr.label("g"), Result.id, Result.run_id, Result.series_id, Result.metric,
+            Result.unit, Result.direction, Result.samples, Result.flags,
+            *(getattr(Run, f) for f in DURABILITY_FIELDS),
+        )
+        .select_from(Result)
+        .join(Run, Run.id == Result.run_id)
+        .join(Agent, Agent.id == Run.agent_id)
+        .outerjoin(Environment, Environment.id == Run.environment_id)
+        .where(Result.workload == workload, Result.metric.in_(sorted(metrics)))
+        .where(by_expr.in_(values), *conditions)
+        .limit(MAX_RESULTS + 1)
+    )  # fmt: skip
+    rows = session.execute(query).all()
+    if len(rows) > MAX_RESULTS:
+        raise Invalid("filter", f"more than {MAX_RESULTS} results match: narrow with filters")
+    return list(rows)
+
+
+def compare_groups(
+    session: Session,
+    *,
+    workload: str,
+    by: str,
+    values: Sequence[str],
+    metrics: Sequence[str] = (),
+    filters: Sequence[str] = (),
+    pair_ignore: Sequence[str] | None = None,
+    min_effect_pct: float,
+) -> GroupCompareRead:
+    for name, texts in (("workload", [workload]), ("by", [by]), ("value", values),
+                        ("filter", filters), ("pair_ignore", pair_ignore or [])):  # fmt: skip
+        common.plain_text(name, texts)
+    if by in NOT_COMPARABLE:
+        raise Invalid("by", f"{by!r} cannot be compared as groups")
+    groups = _values(values)
+    ignore = default_pair_ignore(by) if pair_ignore is None else list(pair_ignore)
+    if NO_IGNORE in ignore:
+        ignore = []
+    for name in ignore:
+        if name in ("metric", "unit", "workload") or not name or len(name) > 64:
+            raise Invalid("pair_ignore", f"{name!r} cannot be left out of the pairing")
+    known = session.scalars(
+        select(Result.metric).where(Result.workload == workload).distinct()
+    ).all()
+    chosen = common.select_metrics(known, metrics, where=f"workload {workload!r}")
+    rows = _rows(session, workload=workload, by=by, values=groups, metrics=chosen, filters=filters)
+    series = {
+        s.id: s
+        for s in session.scalars(select(Series).where(Series.id.in_({r.series_id for r in rows})))
+    }
+    tentative = tentative_series(session, list(series))
+    ignore_all = [*ignore, by]
+    group_index = {v: i for i, v in enumerate(groups)}
+    # metric -> pairing key (canonical) -> group index -> side
+    table: dict[tuple[str, str, str], dict[str, tuple[dict[str, Any], dict[int, _Side]]]] = (
+        defaultdict(dict)
+    )
+    run_results: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    facts: list[dict[str, set[Any]]] = [defaultdict(set) for _ in groups]
+    runs_of: list[set[int]] = [set() for _ in groups]
+    for row in rows:
+        g = group_index.get(str(row.g))
+        if g is None:  # the database matched a value written another way: not asked for
+            continue
+        s = series[row.series_id]
+        key = pairing_key(s, s.agent.name, ignore_all)
+        canon = repr(sorted((k, sorted(v.items()) if isinstance(v, dict) else v)
+                            for k, v in key.items()))  # fmt: skip
+        _, sides = table[(row.metric, row.unit, row.direction)].setdefault(canon, (key, {}))
+        side = sides.setdefault(g, _Side())
+        side.samples.extend(row.samples)
+        side.runs.add(row.run_id)
+        side.masks.add(row.flags)
+        side.series.add(row.series_id)
+        run_results[row.run_id].append((row.metric, row.id))
+        runs_of[g].add(row.run_id)
+        for f in DURABILITY_FIELDS:
+            facts[g][f].add(getattr(row, f))
+    positions: dict[str, list[int]] = defaultdict(list)
+    for results in run_results.values():
+        for metric, rank in common.ranks(results).items():
+            positions[metric].append(rank)
+    order = {m: i for i, m in enumerate(common.phase_order(positions))}
+    out = [
+        _metric(metric, unit, direction, pairs, len(groups), tentative, min_effect_pct)
+        for (metric, unit, direction), pairs in sorted(
+            table.items(), key=lambda item: (order[item[0][0]], item[0])
+        )
+    ]
+    infos = [
+        GroupInfo(
+            value=v,
+            runs=len(runs_of[i]),
+            durability={f: sorted(facts[i][f], key=repr) for f in DURABILITY_FIELDS},
+        )
+        for i, v in enumerate(groups)
+    ]
+    present = [info for info in infos if info.runs]
+    durability = common.differences([info.durability for info in present])
+    # Shown per group, every group included (a group without runs has no facts).
+    for d in durability:
+        d.values = [info.durability[d.key] if info.runs else None for info in infos]
+    return GroupCompareRead(
+        workload=workload, by=by, values=groups, filters=list(filters), pair_ignore=ignore,
+        min_effect_pct=min_effect_pct, confidence=CONFIDENCE, groups=infos, metrics=out,
+        durability_differs=bool(durability),
+        warning=common.durability_warning(durability, what="groups"),
+        durability=durability, reasons=common.reasons(),
+    )  # fmt: skip
+
+
+def _metric(
+    metric: str,
+    unit: str,
+    direction: str,
+    pairs: dict[str, tuple[dict[str, Any], dict[int, _Side]]],
+    groups: int,
+    tentative: set[int],
+    min_effect_pct: float,
+) -> GroupMetric:
+    out_pairs: list[GroupPair] = []
+    changes: list[list[Change]] = [[] for _ in range(groups)]
+    for key, sides in pairs.values():
+        base = sides.get(0)
+        cells: list[PairCell | None] = []
+        for g in range(groups):
+            side = sides.get(g)
+            if side is None:
+                cells.append(None)
+                continue
+            change = None
+            if g > 0 and base is not None:
+                change = compare_samples(
+                    base.samples, side.samples, direction=direction, min_effect_pct=min_effect_pct
+                )
+                changes[g].append(change)
+            cells.append(_pair_cell(side, tentative, change))
+        out_pairs.append(GroupPair(key=key, cells=cells))
+    group_cells = []
+    for g in range(groups):
+        present = [s[g] for _, s in pairs.values() if g in s]
+        summary = agreement(changes[g], direction=direction) if g > 0 else None
+        masks = {m for side in present for m in side.masks}
+        group_cells.append(
+            GroupCell(
+                value=median([median(s.samples) for s in present]) if present else None,
+                series=len(present),
+                runs=len({r for s in present for r in s.runs}),
+                samples=sum(len(s.samples) for s in present),
+                flags=common.flags_of(masks, tentative=any(s.series & tentative for s in present)),
+                change_pct=summary.change_pct if summary else None,
+                pairs=summary.pairs if summary else 0,
+                tested=summary.tested if summary else 0,
+                agree=summary.agree if summary else 0,
+                better=summary.better if summary else 0,
+                worse=summary.worse if summary else 0,
+                lowest_pct=summary.lowest_pct if summary else None,
+                highest_pct=summary.highest_pct if summary else None,
+                verdict=summary.verdict if summary else None,
+            )
+        )
+    return GroupMetric(
+        metric=metric, unit=unit, direction=direction, cells=group_cells, pairs=out_pairs
+    )

@@ -1,0 +1,148 @@
+"""Compare routes: runs side by side, groups paired series by series, and their CSV."""
+
+from __future__ import annotations
+
+import uuid as uuid_mod
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from perfatlas.api.deps import ReadPrincipal, SessionDep
+from perfatlas.compare import export, service
+from perfatlas.compare.schemas import CompareRead, GroupCompareRead
+from perfatlas.compare.stats import DEFAULT_MIN_EFFECT_PCT
+from perfatlas.core.errors import Invalid
+
+router = APIRouter(tags=["compare"])
+
+RunsQuery = Annotated[
+    list[str],
+    Query(description="run uuids, repeated or comma-separated; the first is the baseline"),
+]
+MetricQuery = Annotated[
+    list[str],
+    Query(
+        description="the metrics to show: names or globs (`*.seconds`), repeated or "
+        "comma-separated; every metric when absent"
+    ),
+]
+MinEffect = Annotated[
+    float,
+    Query(
+        ge=0, le=1000,
+        description="the smallest change, in percent, called better or worse; a smaller one "
+        "is within noise even when the test finds it",
+    ),
+]  # fmt: skip
+ValueQuery = Annotated[
+    list[str],
+    Query(
+        min_length=1, description="the groups: values of `by`, repeated; the first is the baseline"
+    ),
+]
+FilterQuery = Annotated[
+    list[str],
+    Query(description="dimension:value, repeatable; several values of one dimension mean any"),
+]
+PairIgnoreQuery = Annotated[
+    list[str] | None,
+    Query(
+        description="series keys left out of the pairing besides `by` (agent, target, "
+        "param.NAME, label.NAME or a bare name); default: target for environment dimensions "
+        "(fs_type, kernel, device, mount_options, env.KEY, ...), nothing otherwise; `none` "
+        "leaves nothing out"
+    ),
+]
+
+
+def _run_ids(runs: list[str]) -> list[uuid_mod.UUID]:
+    ids: list[uuid_mod.UUID] = []
+    for item in runs:
+        for part in item.split(","):
+            if not part.strip():
+                continue
+            try:
+                ids.append(uuid_mod.UUID(part.strip()))
+            except ValueError as exc:
+                raise Invalid("runs", f"{part.strip()[:40]!r} is not a run uuid") from exc
+    return ids
+
+
+def _compare(
+    session: SessionDep, runs: list[str], metric: list[str], min_effect: float
+) -> CompareRead:
+    return service.compare_runs(
+        session, run_uuids=_run_ids(runs), metrics=export.patterns(metric),
+        min_effect_pct=min_effect,
+    )  # fmt: skip
+
+
+@router.get("/compare", operation_id="compare", response_model=CompareRead)
+def compare(
+    session: SessionDep,
+    _: ReadPrincipal,
+    runs: RunsQuery,
+    metric: MetricQuery = [],  # noqa: B006
+    min_effect: MinEffect = DEFAULT_MIN_EFFECT_PCT,
+) -> CompareRead:
+    """Runs side by side: every metric in phase order, its change against the first run with
+    the 95 % interval and whether it is larger than the noise, trust flags, what differs."""
+    return _compare(session, runs, metric, min_effect)
+
+
+@router.get("/compare.csv", operation_id="compare_csv", response_class=Response)
+def compare_csv(
+    session: SessionDep,
+    _: ReadPrincipal,
+    runs: RunsQuery,
+    metric: MetricQuery = [],  # noqa: B006
+    min_effect: MinEffect = DEFAULT_MIN_EFFECT_PCT,
+) -> Response:
+    """The compare table as CSV: metrics as rows, runs as columns, then the changes."""
+    return export.runs_csv(_compare(session, runs, metric, min_effect))
+
+
+def _groups(
+    session: SessionDep, workload: str, by: str, value: list[str], metric: list[str],
+    filter: list[str], pair_ignore: list[str] | None, min_effect: float,
+) -> GroupCompareRead:  # fmt: skip
+    return service.compare_groups(
+        session, workload=workload, by=by, values=value, metrics=export.patterns(metric),
+        filters=filter, pair_ignore=pair_ignore, min_effect_pct=min_effect,
+    )  # fmt: skip
+
+
+@router.get("/compare/groups", operation_id="compare_groups", response_model=GroupCompareRead)
+def compare_groups(
+    session: SessionDep,
+    _: ReadPrincipal,
+    workload: str,
+    by: Annotated[str, Query(description="the compared dimension (fs_version, kernel, ...)")],
+    value: ValueQuery,
+    metric: MetricQuery = [],  # noqa: B006
+    filter: FilterQuery = [],  # noqa: B006
+    pair_ignore: PairIgnoreQuery = None,
+    min_effect: MinEffect = DEFAULT_MIN_EFFECT_PCT,
+) -> GroupCompareRead:
+    """Groups of runs (one per value of `by`, the first the baseline), paired series by
+    series: per metric the median of the per-series changes, how many series agree, the
+    per-group values, and a warning when the groups differ in durability facts."""
+    return _groups(session, workload, by, value, metric, filter, pair_ignore, min_effect)
+
+
+@router.get("/compare/groups.csv", operation_id="compare_groups_csv", response_class=Response)
+def compare_groups_csv(
+    session: SessionDep,
+    _: ReadPrincipal,
+    workload: str,
+    by: str,
+    value: ValueQuery,
+    metric: MetricQuery = [],  # noqa: B006
+    filter: FilterQuery = [],  # noqa: B006
+    pair_ignore: PairIgnoreQuery = None,
+    min_effect: MinEffect = DEFAULT_MIN_EFFECT_PCT,
+) -> Response:
+    """The group compare as CSV: one row per metric (every series together), then one row
+    per metric and pair of series."""
+    data = _groups(session, workload, by, value, metric, filter, pair_ignore, min_effect)
+    return export.groups_csv(data)

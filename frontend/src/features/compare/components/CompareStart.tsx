@@ -1,0 +1,71 @@
+import { useState } from "react";
+import { useSearchParams } from "react-router-dom";
+import { Empty, QueryView } from "../../../components/ui/States";
+import { useRuns } from "../../runs/api/get-runs";
+import { RunsTable } from "../../runs/components/RunsTable";
+import { groupCompareSearch } from "../group";
+
+/** Pick single runs to compare; the first picked is the baseline. */
+export function RunPicker({ initial }: { initial: string[] }) {
+  const [, setParams] = useSearchParams();
+  const [selected, setSelected] = useState<string[]>(initial);
+  const [workload, setWorkload] = useState("");
+  const runs = useRuns({ workload: workload || undefined, limit: 25 });
+  const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
+  return (
+    <section className="card">
+      <div className="card-head">
+        <h2>Or pick single runs</h2>
+        <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => setParams({ runs: selected.join(",") })}>
+          Compare {selected.length} runs
+        </button>
+      </div>
+      <p className="muted">
+        The first run you pick is the baseline: the others are shown as a change against it. Explore&apos;s point panel and the Runs page can start a
+        comparison too.
+      </p>
+      <label className="field inline">
+        <span>workload</span>
+        <input value={workload} onChange={(e) => setWorkload(e.target.value.trim())} placeholder="any" />
+      </label>
+      <QueryView query={runs} what="runs">
+        {(page) => (page.items.length === 0 ? <Empty title="No runs to compare yet." /> : <RunsTable runs={page.items} selected={selected} onToggle={toggle} />)}
+      </QueryView>
+    </section>
+  );
+}
+
+/** Start a group compare: a workload and the dimension whose values are the groups. */
+export function GroupStart({ workload: initial }: { workload: string }) {
+  const [, setParams] = useSearchParams();
+  const [workload, setWorkload] = useState(initial);
+  const [by, setBy] = useState("fs_version");
+  return (
+    <section className="card">
+      <h2>Compare groups</h2>
+      <p className="muted">
+        Every metric of a workload across values of a label, parameter or built-in dimension (filesystem version 6.1 against 6.5 and 6.8, ext4 against
+        xfs): the runs are paired series by series, so agents, targets and parameters are never pooled.
+      </p>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (workload && by) setParams(groupCompareSearch({ workload, by, values: [], filter: [], metric: [], pairIgnore: null, minEffect: null }));
+        }}
+      >
+        <label className="field inline">
+          <span>workload</span>
+          <input value={workload} onChange={(e) => setWorkload(e.target.value.trim())} placeholder="smallfile" />
+        </label>
+        <label className="field inline">
+          <span>grouped by</span>
+          <input value={by} onChange={(e) => setBy(e.target.value.trim())} placeholder="fs_version" />
+        </label>
+        <button type="submit" className="button" disabled={!workload || !by}>
+          Choose the groups
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,189 @@
+"""Compare in a real browser: noisy runs read "within noise", a real step is coloured with its
+interval, a run of one repetition cannot be tested; groups of versions are paired series by
+series, with several columns, filters, trust marks and the durability warning."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import LiveServer
+from tests.e2e.conftest import shot
+from tests.factories import run_body
+
+WORKLOAD = "cmp_smallfile"
+FS_WORKLOAD = "cmp_extract"
+PHASES = ("create", "read_cold", "read_warm", "stat", "delete")
+T0 = dt.datetime(2026, 10, 20, 8, 0, tzinfo=dt.UTC)
+
+
+def login(page: Any, server: LiveServer) -> None:
+    token = json.dumps(server.read_token)
+    page.add_init_script(f"localStorage.setItem('perfatlas.token', {token})")
+
+
+@dataclass
+class CompareSeed:
+    base: str
+    noisy: str
+
+
+def _phase_results(rng: random.Random, factor: float, *, reps: int = 3) -> list[dict[str, Any]]:
+    out = []
+    for i, phase in enumerate(PHASES):
+        ops = (i + 1) * 900.0 * (factor if phase == "create" else 1.0)
+
+        def s(centre: float) -> list[float]:
+            return [round(centre * (1 + rng.uniform(-0.01, 0.01)), 4) for _ in range(reps)]
+
+        out.append({"metric": f"{phase}.ops_per_s", "unit": "ops/s", "samples": s(ops)})
+        out.append({"metric": f"{phase}.seconds", "unit": "s", "samples": s(1000 / ops)})
+    return out
+
+
+def _runs() -> tuple[list[dict[str, Any]], CompareSeed]:
+    rng = random.Random(9)
+    runs = []
+    levels = {("lab-1", "/mnt/a"): 1.0, ("lab-1", "/mnt/b"): 3.0, ("lab-2", "/mnt/a"): 0.5,
+              ("lab-2", "/mnt/b"): 8.0}  # fmt: skip
+    counts = {"6.1": (3, 1), "6.5": (1, 3), "6.8": (1, 1)}
+    factor = {"6.1": 1.0, "6.5": 0.78, "6.8": 1.01}
+    for version, (on_a, on_b) in counts.items():
+        for (agent, target), level in levels.items():
+            for _ in range(on_a if target == "/mnt/a" else on_b):
+                runs.append(run_body(
+                    uuid=str(uuid.uuid4()), workload=WORKLOAD, agent=agent, target=target,
+                    labels={"fs_version": version},
+                    started_at=(T0 + dt.timedelta(minutes=len(runs))).isoformat(),
+                    meta={"short_phases": ["stat"]} if version == "6.8" else {},
+                    results=[{**r, "samples": [v * level for v in r["samples"]]}
+                             for r in _phase_results(rng, factor[version])],
+                ))  # fmt: skip
+    # Two runs whose read speeds differ by their noise only (the issue's xfs/ext4 pair), one
+    # with a real slowdown in create and a single repetition of delete.
+    base = run_body(
+        uuid=str(uuid.uuid4()), workload="cmp_seqio", agent="lab-3", target="/mnt/ext4",
+        started_at=T0.isoformat(),
+        results=[{"metric": "write.mb_per_s", "unit": "MB/s", "samples": [650.0, 640.0, 645.0]},
+                 {"metric": "read.mb_per_s", "unit": "MB/s", "samples": [400.0, 643.0, 656.0]},
+                 {"metric": "seeks.per_s", "unit": "ops/s", "samples": [210.0, 205.0, 200.0]}],
+    )  # fmt: skip
+    noisy = run_body(
+        uuid=str(uuid.uuid4()), workload="cmp_seqio", agent="lab-3", target="/mnt/xfs",
+        started_at=(T0 + dt.timedelta(hours=1)).isoformat(),
+        results=[{"metric": "write.mb_per_s", "unit": "MB/s", "samples": [518.0, 515.0, 512.0]},
+                 {"metric": "read.mb_per_s", "unit": "MB/s", "samples": [484.0, 549.0, 706.0]},
+                 {"metric": "seeks.per_s", "unit": "ops/s", "samples": [190.0]}],
+    )  # fmt: skip
+    env = run_body()["environment"]
+    for agent in ("lab-1", "lab-2"):
+        for fs, level in (("ext4", 120.0), ("tmpfs", 9000.0)):
+            runs.append(run_body(
+                uuid=str(uuid.uuid4()), workload=FS_WORKLOAD, agent=agent, target=f"/mnt/{fs}",
+                fsync_policy="file", memory_backed=None if fs == "tmpfs" else False,
+                started_at=T0.isoformat(), environment={**env, "fs_type": fs},
+                results=[{"metric": "extract.files_per_s", "unit": "files/s",
+                          "samples": [level, level * 1.02, level * 0.98]}],
+            ))  # fmt: skip
+    return [*runs, base, noisy], CompareSeed(base=base["uuid"], noisy=noisy["uuid"])
+
+
+@pytest.fixture(scope="module")
+def compare_seed(ui_server: LiveServer) -> CompareSeed:
+    runs, seeded = _runs()
+    response = httpx.post(
+        f"{ui_server.url}/api/v1/runs/batch", json={"runs": runs},
+        headers={"Authorization": f"Bearer {ui_server.upload_token}"}, timeout=60,
+    )  # fmt: skip
+    response.raise_for_status()
+    return seeded
+
+
+def test_noisy_runs_are_within_noise_and_a_step_is_worse(
+    page: Any, ui_server: LiveServer, compare_seed: CompareSeed
+) -> None:
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare?runs={compare_seed.base},{compare_seed.noisy}")
+    table = page.get_by_test_id("compare-table")
+    table.wait_for()
+    rows = table.locator("tbody tr")
+    read = rows.filter(has_text="read.mb_per_s").locator("td").nth(1)
+    assert read.get_attribute("data-tone") == "noise"
+    assert "within noise" in read.inner_text()
+    assert "n 3" in read.inner_text() and "[" in read.inner_text()  # the interval is shown
+    write = rows.filter(has_text="write.mb_per_s").locator("td").nth(1)
+    assert write.get_attribute("data-tone") == "much-worse"
+    assert re.search(r"-20 % \[-2\d % … -1\d %\]", write.inner_text()), write.inner_text()
+    seeks = rows.filter(has_text="seeks.per_s").locator("td").nth(1)
+    assert seeks.get_attribute("data-tone") == "few"
+    assert "not enough repetitions" in seeks.inner_text()
+    mark = seeks.get_by_test_id("trust-mark")
+    assert "fewer than 3 repetitions" in mark.get_attribute("title")
+    shot(page, "20-compare-noise")
+
+    page.get_by_test_id("metric-picker").fill("*.mb_per_s")
+    page.get_by_test_id("metric-picker").press("Enter")
+    page.wait_for_url(re.compile(r"metric=\*\.mb_per_s"))
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=compare-table] tbody tr').length === 2"
+    )
+    names = table.locator("tbody th").all_inner_texts()
+    assert [n.split("\n")[0] for n in names] == ["write.mb_per_s", "read.mb_per_s"]
+
+
+def test_group_compare_pairs_series_across_three_versions(
+    page: Any, ui_server: LiveServer, compare_seed: CompareSeed
+) -> None:
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare?workload={WORKLOAD}&by=fs_version"
+              "&value=6.1&value=6.5&value=6.8&metric=*.ops_per_s")  # fmt: skip
+    table = page.get_by_test_id("group-compare-table")
+    table.wait_for()
+    assert table.locator("thead th").count() == 4  # the metric and three versions
+    rows = table.locator("tbody tr")
+    assert [t.split("\n")[0] for t in table.locator("tbody th").all_inner_texts()] == [
+        f"{p}.ops_per_s" for p in PHASES
+    ]
+    create = rows.filter(has_text="create.ops_per_s").first
+    step = create.locator("td").nth(1)
+    assert step.get_attribute("data-tone") == "much-worse"
+    summary = step.get_by_test_id("group-summary").inner_text()
+    assert re.fullmatch(r"-2[12] % median over 4 series, 4 of 4 agree", summary), summary
+    back = create.locator("td").nth(2)
+    assert back.get_attribute("data-tone") == "noise"
+    assert "0 of 4 agree" in back.inner_text()
+    stat = rows.filter(has_text="stat.ops_per_s").first.locator("td").nth(2)
+    assert "short_phase" in stat.get_by_test_id("trust-mark").get_attribute("data-flags")
+    create.get_by_role("button", name=re.compile("series one by one")).click()
+    breakdown = page.get_by_test_id("series-create.ops_per_s")
+    breakdown.wait_for()
+    assert breakdown.locator("tbody tr").count() == 4
+    assert "agent=lab-1 target=/mnt/a" in breakdown.inner_text()
+    shot(page, "21-compare-groups")
+
+    page.goto(f"{ui_server.url}/compare?workload={WORKLOAD}&by=fs_version"
+              "&value=6.1&value=6.5&metric=create.*&filter=agent:lab-2")  # fmt: skip
+    table.wait_for()
+    summary = table.get_by_test_id("group-summary").first.inner_text()
+    assert "median over 2 series, 2 of 2 agree" in summary
+
+
+def test_group_compare_warns_on_tmpfs_against_ext4(
+    page: Any, ui_server: LiveServer, compare_seed: CompareSeed
+) -> None:
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare?workload={FS_WORKLOAD}&by=fs_type&value=ext4&value=tmpfs")
+    banner = page.get_by_test_id("durability-warning")
+    banner.wait_for()
+    assert "memory_backed" in banner.inner_text() and "tmpfs" in banner.inner_text()
+    cell = page.get_by_test_id("group-compare-table").locator("tbody td").nth(1)
+    assert "2 of 2 agree" in cell.inner_text()
+    shot(page, "22-compare-groups-durability")
