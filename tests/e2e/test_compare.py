@@ -127,7 +127,7 @@ def test_noisy_runs_are_within_noise_and_a_step_is_worse(
     assert "not enough repetitions" in seeks.inner_text()
     mark = seeks.get_by_test_id("trust-mark")
     assert "fewer than 3 repetitions" in mark.get_attribute("title")
-    shot(page, "20-compare-noise")
+    shot(page, "33-compare-noise")
 
     page.get_by_test_id("metric-picker").fill("*.mb_per_s")
     page.get_by_test_id("metric-picker").press("Enter")
@@ -167,7 +167,7 @@ def test_group_compare_pairs_series_across_three_versions(
     breakdown.wait_for()
     assert breakdown.locator("tbody tr").count() == 4
     assert "agent=lab-1 target=/mnt/a" in breakdown.inner_text()
-    shot(page, "21-compare-groups")
+    shot(page, "34-compare-groups")
 
     page.goto(f"{ui_server.url}/compare?workload={WORKLOAD}&by=fs_version"
               "&value=6.1&value=6.5&metric=create.*&filter=agent:lab-2")  # fmt: skip
@@ -186,4 +186,4 @@ def test_group_compare_warns_on_tmpfs_against_ext4(
     assert "memory_backed" in banner.inner_text() and "tmpfs" in banner.inner_text()
     cell = page.get_by_test_id("group-compare-table").locator("tbody td").nth(1)
     assert "2 of 2 agree" in cell.inner_text()
-    shot(page, "22-compare-groups-durability")
+    shot(page, "35-compare-groups-durability")
