@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, false, func, select
+from sqlalchemy import Float, Select, and_, cast, false, func, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -69,7 +69,12 @@ def _select(query: Query, columns: Sequence[Any]) -> Select[Any]:
     statement = select(*columns).select_from(Result)
     # Joined from the result's own copies of the run's ids: only what is read is joined.
     if RUNS in query.tables:
-        statement = statement.join(Run, Run.id == Result.run_id)
+        # The planner takes a JSON filter (labels->>'version' = ...) for 0.5 % of the runs and
+        # would probe the results table once per run, ten times slower than one pass over the
+        # covering index: `+ 0` leaves it no index to probe, the workload fewer runs to hash.
+        statement = statement.join(
+            Run, and_(Run.id == Result.run_id + 0, Run.workload == query.workload)
+        )
     if AGENTS in query.tables:
         statement = statement.join(Agent, Agent.id == Result.agent_id)
     if ENVIRONMENTS in query.tables:
@@ -94,7 +99,7 @@ def grouped_sql(session: Session, query: Query) -> Iterator[Cell]:
         func.count().label("n"),
         func.sum(Result.n).label("repetitions"),
         func.percentile_cont(0.5).within_group(Result.value).label("median"),
-        (func.sum(Result.mean * Result.n) / func.sum(Result.n)).label("mean"),
+        (func.sum(Result.mean * Result.n) / cast(func.sum(Result.n), Float)).label("mean"),
         func.min(Result.min).label("min"),
         func.max(Result.max).label("max"),
         func.percentile_cont(0.05).within_group(Result.p5).label("p5"),
