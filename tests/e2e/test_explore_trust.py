@@ -93,3 +93,21 @@ def test_explore_by_filesystem_shows_each_value_and_marks_a_flagged_point(
     text = hover.text_content() or ""
     assert "short phase" in text and "3 runs, 15 repetitions" in text
     shot(page, "20-explore-fs-type-flagged", full_page=False)
+
+    # The heatmap of the same runs (filesystem by target) marks the flagged cell too.
+    page.goto(f"{ui_server.url}/heatmap?workload={WORKLOAD}&metric={METRIC}&x=fs_type&y=target")
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')?.data?.[0]?.type === 'heatmap'"
+    )
+    cell = page.evaluate(
+        """() => { const d = document.querySelector('.js-plotly-plot').data[0];
+            return {x: Array.from(d.x), y: Array.from(d.y), z: d.z, text: d.text}; }"""
+    )
+    for row, target in enumerate(cell["y"]):
+        for col, fs in enumerate(cell["x"]):
+            if target != f"/mnt/{fs}":
+                assert cell["z"][row][col] is None
+                continue
+            assert cell["z"][row][col] == want[fs]
+            assert cell["text"][row][col] == (" ⚠" if fs == SHORT else "")
+    shot(page, "21-heatmap-flagged-cell", full_page=False)

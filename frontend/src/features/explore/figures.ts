@@ -19,7 +19,7 @@ function yTitle(data: Explore): string {
 }
 
 function hover(data: Explore): string {
-  return `<b>%{fullData.name}</b><br>${data.x}=%{x}<br>median %{y:,.6~g}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}<extra></extra>`;
+  return `<b>%{fullData.name}</b><br>${data.x}=%{x}<br>median %{y:,.4~r}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}<extra></extra>`;
 }
 
 /** Why a point's numbers need care, one line per flag, in the server's words (flag_reasons). */
@@ -203,8 +203,8 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     colorbar: { title: { text: opts.title, side: "right" } },
     text: grid.flags.map((row) => row.map((f) => (f.length ? " ⚠" : ""))),
     customdata: grid.flags.map((row) => row.map((f) => flagNote(f, opts.reasons ?? {}))),
-    texttemplate: opts.diff ? "%{z:+.1f}%%{text}" : "%{z:.3g}%{text}",
-    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:.4g}"}%{customdata}<extra></extra>`,
+    texttemplate: opts.diff ? "%{z:+.1f}%%{text}" : "%{z:,.3~r}%{text}",
+    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:,.4~r}"}%{customdata}<extra></extra>`,
   };
   if (opts.diff) {
     Object.assign(cell, { colorscale, zmid: 0, zmin: -limit, zmax: limit });
