@@ -136,6 +136,10 @@ def test_every_dimension_as_x_group_and_filter(api: Api) -> None:
     runs, tentative = stored.runs, stored.tentative
     flagged = {f for r in runs for f in r.flags}
     assert flagged == {"few_repetitions", "short_phase", "busy"}
+    # Some runs sit on the series with an open or acknowledged tentative alert, some on the one
+    # whose alert is resolved: the flag checks below see both.
+    series = {r.series_id for r in runs}
+    assert tentative < series and len(series - tentative) > 1
     rng = random.Random(SEED)
     with warnings.catch_warnings():
         # A missing join shows first as SQLAlchemy's cartesian-product warning.
@@ -157,9 +161,6 @@ def test_every_dimension_as_x_group_and_filter(api: Api) -> None:
             )
             assert want, f"filter {name} keeps no run"
             _check(data, want, f"filter {name}:{wanted}")
-    assert any("tentative_alert" in p["flags"] for t in data["traces"] for p in t["points"]) or any(
-        r.series_id in tentative for r in runs
-    )
 
 
 def test_time_as_x_and_filter_and_the_csv(api: Api) -> None:
