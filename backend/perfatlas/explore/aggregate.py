@@ -145,7 +145,7 @@ def grouped_python(session: Session, query: Query) -> Iterator[Cell]:
         query.x, group, Result.value, Result.n, Result.mean, Result.min, Result.max, Result.p5,
         Result.p95, Result.flags, _tentative(query), Result.run_uuid,
     ]  # fmt: skip
-    statement = _select(query, columns).order_by(Result.started_at.desc(), Result.id.desc())
+    statement = _select(query, columns).order_by(Result.started_at.desc(), Result.run_id.desc())
     cells: dict[tuple[Any, Any], _Acc] = {}
     for x, g, value, n, mean, lo, hi, p5, p95, flags, tent, run_uuid in session.execute(
         statement
@@ -178,14 +178,15 @@ def grouped_python(session: Session, query: Query) -> Iterator[Cell]:
 
 
 def timeline(session: Session, query: Query, *, limit: int) -> Iterator[Cell]:
-    """x = time: one point per run (its result's own summary), newest first, at most `limit`."""
+    """x = time: one point per run (its result's own summary), newest first, at most `limit`.
+    Ties are broken by run_id (one result per run and metric), which the covering index holds."""
     group = query.group if query.group is not None else false()
     columns = [
         Result.started_at, group, Result.n, Result.value, Result.mean, Result.min, Result.max,
         Result.p5, Result.p95, Result.flags, _tentative(query), Result.run_uuid,
     ]  # fmt: skip
     statement = (
-        _select(query, columns).order_by(Result.started_at.desc(), Result.id.desc()).limit(limit)
+        _select(query, columns).order_by(Result.started_at.desc(), Result.run_id.desc()).limit(limit)
     )
     for started, g, n, value, mean, lo, hi, p5, p95, flags, tent, run_uuid in session.execute(
         statement
