@@ -32,8 +32,8 @@ from perfatlas.compare.schemas import (
 )
 from perfatlas.compare.stats import CONFIDENCE, Change, agreement, compare_samples, median
 from perfatlas.core.errors import Invalid
-from perfatlas.core.pagination import parse_pairs
-from perfatlas.runs.dimensions import BUILTIN, TIME, dimension
+from perfatlas.explore import dims as explore_dims
+from perfatlas.runs.dimensions import BUILTIN, TIME
 from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run, Series
 
@@ -119,12 +119,10 @@ def _rows(
     session: Session, *, workload: str, by: str, values: list[str], metrics: set[str],
     filters: Sequence[str],
 ) -> list[Any]:  # fmt: skip
-    dialect = session.get_bind().dialect.name
-    by_expr = dimension(by, dialect, field="by")
-    conditions = [
-        dimension(name, dialect, field="filter").in_(wanted)
-        for name, wanted in parse_pairs("filter", filters).items()
-    ]
+    # Names resolve as Explore's do: an unknown dimension is a 422, not an empty answer.
+    scope = explore_dims.Scope(session=session, workload=workload, metric=min(metrics))
+    by_expr = explore_dims.resolve(scope, by, field="by").expr
+    conditions = explore_dims.filters(scope, filters).conditions
     # Every table a dimension may need is joined explicitly: never an implicit cross join.
     query = (
         select(

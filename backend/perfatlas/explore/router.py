@@ -7,9 +7,10 @@ import io
 from collections.abc import Iterable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from perfatlas.api.deps import ReadPrincipal, SessionDep
+from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
 from perfatlas.explore import service
 from perfatlas.explore.schemas import Catalog, ExploreRead
@@ -26,6 +27,16 @@ X_DOC = (
 )
 
 
+def _single_values(request: Request) -> None:
+    """A repeated workload, metric, x or group asks for several plots in one: say so."""
+    for name in ("workload", "metric", "x", "group"):
+        if len(request.query_params.getlist(name)) > 1:
+            raise Invalid(name, f"one {name} at a time")
+
+
+SINGLE = [Depends(_single_values)]
+
+
 def _csv(rows: Iterable[Iterable[Any]], filename: str) -> Response:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -37,7 +48,7 @@ def _csv(rows: Iterable[Iterable[Any]], filename: str) -> Response:
     )
 
 
-@router.get("/explore", operation_id="explore", response_model=ExploreRead)
+@router.get("/explore", operation_id="explore", response_model=ExploreRead, dependencies=SINGLE)
 def explore(
     session: SessionDep,
     _: ReadPrincipal,
@@ -47,13 +58,16 @@ def explore(
     group: Annotated[str | None, Query(description="one trace per value of this dimension")] = None,
     filter: FilterQuery = [],  # noqa: B006
 ) -> ExploreRead:
-    """A metric against any dimension, one trace per group: median with min/max and p5/p95."""
+    """A metric against any dimension, one trace per group: the runs' median with the spread of
+    their repetitions and the trust flags behind each point."""
     return service.explore(
         session, workload=workload, metric=metric, x=x, group=group, filters=filter
     )
 
 
-@router.get("/explore.csv", operation_id="explore_csv", response_class=Response)
+@router.get(
+    "/explore.csv", operation_id="explore_csv", response_class=Response, dependencies=SINGLE
+)
 def explore_csv(
     session: SessionDep,
     _: ReadPrincipal,
@@ -67,13 +81,14 @@ def explore_csv(
     data = service.explore(
         session, workload=workload, metric=metric, x=x, group=group, filters=filter
     )
-    header = [group or "group", x, "n", "median", "mean", "min", "max", "p5", "p95", "unit", "runs"]
+    header = [group or "group", x, "n", "repetitions", "median", "mean", "min", "max", "p5",
+              "p95", "unit", "flags", "runs"]  # fmt: skip
     rows: list[list[Any]] = [header]
     for trace in data.traces:
         for p in trace.points:
             rows.append(
-                [trace.group, p.x, p.n, p.median, p.mean, p.min, p.max, p.p5, p.p95, data.unit,
-                 " ".join(str(r) for r in p.runs)]
+                [trace.group, p.x, p.n, p.repetitions, p.median, p.mean, p.min, p.max, p.p5,
+                 p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
             )  # fmt: skip
     return _csv(rows, f"{workload}-{metric}-by-{x}.csv")
 

@@ -9,14 +9,20 @@ from pydantic import BaseModel, Field
 
 
 class ExplorePoint(BaseModel):
+    """One point: the runs with this x and group value (README.md, Explore aggregates)."""
+
     x: float | str | None
     n: int = Field(description="how many runs the point summarises")
-    median: float
-    mean: float
-    min: float
-    max: float
-    p5: float
-    p95: float
+    repetitions: int = Field(description="how many samples (repetitions) those runs hold")
+    median: float = Field(description="the median of the runs' values")
+    mean: float = Field(description="the mean of every repetition")
+    min: float = Field(description="the smallest repetition")
+    max: float = Field(description="the largest repetition")
+    p5: float = Field(description="the 5th percentile of the runs' p5 (one run: its own p5)")
+    p95: float = Field(description="the 95th percentile of the runs' p95 (one run: its own p95)")
+    flags: list[str] = Field(
+        description="trust flags of the results behind it (see flag_reasons); empty when clean"
+    )
     runs: list[uuid_mod.UUID] = Field(description="the newest runs behind the point (at most 20)")
 
 
@@ -35,6 +41,11 @@ class ExploreRead(BaseModel):
     x_numeric: bool = Field(description="true when every x is a number (plot on a numeric axis)")
     traces: list[ExploreTrace]
     truncated: bool = Field(description="x=time only: more points matched than were returned")
+    flag_reasons: dict[str, str] = Field(description="what each trust flag means, by name")
+    note: str | None = Field(
+        default=None, description="why there are no traces (no such workload or metric, or "
+        "nothing matches the filters)",
+    )  # fmt: skip
 
 
 class CatalogMetric(BaseModel):

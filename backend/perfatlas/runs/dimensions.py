@@ -1,42 +1,72 @@
 """Dimensions: anything results can be filtered, grouped or plotted by, as SQL expressions.
 
 A name is a built-in (time, agent, fs_type, kernel, ...), `param.NAME`, `label.NAME`,
-`env.KEY`, or a bare NAME that means the parameter NAME, else the label NAME."""
+`env.KEY`, or a bare NAME that means the parameter NAME, else the label NAME. Each
+expression says which tables it reads, so a reader joins exactly those: results carry their
+run's agent and environment ids, so agent and environment dimensions join their small tables
+straight from results, and only run fields (target, durability, parameters, labels) need runs."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import String, case, cast, func
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
-from perfatlas.core.errors import Invalid
-from perfatlas.runs.models import Environment, Run
+from perfatlas.runs.models import Environment, Result, Run
 
-BUILTIN: dict[str, Any] = {
-    "agent": Agent.name,
-    "host": func.coalesce(Environment.hostname, Agent.name),
-    "workload": Run.workload,
-    "target": Run.target,
-    "status": Run.status,
-    "fs_type": Environment.fs_type,
-    "kernel": Environment.kernel,
-    "os": Environment.os,
-    "cpu_model": Environment.cpu_model,
-    "device": Environment.device,
-    "device_model": Environment.device_model,
-    "mount_options": Environment.mount_options,
-    "environment": Environment.hash,
-    "fsync_policy": Run.fsync_policy,
-    "o_direct": Run.o_direct,
-    "sync_mount": Run.sync_mount,
-    "write_cache": Run.write_cache,
-    "flush_to_device": Run.flush_to_device,
-    "memory_backed": Run.memory_backed,
-    "cold_method": Run.cold_method,
-}
+RUNS, AGENTS, ENVIRONMENTS = "runs", "agents", "environments"
 TIME = "time"
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    expr: ColumnElement[Any]
+    # The tables besides results that expr reads: the reader joins them (and only them).
+    tables: frozenset[str]
+
+
+def _flag(column: Any) -> ColumnElement[Any]:
+    """A boolean as the text a filter names it by (true/false), the same on both databases."""
+    return case((column.is_(True), "true"), (column.is_(False), "false"), else_=None)
+
+
+def _builtins() -> dict[str, tuple[ColumnElement[Any], frozenset[str]]]:
+    run, agent, env = frozenset({RUNS}), frozenset({AGENTS}), frozenset({ENVIRONMENTS})
+    return {
+        "agent": (Agent.name.expression, agent),
+        "host": (func.coalesce(Environment.hostname, Agent.name), agent | env),
+        "workload": (Result.workload.expression, frozenset()),
+        "target": (Run.target.expression, run),
+        "status": (Run.status.expression, run),
+        "fs_type": (Environment.fs_type.expression, env),
+        "kernel": (Environment.kernel.expression, env),
+        "os": (Environment.os.expression, env),
+        "cpu_model": (Environment.cpu_model.expression, env),
+        "device": (Environment.device.expression, env),
+        "device_model": (Environment.device_model.expression, env),
+        "mount_options": (Environment.mount_options.expression, env),
+        "environment": (Environment.hash.expression, env),
+        "fsync_policy": (Run.fsync_policy.expression, run),
+        "o_direct": (_flag(Run.o_direct), run),
+        "sync_mount": (_flag(Run.sync_mount), run),
+        "write_cache": (Run.write_cache.expression, run),
+        "flush_to_device": (_flag(Run.flush_to_device), run),
+        "memory_backed": (_flag(Run.memory_backed), run),
+        "cold_method": (Run.cold_method.expression, run),
+    }
+
+
+_BUILTIN = _builtins()
+BUILTIN: tuple[str, ...] = tuple(_BUILTIN)
+
+
+def builtin(name: str) -> Dimension:
+    expr, tables = _BUILTIN[name]
+    return Dimension(name, expr, tables)
 
 
 def json_text(column: Any, key: str, dialect: str) -> ColumnElement[Any]:
@@ -44,7 +74,7 @@ def json_text(column: Any, key: str, dialect: str) -> ColumnElement[Any]:
     (numbers as JSON writes them, booleans as true/false)."""
     if dialect == "postgresql":
         return column[key].as_string()  # type: ignore[no-any-return]
-    path = '$."' + key.replace('"', "") + '"'
+    path = json_path(key)
     return case(
         (func.json_type(column, path) == "true", "true"),
         (func.json_type(column, path) == "false", "false"),
@@ -52,22 +82,20 @@ def json_text(column: Any, key: str, dialect: str) -> ColumnElement[Any]:
     )
 
 
-def dimension(name: str, dialect: str, *, field: str) -> ColumnElement[Any]:
-    if name in BUILTIN:
-        expr = BUILTIN[name]
-        if name in ("o_direct", "sync_mount", "flush_to_device", "memory_backed"):
-            return case((expr.is_(True), "true"), (expr.is_(False), "false"), else_=None)
-        return expr  # type: ignore[no-any-return]
-    prefix, dot, rest = name.partition(".")
-    if dot and rest:
-        if prefix == "param":
-            return json_text(Run.parameters, rest, dialect)
-        if prefix == "label":
-            return json_text(Run.labels, rest, dialect)
-        if prefix == "env":
-            return json_text(Environment.data, rest, dialect)
-    if not name or len(name) > 64 or name == TIME:
-        raise Invalid(field, f"{name!r} is not a dimension here")
-    return func.coalesce(
-        json_text(Run.parameters, name, dialect), json_text(Run.labels, name, dialect)
+def json_path(key: str) -> str:
+    """SQLite's JSON path of a top-level key."""
+    return '$."' + key.replace('"', "") + '"'
+
+
+def param(key: str, dialect: str) -> Dimension:
+    return Dimension(f"param.{key}", json_text(Run.parameters, key, dialect), frozenset({RUNS}))
+
+
+def label(key: str, dialect: str) -> Dimension:
+    return Dimension(f"label.{key}", json_text(Run.labels, key, dialect), frozenset({RUNS}))
+
+
+def env(key: str, dialect: str) -> Dimension:
+    return Dimension(
+        f"env.{key}", json_text(Environment.data, key, dialect), frozenset({ENVIRONMENTS})
     )

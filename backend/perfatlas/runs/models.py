@@ -108,17 +108,24 @@ class Series(Base):
     agent: Mapped[Agent] = relationship(lazy="joined")
 
 
+EXPLORE_COLUMNS = [
+    "value", "run_id", "run_uuid", "started_at", "agent_id", "environment_id", "series_id",
+    "flags", "n", "mean", "min", "max", "p5", "p95",
+]  # fmt: skip
+
+
 class Result(Base):
     __tablename__ = "results"
     __table_args__ = (
         Index("ix_results_run_id_metric", "run_id", "metric", unique=True),
         # Covers explore: one metric of one workload is read from the index alone, without
-        # visiting the table's pages (22,500 scattered pages per query at 1M results).
+        # visiting the table's pages (22,500 scattered pages per query at 1M results): every
+        # figure of a point (explore/aggregate.py) and the ids its dimensions join on.
         Index(
             "ix_results_workload_metric",
             "workload",
             "metric",
-            postgresql_include=["value", "run_id", "run_uuid", "started_at"],
+            postgresql_include=EXPLORE_COLUMNS,
         ),
         # Covers a series' points, so reading 10,000 of them touches only this index.
         Index(

@@ -308,7 +308,8 @@ export interface paths {
         };
         /**
          * Explore
-         * @description A metric against any dimension, one trace per group: median with min/max and p5/p95.
+         * @description A metric against any dimension, one trace per group: the runs' median with the spread of
+         *     their repetitions and the trust flags behind each point.
          */
         get: operations["explore"];
         put?: never;
@@ -1213,25 +1214,56 @@ export interface components {
             /** Id */
             id: number;
         };
-        /** ExplorePoint */
+        /**
+         * ExplorePoint
+         * @description One point: the runs with this x and group value (README.md, Explore aggregates).
+         */
         ExplorePoint: {
-            /** Max */
+            /**
+             * Flags
+             * @description trust flags of the results behind it (see flag_reasons); empty when clean
+             */
+            flags: string[];
+            /**
+             * Max
+             * @description the largest repetition
+             */
             max: number;
-            /** Mean */
+            /**
+             * Mean
+             * @description the mean of every repetition
+             */
             mean: number;
-            /** Median */
+            /**
+             * Median
+             * @description the median of the runs' values
+             */
             median: number;
-            /** Min */
+            /**
+             * Min
+             * @description the smallest repetition
+             */
             min: number;
             /**
              * N
              * @description how many runs the point summarises
              */
             n: number;
-            /** P5 */
+            /**
+             * P5
+             * @description the 5th percentile of the runs' p5 (one run: its own p5)
+             */
             p5: number;
-            /** P95 */
+            /**
+             * P95
+             * @description the 95th percentile of the runs' p95 (one run: its own p95)
+             */
             p95: number;
+            /**
+             * Repetitions
+             * @description how many samples (repetitions) those runs hold
+             */
+            repetitions: number;
             /**
              * Runs
              * @description the newest runs behind the point (at most 20)
@@ -1244,10 +1276,22 @@ export interface components {
         ExploreRead: {
             /** Direction */
             direction: string | null;
+            /**
+             * Flag Reasons
+             * @description what each trust flag means, by name
+             */
+            flag_reasons: {
+                [key: string]: string;
+            };
             /** Group */
             group: string | null;
             /** Metric */
             metric: string;
+            /**
+             * Note
+             * @description why there are no traces (no such workload or metric, or nothing matches the filters)
+             */
+            note?: string | null;
             /** Traces */
             traces: components["schemas"]["ExploreTrace"][];
             /**

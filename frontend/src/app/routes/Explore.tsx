@@ -26,12 +26,32 @@ type Picked = { group: string; x: unknown; runs: string[]; n: number };
 function Summary({ data }: { data: ExploreData }) {
   const points = data.traces.reduce((s, t) => s + t.points.length, 0);
   const runs = data.traces.reduce((s, t) => s + t.points.reduce((a, p) => a + p.n, 0), 0);
+  const reps = data.traces.reduce((s, t) => s + t.points.reduce((a, p) => a + p.repetitions, 0), 0);
   return (
     <p className="muted small" data-testid="explore-summary">
-      {data.traces.length} {data.traces.length === 1 ? "group" : "groups"}, {points} points, {data.x === "time" ? `${points} runs` : `${runs} runs`}
+      {data.traces.length} {data.traces.length === 1 ? "group" : "groups"}, {points} points, {runs} runs, {reps} repetitions
       {data.unit ? `; unit ${data.unit}` : ""}
       {data.truncated && <span className="badge warn">only the newest points are shown: add filters</span>}
     </p>
+  );
+}
+
+/** Which flags the plotted points carry, how many points each, and what they mean. */
+function FlagLegend({ data }: { data: ExploreData }) {
+  const counts = new Map<string, number>();
+  for (const t of data.traces) for (const p of t.points) for (const f of p.flags) counts.set(f, (counts.get(f) ?? 0) + 1);
+  if (counts.size === 0) return null;
+  return (
+    <div className="flag-legend small" data-testid="explore-flags">
+      <strong>○ Hollow points need care</strong> (hover one for its reasons):
+      <ul>
+        {[...counts].map(([flag, count]) => (
+          <li key={flag}>
+            <span className="badge warn">{flag.replaceAll("_", " ")}</span> {plural(count, "point")}: {data.flag_reasons[flag] ?? flag}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -181,7 +201,7 @@ export function Explore() {
             <Loading what="the plot" />
           ) : data.traces.length === 0 ? (
             <Empty title="No results match.">
-              <p>Check the metric name and remove a filter or two.</p>
+              <p>{data.note ? `${data.note[0]!.toUpperCase()}${data.note.slice(1)}.` : ""} Check the metric name and remove a filter or two.</p>
             </Empty>
           ) : data.traces.every((t) => t.points.every((p) => p.x === null)) ? (
             <Empty title={`No run has a value for x = ${data.x}.`}>
@@ -195,7 +215,10 @@ export function Explore() {
               <div className={explore.isFetching ? "refreshing" : undefined}>
                 <Plot figure={figure} onPointClick={onPointClick} label={`${state.metric} against ${state.x}`} />
               </div>
-              <p className="muted small">Hover a point for its spread and runs; click it to open the run.</p>
+              <FlagLegend data={data} />
+              <p className="muted small">
+                Each point is the median of its runs (a run: the median of its repetitions); bars span p5–p95 of the repetitions behind it. Hover a point for its spread and runs; click it to open the run.
+              </p>
             </>
           )}
           {picked && (
@@ -233,12 +256,14 @@ export function Explore() {
               <tr>
                 <th>{data.group ?? "group"}</th>
                 <th>{data.x}</th>
-                <th className="num">n</th>
+                <th className="num">runs</th>
+                <th className="num">reps</th>
                 <th className="num">median</th>
                 <th className="num">p5</th>
                 <th className="num">p95</th>
                 <th className="num">min</th>
                 <th className="num">max</th>
+                <th>flags</th>
               </tr>
             </thead>
             <tbody>
@@ -248,11 +273,13 @@ export function Explore() {
                     <td>{t.group ?? "–"}</td>
                     <td>{String(p.x)}</td>
                     <td className="num">{p.n}</td>
+                    <td className="num">{p.repetitions}</td>
                     <td className="num">{formatNumber(p.median)}</td>
                     <td className="num">{formatNumber(p.p5)}</td>
                     <td className="num">{formatNumber(p.p95)}</td>
                     <td className="num">{formatNumber(p.min)}</td>
                     <td className="num">{formatNumber(p.max)}</td>
+                    <td title={p.flags.map((f) => data.flag_reasons[f] ?? f).join("\n")}>{p.flags.join(", ")}</td>
                   </tr>
                 )),
               )}

@@ -45,6 +45,7 @@ export function Heatmap() {
       y: state.y,
       diff: isDiff,
       direction: first.direction,
+      reasons: first.flag_reasons,
       title: isDiff ? `${state.b} vs ${state.a} (%), blue = better` : `median ${first.unit ?? ""}`,
     });
   }, [datas, isDiff, theme, state.x, state.y, state.a, state.b]);
@@ -114,7 +115,7 @@ export function Heatmap() {
         <section className="card plot-card">
           {queries.length === 0 ? (
             <Empty title="Choose a workload, a metric and two dimensions (for example segsize × k).">
-              <p>Each cell is the median of the runs with that pair of values. Pick a dimension and two of its values (two versions, say) to see their difference, coloured around zero: blue is better, red worse.</p>
+              <p>Each cell is the median of the runs with that pair of values; ⚠ marks a cell whose numbers need care (hover for why). Pick a dimension and two of its values (two versions, say) to see their difference, coloured around zero: blue is better, red worse.</p>
             </Empty>
           ) : error ? (
             <ErrorState error={error} what="the heatmap" />

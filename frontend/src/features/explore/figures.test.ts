@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { Explore } from "./api/get-explore";
 import { diffGrid, exploreFigure, groupName, heatmapFigure, pointNote, toGrid } from "./figures";
 
-function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"]) {
-  return { x, n, median, mean: median, min: median - 2, max: median + 2, p5: median - 1, p95: median + 1, runs };
+function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"], flags: string[] = []) {
+  return { x, n, repetitions: 3 * n, median, mean: median, min: median - 2, max: median + 2, p5: median - 1, p95: median + 1, flags, runs };
 }
+
+const reasons = { short_phase: "a timed phase lasted under 0.5 s", busy: "the machine was busy" };
 
 const data: Explore = {
   workload: "partialread",
@@ -15,6 +17,7 @@ const data: Explore = {
   group: "version",
   x_numeric: true,
   truncated: false,
+  flag_reasons: reasons,
   traces: [
     { group: "1.7.1", points: [point(1, 10), point(2, 8)] },
     { group: "trunk", points: [point(1, 15), point(2, 12)] },
@@ -50,7 +53,17 @@ describe("exploreFigure", () => {
     const fig = exploreFigure(data, { view: "lines", logx: false, logy: false, theme: "light" });
     const custom = fig.data[0]!.customdata as unknown[][];
     expect(custom[0]![4]).toEqual(["r1", "r2"]);
-    expect(pointNote(point(1, 5, 1, ["abcdef0123"]), false)).toContain("1 run: abcdef01");
+    expect(pointNote(point(1, 5, 1, ["abcdef0123"]), false)).toContain("run abcdef01: 3 repetitions");
+    expect(pointNote(point(1, 5, 4), false)).toContain("4 runs, 12 repetitions");
+  });
+
+  it("draws a flagged point hollow and gives its reasons on hover", () => {
+    const flagged: Explore = { ...data, traces: [{ group: "1.7.1", points: [point(1, 10), point(2, 8, 2, ["r"], ["short_phase", "busy"])] }] };
+    const trace = exploreFigure(flagged, { view: "lines", logx: false, logy: false, theme: "light" }).data[0]!;
+    expect(trace.marker).toMatchObject({ symbol: ["circle", "circle-open"], size: [7, 11] });
+    const custom = trace.customdata as unknown[][];
+    expect(custom[0]![6]).toBe("");
+    expect(custom[1]![6]).toBe("<br>⚠ short phase: a timed phase lasted under 0.5 s<br>⚠ busy: the machine was busy");
   });
 
   it("names groups readably", () => {
@@ -72,6 +85,7 @@ describe("heatmap grids", () => {
     const b = toGrid({ ...data, traces: [{ group: "131072", points: [point(1, 30), point(2, 5), point(3, 1)] }] });
     const d = diffGrid(a, b);
     expect(d.xs).toEqual([1, 2, 3]);
+    expect(d.flags[1]).toEqual([[], [], []]);
     expect(d.z).toEqual([
       [null, null, null],
       [50, -50, null],
@@ -79,7 +93,7 @@ describe("heatmap grids", () => {
   });
 
   it("centres a difference on zero with blue for better whichever way the metric points", () => {
-    const grid = { xs: [1], ys: ["a"], z: [[-20]], n: [[null]] };
+    const grid = { xs: [1], ys: ["a"], z: [[-20]], n: [[null]], flags: [[[]]] };
     const higher = heatmapFigure(grid, { theme: "light", x: "k", y: "s", title: "t", diff: true, direction: "higher" }).data[0]!;
     expect(higher).toMatchObject({ zmid: 0, zmin: -20, zmax: 20 });
     const scaleH = higher.colorscale as [number, string][];
@@ -87,5 +101,14 @@ describe("heatmap grids", () => {
     const scaleL = lower.colorscale as [number, string][];
     expect(scaleH[scaleH.length - 1]![1]).toBe("#2166ac");
     expect(scaleL[0]![1]).toBe("#2166ac");
+  });
+
+  it("marks a flagged cell and carries the flags of either side into a difference", () => {
+    const a = toGrid({ ...data, traces: [{ group: "x", points: [point(1, 10, 2, ["r"], ["busy"]), point(2, 10)] }] });
+    const b = toGrid({ ...data, traces: [{ group: "x", points: [point(1, 11), point(2, 11, 2, ["r"], ["short_phase"])] }] });
+    expect(diffGrid(a, b).flags).toEqual([[["busy"], ["short_phase"]]]);
+    const cell = heatmapFigure(a, { theme: "light", x: "k", y: "s", title: "t", diff: false, reasons }).data[0]!;
+    expect(cell.text).toEqual([[" ⚠", ""]]);
+    expect(cell.customdata).toEqual([["<br>⚠ busy: the machine was busy", ""]]);
   });
 });

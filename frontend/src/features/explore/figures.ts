@@ -19,8 +19,15 @@ function yTitle(data: Explore): string {
 }
 
 function hover(data: Explore): string {
-  return `<b>%{fullData.name}</b><br>${data.x}=%{x}<br>median %{y:.4g}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}<extra></extra>`;
+  return `<b>%{fullData.name}</b><br>${data.x}=%{x}<br>median %{y:,.4~r}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}<extra></extra>`;
 }
+
+/** Why a point's numbers need care, one line per flag, in the server's words (flag_reasons). */
+export function flagNote(flags: string[], reasons: Record<string, string>): string {
+  return flags.map((f) => `<br>⚠ ${f.replaceAll("_", " ")}: ${reasons[f] ?? f}`).join("");
+}
+
+export const FLAGGED_SYMBOL = "circle-open";
 
 function fmt(v: number): string {
   return Number.isFinite(v) ? Number(v.toPrecision(4)).toString() : "–";
@@ -29,13 +36,13 @@ function fmt(v: number): string {
 /** The hover's last line: which run, or how many runs and their spread. */
 export function pointNote(p: ExplorePoint, time: boolean): string {
   const newest = (p.runs[0] ?? "").slice(0, 8);
-  if (time) return `run ${newest} · samples p5 ${fmt(p.p5)} – p95 ${fmt(p.p95)} (n=${p.n})`;
-  if (p.n === 1) return `1 run: ${newest} (click to open)`;
-  return `${p.n} runs, p5 ${fmt(p.p5)} – p95 ${fmt(p.p95)}<br>newest ${newest} (click to list them)`;
+  const spread = `p5 ${fmt(p.p5)} – p95 ${fmt(p.p95)}`;
+  if (time || p.n === 1) return `run ${newest}: ${p.repetitions} repetitions, ${spread} (click to open)`;
+  return `${p.n} runs, ${p.repetitions} repetitions, ${spread}<br>newest ${newest} (click to list them)`;
 }
 
-function customdata(points: ExplorePoint[], time: boolean): unknown[][] {
-  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time)]);
+function customdata(points: ExplorePoint[], time: boolean, reasons: Record<string, string>): unknown[][] {
+  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time), flagNote(p.flags, reasons)]);
 }
 
 export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure {
@@ -58,7 +65,7 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
         upperfence: trace.points.map((p) => p.max),
         marker: { color },
         line: { color },
-        customdata: customdata(trace.points, time),
+        customdata: customdata(trace.points, time, data.flag_reasons),
         hovertemplate: hover(data),
       };
     }
@@ -78,9 +85,15 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
         thickness: 1,
         width: 3,
       },
-      marker: { color, size: 7 },
+      // A flagged point is hollow and larger, so it stands out without hiding its value.
+      marker: {
+        color,
+        size: trace.points.map((p) => (p.flags.length ? 11 : 7)),
+        symbol: trace.points.map((p) => (p.flags.length ? FLAGGED_SYMBOL : "circle")),
+        line: { color, width: 2 },
+      },
       line: { color, width: 2 },
-      customdata: customdata(trace.points, time),
+      customdata: customdata(trace.points, time, data.flag_reasons),
       hovertemplate: hover(data),
     };
   });
@@ -97,7 +110,7 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
   };
 }
 
-export type Grid = { xs: (string | number)[]; ys: string[]; z: (number | null)[][]; n: (number | null)[][] };
+export type Grid = { xs: (string | number)[]; ys: string[]; z: (number | null)[][]; n: (number | null)[][]; flags: string[][][] };
 
 function sortValues<T extends string | number>(values: T[]): T[] {
   const numeric = values.every((v) => typeof v === "number" || (v !== "" && !Number.isNaN(Number(v))));
@@ -116,6 +129,7 @@ export function toGrid(data: Explore): Grid {
   const ys = sortValues([...ySet]);
   const z = ys.map(() => xs.map((): number | null => null));
   const n = ys.map(() => xs.map((): number | null => null));
+  const flags = ys.map(() => xs.map((): string[] => []));
   for (const trace of data.traces) {
     const row = ys.indexOf(String(trace.group));
     for (const p of trace.points) {
@@ -123,20 +137,29 @@ export function toGrid(data: Explore): Grid {
       if (row >= 0 && col >= 0) {
         z[row]![col] = p.median;
         n[row]![col] = p.n;
+        flags[row]![col] = p.flags;
       }
     }
   }
-  return { xs, ys, z, n };
+  return { xs, ys, z, n, flags };
 }
 
 /** b against a in percent, cell by cell, on the union of both grids' axes; null where either is missing. */
 export function diffGrid(a: Grid, b: Grid): Grid {
   const xs = sortValues([...new Map([...a.xs, ...b.xs].map((x) => [String(x), x])).values()]);
   const ys = sortValues([...new Set([...a.ys, ...b.ys])]);
-  const at = (g: Grid, y: string, x: string | number): number | null => {
+  const cell = (g: Grid, y: string, x: string | number): [number, number] | null => {
     const row = g.ys.indexOf(y);
     const col = g.xs.findIndex((v) => String(v) === String(x));
-    return row < 0 || col < 0 ? null : (g.z[row]?.[col] ?? null);
+    return row < 0 || col < 0 ? null : [row, col];
+  };
+  const at = (g: Grid, y: string, x: string | number): number | null => {
+    const c = cell(g, y, x);
+    return c ? (g.z[c[0]]?.[c[1]] ?? null) : null;
+  };
+  const flagsAt = (g: Grid, y: string, x: string | number): string[] => {
+    const c = cell(g, y, x);
+    return c ? (g.flags[c[0]]?.[c[1]] ?? []) : [];
   };
   const z = ys.map((y) =>
     xs.map((x) => {
@@ -146,7 +169,9 @@ export function diffGrid(a: Grid, b: Grid): Grid {
       return ((vb - va) / Math.abs(va)) * 100;
     }),
   );
-  return { xs, ys, z, n: ys.map(() => xs.map(() => null)) };
+  // A difference is as trustworthy as the less trustworthy of its two cells.
+  const flags = ys.map((y) => xs.map((x) => [...new Set([...flagsAt(a, y, x), ...flagsAt(b, y, x)])].sort()));
+  return { xs, ys, z, n: ys.map(() => xs.map(() => null)), flags };
 }
 
 export type HeatmapFigureOptions = {
@@ -157,6 +182,8 @@ export type HeatmapFigureOptions = {
   diff: boolean;
   /** for a difference: "higher" when a rise is good, so good is always blue */
   direction?: string | null;
+  /** the server's flag_reasons: a flagged cell gets a ⚠ and its reasons on hover */
+  reasons?: Record<string, string>;
 };
 
 export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
@@ -174,8 +201,10 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     z: grid.z,
     hoverongaps: false,
     colorbar: { title: { text: opts.title, side: "right" } },
-    texttemplate: opts.diff ? "%{z:+.1f}%" : "%{z:.3g}",
-    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:.4g}"}<extra></extra>`,
+    text: grid.flags.map((row) => row.map((f) => (f.length ? " ⚠" : ""))),
+    customdata: grid.flags.map((row) => row.map((f) => flagNote(f, opts.reasons ?? {}))),
+    texttemplate: opts.diff ? "%{z:+.1f}%%{text}" : "%{z:,.3~r}%{text}",
+    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:,.4~r}"}%{customdata}<extra></extra>`,
   };
   if (opts.diff) {
     Object.assign(cell, { colorscale, zmid: 0, zmin: -limit, zmax: limit });

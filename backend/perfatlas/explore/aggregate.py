@@ -1,0 +1,201 @@
+"""The numbers behind each explore point, from the results that match.
+
+A point summarises the runs (one result each) that share its x and group value:
+  median   the median of the runs' values (a run's value: the median of its repetitions)
+  n        the number of runs; repetitions: the number of samples behind them
+  mean     the mean of every repetition (pooled)
+  min/max  the smallest and largest repetition (pooled)
+  p5/p95   the 5th percentile of the runs' own p5 and the 95th of their p95: for one run,
+           the spread of its repetitions; for several, that spread widened by the runs'
+           differences
+  flags    the union of the results' trust flags (runs/trust.py), with whether one of their
+           series has a tentative alert
+Percentiles interpolate linearly (PostgreSQL's percentile_cont, runs/stats.py's quantile).
+Every figure comes from the per-result summaries stored at ingest, so PostgreSQL answers
+from one covering index (ix_results_workload_metric) without reading the samples."""
+
+from __future__ import annotations
+
+import math
+import uuid as uuid_mod
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Float, Select, and_, cast, false, func, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from perfatlas.agents.models import Agent
+from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS, RUNS
+from perfatlas.runs.models import Environment, Result, Run
+from perfatlas.runs.stats import quantile
+
+RUNS_PER_POINT = 20
+
+
+@dataclass
+class Cell:
+    x: Any
+    group: Any
+    n: int
+    repetitions: int
+    median: float
+    mean: float
+    min: float
+    max: float
+    p5: float
+    p95: float
+    flags: int
+    tentative: bool
+    runs: list[uuid_mod.UUID]
+
+
+@dataclass(frozen=True)
+class Query:
+    """What to read: one metric of one workload, the conditions and the tables they need."""
+
+    workload: str
+    metric: str
+    x: ColumnElement[Any] | None
+    group: ColumnElement[Any] | None
+    conditions: Sequence[ColumnElement[bool]]
+    tables: frozenset[str]
+    # Series with an unresolved tentative alert, among this metric's.
+    tentative: Collection[int]
+
+
+def _select(query: Query, columns: Sequence[Any]) -> Select[Any]:
+    statement = select(*columns).select_from(Result)
+    # Joined from the result's own copies of the run's ids: only what is read is joined.
+    if RUNS in query.tables:
+        # The planner takes a JSON filter (labels->>'version' = ...) for 0.5 % of the runs and
+        # would probe the results table once per run, ten times slower than one pass over the
+        # covering index: `+ 0` leaves it no index to probe, the workload fewer runs to hash.
+        statement = statement.join(
+            Run, and_(Run.id == Result.run_id + 0, Run.workload == query.workload)
+        )
+    if AGENTS in query.tables:
+        statement = statement.join(Agent, Agent.id == Result.agent_id)
+    if ENVIRONMENTS in query.tables:
+        statement = statement.outerjoin(Environment, Environment.id == Result.environment_id)
+    return statement.where(
+        Result.workload == query.workload, Result.metric == query.metric, *query.conditions
+    )
+
+
+def _tentative(query: Query) -> ColumnElement[bool]:
+    return Result.series_id.in_(sorted(query.tentative)) if query.tentative else false()
+
+
+def grouped_sql(session: Session, query: Query) -> Iterator[Cell]:
+    """PostgreSQL: one row per point, aggregated in the database."""
+    assert query.x is not None
+    keys = [query.x.label("x")]
+    if query.group is not None:
+        keys.append(query.group.label("g"))
+    columns = [
+        *keys,
+        func.count().label("n"),
+        func.sum(Result.n).label("repetitions"),
+        func.percentile_cont(0.5).within_group(Result.value).label("median"),
+        (func.sum(Result.mean * Result.n) / cast(func.sum(Result.n), Float)).label("mean"),
+        func.min(Result.min).label("min"),
+        func.max(Result.max).label("max"),
+        func.percentile_cont(0.05).within_group(Result.p5).label("p5"),
+        func.percentile_cont(0.95).within_group(Result.p95).label("p95"),
+        func.bit_or(Result.flags).label("flags"),
+        func.bool_or(_tentative(query)).label("tentative"),
+        func.array_agg(aggregate_order_by(Result.run_uuid, Result.started_at.desc()))[
+            1:RUNS_PER_POINT
+        ].label("runs"),
+    ]
+    statement = _select(query, columns).group_by(*[k.element for k in keys])
+    for row in session.execute(statement):
+        m = row._mapping
+        yield Cell(
+            x=m["x"], group=m["g"] if query.group is not None else None, n=m["n"],
+            repetitions=int(m["repetitions"]), median=m["median"], mean=m["mean"],
+            min=m["min"], max=m["max"], p5=m["p5"], p95=m["p95"], flags=int(m["flags"]),
+            tentative=bool(m["tentative"]), runs=list(m["runs"]),
+        )  # fmt: skip
+
+
+class _Acc:
+    __slots__ = ("flags", "hi", "lo", "p5s", "p95s", "reps", "runs", "tent", "total", "values")
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+        self.p5s: list[float] = []
+        self.p95s: list[float] = []
+        self.reps = 0
+        self.total: list[float] = []
+        self.lo = math.inf
+        self.hi = -math.inf
+        self.flags = 0
+        self.tent = False
+        self.runs: list[uuid_mod.UUID] = []
+
+
+def grouped_python(session: Session, query: Query) -> Iterator[Cell]:
+    """SQLite: the same numbers from a streamed aggregation in Python."""
+    assert query.x is not None
+    group = query.group if query.group is not None else false()
+    columns = [
+        query.x, group, Result.value, Result.n, Result.mean, Result.min, Result.max, Result.p5,
+        Result.p95, Result.flags, _tentative(query), Result.run_uuid,
+    ]  # fmt: skip
+    statement = _select(query, columns).order_by(Result.started_at.desc(), Result.run_id.desc())
+    cells: dict[tuple[Any, Any], _Acc] = {}
+    for x, g, value, n, mean, lo, hi, p5, p95, flags, tent, run_uuid in session.execute(
+        statement
+    ).yield_per(5000):
+        acc = cells.get((x, g))
+        if acc is None:
+            acc = cells[(x, g)] = _Acc()
+        acc.values.append(value)
+        acc.p5s.append(p5)
+        acc.p95s.append(p95)
+        acc.reps += n
+        acc.total.append(mean * n)
+        acc.lo = min(acc.lo, lo)
+        acc.hi = max(acc.hi, hi)
+        acc.flags |= flags
+        acc.tent = acc.tent or bool(tent)
+        if len(acc.runs) < RUNS_PER_POINT:
+            acc.runs.append(run_uuid)
+    for (x, g), acc in cells.items():
+        acc.values.sort()
+        acc.p5s.sort()
+        acc.p95s.sort()
+        yield Cell(
+            x=x, group=g if query.group is not None else None, n=len(acc.values),
+            repetitions=acc.reps, median=quantile(acc.values, 0.5),
+            mean=math.fsum(acc.total) / acc.reps, min=acc.lo, max=acc.hi,
+            p5=quantile(acc.p5s, 0.05), p95=quantile(acc.p95s, 0.95), flags=acc.flags,
+            tentative=acc.tent, runs=acc.runs,
+        )  # fmt: skip
+
+
+def timeline(session: Session, query: Query, *, limit: int) -> Iterator[Cell]:
+    """x = time: one point per run (its result's own summary), newest first, at most `limit`.
+    Ties are broken by run_id (one result per run and metric), which the covering index holds."""
+    group = query.group if query.group is not None else false()
+    columns = [
+        Result.started_at, group, Result.n, Result.value, Result.mean, Result.min, Result.max,
+        Result.p5, Result.p95, Result.flags, _tentative(query), Result.run_uuid,
+    ]  # fmt: skip
+    statement = (
+        _select(query, columns)
+        .order_by(Result.started_at.desc(), Result.run_id.desc())
+        .limit(limit)
+    )
+    for started, g, n, value, mean, lo, hi, p5, p95, flags, tent, run_uuid in session.execute(
+        statement
+    ):
+        yield Cell(
+            x=started.isoformat(), group=g if query.group is not None else None, n=1,
+            repetitions=n, median=value, mean=mean, min=lo, max=hi, p5=p5, p95=p95,
+            flags=flags, tentative=bool(tent), runs=[run_uuid],
+        )  # fmt: skip
