@@ -92,7 +92,7 @@ def test_explore_by_filesystem_shows_each_value_and_marks_a_flagged_point(
     assert hover is not None
     text = hover.text_content() or ""
     assert "short phase" in text and "3 runs, 15 repetitions" in text
-    shot(page, "20-explore-fs-type-flagged", full_page=False)
+    shot(page, "36-explore-fs-type-flagged", full_page=False)
 
     # The heatmap of the same runs (filesystem by target) marks the flagged cell too.
     page.goto(f"{ui_server.url}/heatmap?workload={WORKLOAD}&metric={METRIC}&x=fs_type&y=target")
@@ -110,4 +110,4 @@ def test_explore_by_filesystem_shows_each_value_and_marks_a_flagged_point(
                 continue
             assert cell["z"][row][col] == want[fs]
             assert cell["text"][row][col] == (" ⚠" if fs == SHORT else "")
-    shot(page, "21-heatmap-flagged-cell", full_page=False)
+    shot(page, "37-heatmap-flagged-cell", full_page=False)
