@@ -13,6 +13,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 
 from perfatlas import __version__
 from perfatlas.api.deps import BODY_MODELS
+from perfatlas.api.guard import RequestGuard
 from perfatlas.api.router import api_router
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = session_factory(engine)
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    # Outermost (added last): a write's token is checked before its size or body is looked at.
+    app.add_middleware(RequestGuard)
     app.include_router(api_router)
 
     if (UI_DIST / "index.html").is_file():

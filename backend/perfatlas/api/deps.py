@@ -33,36 +33,46 @@ SessionDep = Annotated[Session, Depends(get_session)]
 _bearer = HTTPBearer(auto_error=False, description="an API token: perfatlas token create")
 
 
-def _principal(
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal | None:
-    if credentials is None:
+def principal_for(session: Session, token: str | None) -> Principal | None:
+    """The token's principal; None without a token; Unauthorized for an unknown one."""
+    if token is None:
         return None
-    principal = authenticate(session, token=credentials.credentials)
+    principal = authenticate(session, token=token)
     if principal is None:
         raise Unauthorized("the API token is unknown or revoked")
     return principal
 
 
+def authorize(settings: Settings, principal: Principal | None, scope: Scope) -> Principal:
+    if principal is None:
+        if scope == "read" and settings.public_read:
+            return Principal(token_id=None, name="anonymous", scope=None)
+        raise Unauthorized(
+            f"this needs an API token with the {scope!r} scope: "
+            "send it as 'Authorization: Bearer <token>'"
+        )
+    if not principal.allows(scope) and not (scope == "read" and settings.public_read):
+        raise Forbidden(
+            f"the token {principal.name!r} has scope {principal.scope!r}; this needs {scope!r}"
+        )
+    return principal
+
+
 def require(scope: Scope) -> object:
     def check(
+        request: Request,
+        session: SessionDep,
         settings: SettingsDep,
-        principal: Annotated[Principal | None, Depends(_principal)],
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     ) -> Principal:
-        if principal is None:
-            if scope == "read" and settings.public_read:
-                return Principal(token_id=None, name="anonymous", scope=None)
-            raise Unauthorized(
-                f"this needs an API token with the {scope!r} scope: "
-                "send it as 'Authorization: Bearer <token>'"
-            )
-        if not principal.allows(scope) and not (scope == "read" and settings.public_read):
-            raise Forbidden(
-                f"the token {principal.name!r} has scope {principal.scope!r}; this needs {scope!r}"
-            )
-        return principal
+        # api.guard authorizes a write before its body is read, and leaves the principal here.
+        checked: Principal | None = getattr(request.state, "principal", None)
+        if checked is not None:
+            return checked
+        token = credentials.credentials if credentials is not None else None
+        return authorize(settings, principal_for(session, token), scope)
 
+    check.required_scope = scope  # type: ignore[attr-defined]  # read by api.guard
     return Depends(check)
 
 

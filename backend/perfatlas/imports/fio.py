@@ -9,7 +9,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from perfatlas.imports.common import decode_text, run_uuid
+from pydantic import ValidationError
+
+from perfatlas.imports.common import (
+    Parsed,
+    Skipped,
+    check_run_count,
+    decode_text,
+    invalid_run,
+    run_uuid,
+    shown,
+)
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.runs.schemas import NAME_PATTERN, FsyncPolicy, ParamValue, ResultCreate, RunCreate
 
@@ -40,13 +50,34 @@ def parse_fio(
     started_at: dt.datetime | None = None,
 ) -> list[RunCreate]:
     """One run per fio job in the output; raises ImportFormatError for anything else."""
+    return read_fio(data, agent=agent, target=target, labels=labels, started_at=started_at).runs
+
+
+def read_fio(
+    data: bytes | str,
+    *,
+    agent: str | None,
+    target: str | None,
+    labels: dict[str, str],
+    started_at: dt.datetime | None = None,
+) -> Parsed:
+    """parse_fio(), with the values that were not numbers and whether the file gave a time."""
     text = decode_text(data, what=WHAT)
-    document = _final_report(text)
+    try:
+        document = _final_report(text)
+    except RecursionError:
+        raise ImportFormatError(f"the JSON is nested too deeply; expected {WHAT}") from None
     jobs = _jobs(document)
-    report_time = _report_time(document)
+    check_run_count(len(jobs), what="fio jobs")
+    try:
+        report_time = _report_time(document)
+    except (OverflowError, ValueError, OSError):
+        raise ImportFormatError("the report's 'timestamp' is not a time") from None
     now = dt.datetime.now(dt.UTC)
     runs = []
+    skipped: list[Skipped] = []
     for index, job in enumerate(jobs):
+        where = f"job {index + 1} ({shown(job.get('jobname', '?'))})"
         try:
             runs.append(
                 _run(
@@ -59,15 +90,21 @@ def parse_fio(
                     started_at=started_at,
                     report_time=report_time,
                     now=now,
+                    skipped=skipped,
                 )
             )
+        except ValidationError as exc:
+            raise invalid_run(exc, where=where) from None
+        except ImportFormatError:
+            raise
+        except (OverflowError, ValueError, RecursionError) as exc:
+            raise ImportFormatError(f"{where}: a time, duration or value is out of range") from exc
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             # The schema checks happen in RunCreate (a ValueError the caller reports); this
             # only guards against shapes of fio JSON never seen, so a person gets a message.
-            raise ImportFormatError(
-                f"job {index + 1} ({job.get('jobname', '?')!r}) has an unexpected shape: {exc!r}"
-            ) from exc
-    return runs
+            raise ImportFormatError(f"{where} has an unexpected shape: {exc!r}") from exc
+    timeless = started_at is None and report_time is None
+    return Parsed(runs=runs, timeless=timeless, skipped=skipped)
 
 
 def _json_objects(text: str) -> tuple[list[dict[str, Any]], json.JSONDecodeError | None]:
@@ -156,6 +193,7 @@ def _run(
     started_at: dt.datetime | None,
     report_time: dt.datetime | None,
     now: dt.datetime,
+    skipped: list[Skipped],
 ) -> RunCreate:
     options = {**_options(document.get("global options")), **_options(job.get("job options"))}
     jobname = str(job["jobname"])
@@ -210,7 +248,7 @@ def _run(
         o_direct=_o_direct(options),
         environment=environment,
         meta=meta,
-        results=_results(job),
+        results=_results(job, _Values(jobname, skipped)),
     )
 
 
@@ -344,21 +382,40 @@ def _latency(stats: Mapping[str, Any], name: str) -> tuple[Mapping[str, Any], fl
     return None
 
 
-def _latency_results(prefix: str, stats: Mapping[str, Any], name: str) -> list[ResultCreate]:
+class _Values:
+    """Reads a job's numbers; one that is there but is not a number is reported, not dropped."""
+
+    def __init__(self, job: str, skipped: list[Skipped]) -> None:
+        self.job = job
+        self.skipped = skipped
+
+    def number(self, block: Mapping[str, Any], key: str, field: str) -> float | None:
+        if key not in block:
+            return None  # not every fio version writes every value
+        value = _number(block[key])
+        if value is None:
+            self.skipped.append(Skipped(job=self.job, field=field, value=shown(block[key])))
+        return value
+
+
+def _latency_results(
+    prefix: str, stats: Mapping[str, Any], name: str, values: _Values
+) -> list[ResultCreate]:
     found = _latency(stats, name)
     if found is None:
         return []
     block, per_us = found
     if _number(block.get("N")) == 0:
         return []
+    path = f"{prefix}.{name}{'_ns' if per_us == 1000.0 else ''}"
     results = []
-    mean = _number(block.get("mean"))
+    mean = values.number(block, "mean", f"{path}.mean")
     if mean is not None:
         results.append(ResultCreate(metric=f"{prefix}.{name}_mean", unit="us", value=mean / per_us))
     percentiles = block.get("percentile")
     if isinstance(percentiles, dict):
         for label, key in PERCENTILE_KEYS.items():
-            value = _number(percentiles.get(key))
+            value = values.number(percentiles, key, f"{path}.percentile.{key}")
             if value is not None:
                 results.append(
                     ResultCreate(metric=f"{prefix}.{name}_{label}", unit="us", value=value / per_us)
@@ -366,23 +423,25 @@ def _latency_results(prefix: str, stats: Mapping[str, Any], name: str) -> list[R
     return results
 
 
-def _results(job: Mapping[str, Any]) -> list[ResultCreate]:
+def _results(job: Mapping[str, Any], values: _Values) -> list[ResultCreate]:
     results: list[ResultCreate] = []
     for direction in DIRECTIONS:
         stats = job.get(direction)
         # A direction the job did not use still appears, with zeros: not a measurement.
-        if not isinstance(stats, dict) or not _number(stats.get("io_bytes")):
+        if not isinstance(stats, dict) or not values.number(
+            stats, "io_bytes", f"{direction}.io_bytes"
+        ):
             continue
-        bw = _number(stats.get("bw"))
+        bw = values.number(stats, "bw", f"{direction}.bw")
         if bw is not None:
             results.append(ResultCreate(metric=f"{direction}.bw", unit="KiB/s", value=bw))
-        iops = _number(stats.get("iops"))
+        iops = values.number(stats, "iops", f"{direction}.iops")
         if iops is not None:
             results.append(ResultCreate(metric=f"{direction}.iops", unit="iops", value=iops))
-        results += _latency_results(direction, stats, "clat")
-        results += _latency_results(direction, stats, "lat")
+        results += _latency_results(direction, stats, "clat", values)
+        results += _latency_results(direction, stats, "lat", values)
     sync = job.get("sync")
     # fsync/fdatasync calls have their own latency block; they are the cost of durability.
     if isinstance(sync, dict) and _number(sync.get("total_ios")):
-        results += _latency_results("sync", sync, "lat")
+        results += _latency_results("sync", sync, "lat", values)
     return results

@@ -18,6 +18,7 @@ from perfatlas.api.deps import (
     body_schema,
     json_body,
 )
+from perfatlas.core.inputs import UTCTime
 from perfatlas.runs import service
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
@@ -114,8 +115,8 @@ def list_runs(
     target: str | None = None,
     label: Annotated[list[str], Query(description="name:value, repeatable")] = [],  # noqa: B006
     param: Annotated[list[str], Query(description="name:value, repeatable")] = [],  # noqa: B006
-    since: dt.datetime | None = None,
-    until: dt.datetime | None = None,
+    since: UTCTime | None = None,
+    until: UTCTime | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: str | None = None,
 ) -> RunPage:
@@ -174,7 +175,7 @@ def list_series(
     metric: str | None = None,
     agent: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: int | None = None,
+    cursor: Annotated[int | None, Query(ge=0)] = None,
 ) -> SeriesPage:
     """List series (one metric's history for one set of dimensions) with their point counts."""
     rows, next_cursor = service.list_series(
@@ -190,8 +191,8 @@ def get_series_points(
     series_id: int,
     session: SessionDep,
     _: ReadPrincipal,
-    since: dt.datetime | None = None,
-    until: dt.datetime | None = None,
+    since: UTCTime | None = None,
+    until: UTCTime | None = None,
     limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
     samples: bool = False,
     fields: Annotated[

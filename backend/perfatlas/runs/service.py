@@ -23,7 +23,7 @@ from perfatlas.core.errors import Conflict, Invalid, NotFound
 from perfatlas.core.models import utcnow
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Agent, Environment, Result, Run, Series
-from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.stats import Summary, summarize_columns
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
@@ -107,25 +107,13 @@ def _upsert_ids(
     return found
 
 
-def _as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
-
-
 def _environment_row(data: dict[str, Any], digest: str) -> dict[str, Any]:
     row: dict[str, Any] = {"hash": digest, "data": data, "created_at": utcnow()}
     for key in _ENV_TEXT_KEYS:
         value = data.get(key)
         row[key] = str(value)[:255] if value is not None else None
-    row["cores"] = _as_int(data.get("cores"))
-    row["ram_bytes"] = _as_int(data.get("ram_bytes"))
+    row["cores"] = column_int(data.get("cores"))
+    row["ram_bytes"] = column_int(data.get("ram_bytes"))
     rotational = data.get("rotational")
     row["rotational"] = rotational if isinstance(rotational, bool) else None
     mount_options = data.get("mount_options")
@@ -465,7 +453,11 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, int]:
     try:
         text = base64.urlsafe_b64decode(cursor.encode()).decode()
         stamp, run_id = text.rsplit("|", 1)
-        return dt.datetime.fromisoformat(stamp), int(run_id)
+        # What this API gives out: a UTC time and a row id (a BIGINT).
+        started = dt.datetime.fromisoformat(stamp)
+        if started.utcoffset() != dt.timedelta(0) or not 0 < int(run_id) < 2**63:
+            raise ValueError(cursor)
+        return started, int(run_id)
     except (ValueError, UnicodeDecodeError) as exc:
         raise Invalid("cursor", "not a cursor this API gave out") from exc
 

@@ -1,0 +1,167 @@
+"""Checks every request must pass before its route reads anything.
+
+- A route that writes checks the caller's token before the body is read: without a valid token
+  a client cannot make the server receive and parse megabytes (FastAPI reads and parses a body
+  before it resolves any dependency).
+- No NUL character in the path or the query: PostgreSQL cannot compare text holding one.
+- Integer path and query parameters are ids, counts and limits, all kept in 32-bit columns: a
+  larger one cannot name anything (404 in a path, 422 in a query), and the database would
+  refuse to compare it.
+
+Each answer has the API's one error shape (core.errors)."""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+import orjson
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import iter_route_contexts
+from starlette.concurrency import run_in_threadpool
+from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from perfatlas.api.deps import authorize, principal_for
+from perfatlas.core.errors import DomainError, Invalid, NotFound, error_body
+from perfatlas.core.inputs import INT32_MAX
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_INT32_MIN = -INT32_MAX - 1
+
+
+@dataclass(frozen=True, slots=True)
+class _RouteFacts:
+    path: re.Pattern[str]
+    methods: frozenset[str]
+    scope: str | None  # the token scope the route requires, if any
+    int_path: frozenset[str]
+    int_query: frozenset[str]
+
+
+class RequestGuard:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._routes: list[_RouteFacts] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self._check(scope)
+        except DomainError as exc:
+            await _answer(send, exc)
+            return
+        await self.app(scope, receive, send)
+
+    async def _check(self, scope: Scope) -> None:
+        if "\x00" in scope["path"]:
+            raise NotFound("no such address: the path holds a NUL character")
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        for name, value in query:
+            if "\x00" in name or "\x00" in value:
+                raise Invalid(
+                    f"query.{name.replace(chr(0), '')}", "must not contain a NUL character"
+                )
+        if self._routes is None:
+            self._routes = _api_routes(scope["app"].routes)
+        matched = _match(self._routes, scope)
+        if matched is None:
+            return
+        facts, path_params = matched
+        for name in facts.int_path:
+            number = _int(path_params.get(name))
+            if number is not None and not _INT32_MIN <= number <= INT32_MAX:
+                raise NotFound(f"no {name.removesuffix('_id')} with id {number}")
+        for name, value in query:
+            number = _int(value) if name in facts.int_query else None
+            if number is not None and not _INT32_MIN <= number <= INT32_MAX:
+                raise Invalid(f"query.{name}", f"{number} is out of range (at most {INT32_MAX})")
+        if facts.scope is not None and scope["method"] in _BODY_METHODS:
+            principal = await run_in_threadpool(_authorize, scope, facts.scope)
+            scope.setdefault("state", {})["principal"] = principal
+
+
+def _api_routes(routes: list[BaseRoute]) -> list[_RouteFacts]:
+    """Every API route with what the guard needs to know of it, found the way FastAPI's
+    OpenAPI document finds them (routers included in routers)."""
+    found = []
+    for context in iter_route_contexts(routes):
+        dependant = getattr(context, "dependant", None)
+        if isinstance(dependant, Dependant):
+            found.append(_route_facts(context.path_regex, context.methods or set(), dependant))
+    return found
+
+
+def _match(routes: list[_RouteFacts], scope: Scope) -> tuple[_RouteFacts, dict[str, str]] | None:
+    method = "GET" if scope["method"] == "HEAD" else scope["method"]
+    for facts in routes:
+        match = facts.path.match(scope["path"])
+        if match is not None and method in facts.methods:
+            return facts, match.groupdict()
+    return None
+
+
+def _authorize(scope: Scope, needed: str) -> Any:
+    app = scope["app"]
+    token = None
+    for key, value in scope.get("headers") or []:
+        if key == b"authorization":
+            kind, _, credentials = value.decode("latin-1").partition(" ")
+            if kind.lower() == "bearer" and credentials.strip():
+                token = credentials.strip()
+    with app.state.session_factory() as session:
+        principal = principal_for(session, token)
+    return authorize(app.state.settings, principal, needed)  # type: ignore[arg-type]
+
+
+def _int(value: Any) -> int | None:
+    text = str(value).strip() if value is not None else ""
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isdecimal() or not body.isascii():
+        return None  # the route's own validation answers for what is not an integer
+    return int(text) if len(body) <= 30 else 10**30
+
+
+def _is_int(annotation: Any) -> bool:
+    if annotation is int:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _is_int(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType, list):
+        return any(_is_int(arg) for arg in typing.get_args(annotation))
+    return False
+
+
+def _route_facts(path: re.Pattern[str], methods: set[str], dependant: Dependant) -> _RouteFacts:
+    scope: str | None = None
+    int_path: set[str] = set()
+    int_query: set[str] = set()
+    pending = [dependant]
+    while pending:
+        current = pending.pop()
+        needed = getattr(current.call, "required_scope", None)
+        if needed is not None:
+            scope = needed
+        int_path |= {f.alias for f in current.path_params if _is_int(f.field_info.annotation)}
+        int_query |= {f.alias for f in current.query_params if _is_int(f.field_info.annotation)}
+        pending.extend(current.dependencies)
+    return _RouteFacts(path, frozenset(methods), scope, frozenset(int_path), frozenset(int_query))
+
+
+async def _answer(send: Send, exc: DomainError) -> None:
+    payload = orjson.dumps(error_body(exc.code, exc.message, **exc.extra))
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+    ]
+    if exc.status_code == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": exc.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})

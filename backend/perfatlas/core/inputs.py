@@ -1,0 +1,107 @@
+"""What the databases can store, checked before anything is written.
+
+PostgreSQL text and JSONB cannot hold a NUL character; INTEGER and BIGINT columns have a range;
+timestamptz has one too, and Python's datetime cannot move year 1 or 9999 across an offset.
+Each check raises a pydantic error whose `path` (in its context) says which key inside the
+field is wrong, so the 422 names it: `body.runs[0].environment.cores`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
+from pydantic_core import PydanticCustomError
+
+INT32_MAX = 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# Samples and values are summed, squared and averaged (here and in SQL); beyond this even a
+# million of them could not be squared and summed in a double.
+MAX_MAGNITUDE = 1e100
+# Runs are measurements: none ran before the epoch, and none finishes in the future (a day of
+# leeway for clocks that are off, not time zones: every timestamp is converted to UTC first).
+EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+FUTURE_LEEWAY = dt.timedelta(days=1)
+NUL_MESSAGE = "must not contain a NUL character (\\u0000): the database cannot store it"
+
+Path = tuple[str | int, ...]
+
+
+def invalid(message: str, path: Path = ()) -> PydanticCustomError:
+    """A validation error; `path` extends the field's location in the 422."""
+    return PydanticCustomError("invalid", message, {"path": path} if path else None)
+
+
+def no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise invalid(NUL_MESSAGE)
+    return value
+
+
+def check_int(value: int, *, low: int, high: int, path: Path = ()) -> int:
+    if not low <= value <= high:
+        raise invalid(f"{value} is out of range: the database stores {low} to {high} here", path)
+    return value
+
+
+def bigint(value: int | None) -> int | None:
+    """For a BIGINT column."""
+    return None if value is None else check_int(value, low=INT64_MIN, high=INT64_MAX)
+
+
+def check_json(value: Any, path: Path = ()) -> Any:
+    """Free-form JSON (environment, meta) as both PostgreSQL JSONB and SQLite JSON keep it:
+    no NUL in keys or strings, integers within 64 bits, finite numbers."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise invalid(NUL_MESSAGE, path)
+    elif isinstance(value, bool) or value is None:
+        pass
+    elif isinstance(value, int):
+        check_int(value, low=INT64_MIN, high=INT64_MAX, path=path)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise invalid("must be a finite number", path)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in key:
+                raise invalid(f"a key {NUL_MESSAGE}", (*path, key.replace("\x00", "\\u0000")))
+            check_json(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_json(item, (*path, index))
+    return value
+
+
+def json_object(value: dict[str, Any]) -> dict[str, Any]:
+    check_json(value)
+    return value
+
+
+def utc(value: dt.datetime) -> dt.datetime:
+    """The time in UTC (naive means UTC); a time that cannot be moved to UTC is refused."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    try:
+        return value.astimezone(dt.UTC)
+    except OverflowError:
+        raise invalid("is out of range once converted to UTC") from None
+
+
+def run_time(value: dt.datetime) -> dt.datetime:
+    """When a run started or finished: in UTC, from 1970 up to a day from now."""
+    value = utc(value)
+    latest = dt.datetime.now(dt.UTC) + FUTURE_LEEWAY
+    if value < EARLIEST or value > latest:
+        raise invalid(
+            f"{value.isoformat()} is outside the times a run can have "
+            f"(from {EARLIEST.date()} to a day from now, {latest.replace(microsecond=0).isoformat()})"
+        )
+    return value
+
+
+# A time filter in a query: any time that exists in UTC.
+UTCTime = Annotated[dt.datetime, AfterValidator(utc)]
+# A run's time (the importers' started_at).
+RunTime = Annotated[dt.datetime, AfterValidator(run_time)]
