@@ -35,18 +35,23 @@ _INT32_MIN = -INT32_MAX - 1
 
 
 @dataclass(frozen=True, slots=True)
-class _RouteFacts:
-    path: re.Pattern[str]
-    methods: frozenset[str]
+class RouteFacts:
     scope: str | None  # the token scope the route requires, if any
     int_path: frozenset[str]
     int_query: frozenset[str]
 
 
+@dataclass(frozen=True, slots=True)
+class _Route:
+    path: re.Pattern[str]
+    methods: frozenset[str]
+    facts: RouteFacts
+
+
 class RequestGuard:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self._routes: list[_RouteFacts] | None = None
+        self._routes: list[_Route] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -87,23 +92,24 @@ class RequestGuard:
             scope.setdefault("state", {})["principal"] = principal
 
 
-def _api_routes(routes: list[BaseRoute]) -> list[_RouteFacts]:
+def _api_routes(routes: list[BaseRoute]) -> list[_Route]:
     """Every API route with what the guard needs to know of it, found the way FastAPI's
     OpenAPI document finds them (routers included in routers)."""
     found = []
     for context in iter_route_contexts(routes):
         dependant = getattr(context, "dependant", None)
         if isinstance(dependant, Dependant):
-            found.append(_route_facts(context.path_regex, context.methods or set(), dependant))
+            methods = frozenset(context.methods or ())
+            found.append(_Route(context.path_regex, methods, route_facts(dependant)))
     return found
 
 
-def _match(routes: list[_RouteFacts], scope: Scope) -> tuple[_RouteFacts, dict[str, str]] | None:
+def _match(routes: list[_Route], scope: Scope) -> tuple[RouteFacts, dict[str, str]] | None:
     method = "GET" if scope["method"] == "HEAD" else scope["method"]
-    for facts in routes:
-        match = facts.path.match(scope["path"])
-        if match is not None and method in facts.methods:
-            return facts, match.groupdict()
+    for route in routes:
+        match = route.path.match(scope["path"])
+        if match is not None and method in route.methods:
+            return route.facts, match.groupdict()
     return None
 
 
@@ -139,7 +145,8 @@ def _is_int(annotation: Any) -> bool:
     return False
 
 
-def _route_facts(path: re.Pattern[str], methods: set[str], dependant: Dependant) -> _RouteFacts:
+def route_facts(dependant: Dependant) -> RouteFacts:
+    """The scope a route requires and its integer parameters, from its dependencies."""
     scope: str | None = None
     int_path: set[str] = set()
     int_query: set[str] = set()
@@ -152,7 +159,7 @@ def _route_facts(path: re.Pattern[str], methods: set[str], dependant: Dependant)
         int_path |= {f.alias for f in current.path_params if _is_int(f.field_info.annotation)}
         int_query |= {f.alias for f in current.query_params if _is_int(f.field_info.annotation)}
         pending.extend(current.dependencies)
-    return _RouteFacts(path, frozenset(methods), scope, frozenset(int_path), frozenset(int_query))
+    return RouteFacts(scope, frozenset(int_path), frozenset(int_query))
 
 
 async def _answer(send: Send, exc: DomainError) -> None:

@@ -9,6 +9,7 @@ import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -60,6 +61,24 @@ class Forbidden(DomainError):
 class PayloadTooLarge(DomainError):
     status_code = 413
     code = "payload_too_large"
+
+
+class FieldError(BaseModel):
+    field: str = Field(description="where: body.runs[3].results[0].unit, query.limit, file")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error the API answers (4xx and 5xx) has this shape."""
+
+    detail: str = Field(description="what is wrong, for a person; a 422 starts with the field")
+    code: str = Field(description="invalid, validation_error, not_found, conflict, unauthorized…")
+    errors: list[FieldError] = Field(
+        default_factory=list, description="each field that is wrong (422 only)"
+    )
+    uuids: list[str] = Field(
+        default_factory=list, description="the run uuids stored with another body (409 only)"
+    )
 
 
 def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:

@@ -51,8 +51,8 @@ def bigint(value: int | None) -> int | None:
 
 
 def check_json(value: Any, path: Path = ()) -> Any:
-    """Free-form JSON (environment, meta) as both PostgreSQL JSONB and SQLite JSON keep it:
-    no NUL in keys or strings, integers within 64 bits, finite numbers."""
+    """Free-form JSON (environment, meta, parameters) as both PostgreSQL JSONB and SQLite JSON
+    keep it and give it back: no NUL in keys or strings, numbers finite and within 64 bits."""
     if isinstance(value, str):
         if "\x00" in value:
             raise invalid(NUL_MESSAGE, path)
@@ -63,6 +63,10 @@ def check_json(value: Any, path: Path = ()) -> Any:
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise invalid("must be a finite number", path)
+        if abs(value) > INT64_MAX:
+            # PostgreSQL's JSONB writes 1e20 back as 100000000000000000000, an integer that
+            # no longer fits 64 bits when read.
+            raise invalid(f"{value:g} is too large: at most {INT64_MAX:.3e} in JSON here", path)
     elif isinstance(value, dict):
         for key, item in value.items():
             if "\x00" in key:

@@ -62,6 +62,7 @@ def to_read(run: Run) -> RunRead:
     operation_id="create_run",
     status_code=201,
     response_model=RunRead,
+    responses={200: {"model": RunRead, "description": "stored already: a retry"}},
     openapi_extra=body_schema(RunCreate),
 )
 def create_run(
