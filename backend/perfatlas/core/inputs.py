@@ -53,29 +53,65 @@ def bigint(value: int | None) -> int | None:
 def check_json(value: Any, path: Path = ()) -> Any:
     """Free-form JSON (environment, meta, parameters) as both PostgreSQL JSONB and SQLite JSON
     keep it and give it back: no NUL in keys or strings, numbers finite and within 64 bits."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise invalid(NUL_MESSAGE, path)
-    elif isinstance(value, bool) or value is None:
-        pass
-    elif isinstance(value, int):
-        check_int(value, low=INT64_MIN, high=INT64_MAX, path=path)
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise invalid("must be a finite number", path)
-        if abs(value) > INT64_MAX:
-            # PostgreSQL's JSONB writes 1e20 back as 100000000000000000000, an integer that
-            # no longer fits 64 bits when read.
-            raise invalid(f"{value:g} is too large: at most {INT64_MAX:.3e} in JSON here", path)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if "\x00" in key:
-                raise invalid(f"a key {NUL_MESSAGE}", (*path, key.replace("\x00", "\\u0000")))
-            check_json(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            check_json(item, (*path, index))
+    try:
+        _walk(value)
+    except _Bad as bad:
+        raise invalid(bad.message, (*path, *reversed(bad.path))) from None
     return value
+
+
+class _Bad(Exception):
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.path: list[str | int] = []  # innermost first, filled in on the way out
+
+
+def _bad_scalar(value: Any) -> _Bad | None:
+    kind = type(value)
+    if kind is str:
+        if "\x00" in value:
+            return _Bad(NUL_MESSAGE)
+    elif kind is int:
+        if not INT64_MIN <= value <= INT64_MAX:
+            return _Bad(f"{value} is out of range: the database stores {INT64_MIN} to {INT64_MAX}")
+    elif kind is float and not -INT64_MAX <= value <= INT64_MAX:  # NaN too
+        if not math.isfinite(value):
+            return _Bad("must be a finite number")
+        # PostgreSQL's JSONB writes 1e20 back as 100000000000000000000, an integer that no
+        # longer fits 64 bits when read.
+        return _Bad(f"{value:g} is too large: at most {INT64_MAX:.3e} in JSON here")
+    return None
+
+
+def _walk(value: Any) -> None:
+    """Runs for every upload's environment, meta and parameters: plain type checks inline,
+    and the path of a bad value built only when there is one."""
+    if type(value) is dict:
+        items: Any = value.items()
+    elif type(value) is list:
+        items = enumerate(value)
+    else:
+        alone = _bad_scalar(value)
+        if alone is not None:
+            raise alone
+        return
+    for key, item in items:
+        if type(key) is str and "\x00" in key:
+            key_error = _Bad(f"a key {NUL_MESSAGE}")
+            key_error.path.append(key.replace("\x00", "\\u0000"))
+            raise key_error
+        kind = type(item)
+        if kind is dict or kind is list:
+            try:
+                _walk(item)
+            except _Bad as inner:
+                inner.path.append(key)
+                raise
+        elif (kind is str and "\x00" in item) or kind is int or kind is float:
+            found = _bad_scalar(item)
+            if found is not None:
+                found.path.append(key)
+                raise found
 
 
 def json_object(value: dict[str, Any]) -> dict[str, Any]:
