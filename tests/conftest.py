@@ -158,6 +158,7 @@ class LiveServer:
     read_token: str
     admin_token: str
     database_url: str
+    log: Path | None = None  # the server's output
 
 
 def _free_port() -> int:
@@ -203,7 +204,7 @@ def serve(suffix: str, log_dir: Path) -> Iterator[LiveServer]:
     try:
         yield LiveServer(
             url=base, upload_token=tokens["upload"], read_token=tokens["read"],
-            admin_token=tokens["admin"], database_url=url,
+            admin_token=tokens["admin"], database_url=url, log=log_dir / "server.log",
         )  # fmt: skip
     finally:
         proc.terminate()
