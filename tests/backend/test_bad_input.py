@@ -488,3 +488,38 @@ def test_on_sqlite_too(tmp_path: Path) -> None:
         assert client.get("/api/v1/runs", headers=headers).json()["items"] == []
         check_extremes_readable(client, headers, headers)
     get_engine(url).dispose()
+
+
+def test_runs_stored_before_times_were_checked_stay_readable(
+    client, upload_headers, read_headers, engine
+):
+    # Before times were checked, a run of year 9999 was accepted and made its series answer
+    # 500 for ever. Such rows may still be in a database: the reads must survive them.
+    runs = [run_body(started_at=f"2026-0{m}-01T00:00:00Z", finished_at=None) for m in (1, 2, 3)]
+    assert client.post("/api/v1/runs/batch", json={"runs": runs}, headers=upload_headers).is_success
+    legacy = {
+        runs[0]["uuid"]: "9999-12-31T23:59:59+00:00",
+        runs[1]["uuid"]: "0001-01-01T00:00:00+00:00",
+    }
+    with engine.begin() as conn:
+        for run_uuid, stamp in legacy.items():
+            for table, column in (("runs", "uuid"), ("results", "run_uuid")):
+                conn.execute(
+                    text(f"UPDATE {table} SET started_at = :t WHERE {column} = :u"),
+                    {"t": stamp, "u": run_uuid},
+                )
+    series = client.get("/api/v1/series", headers=read_headers).json()["items"]
+    assert len(series) == 3
+    for item in series:
+        points = client.get(f"/api/v1/series/{item['id']}/points", headers=read_headers)
+        assert points.status_code == 200, points.text
+        assert points.json()["t"] == [
+            "0001-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00"
+        ]  # fmt: skip
+        assert item["last_at"] == "9999-12-31T23:59:59Z"
+    for path, params in [
+        ("/api/v1/explore", {"workload": "smallfile", "metric": "create.ops_per_s"}),
+        ("/api/v1/compare", {"runs": ",".join(legacy)}),
+        ("/api/v1/runs", {}),
+    ]:
+        assert client.get(path, params=params, headers=read_headers).status_code == 200, path
