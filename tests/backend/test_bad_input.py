@@ -214,6 +214,11 @@ def test_nul_in_channels_and_rules(client, tokens, engine):
     _assert_names(changed, "body.target")
     rule = client.post("/api/v1/alert-rules", json={"name": "r\x00"}, headers=admin)
     _assert_names(rule, "body.name")
+    rule = client.put("/api/v1/alert-rules/1", json={"name": "r", "agent": "\x00"}, headers=admin)
+    _assert_names(rule, "body.agent")
+    for path in ("/api/v1/alerts/1/status", "/api/v1/incidents/1/status"):
+        triage = client.post(path, json={"status": "expected", "note": "n\x00"}, headers=admin)
+        _assert_names(triage, "body.note")
     assert counts(engine) == {**before, "notification_channels": 1}
 
 
