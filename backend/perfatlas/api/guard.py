@@ -80,13 +80,13 @@ class RequestGuard:
             return
         facts, path_params = matched
         for name in facts.int_path:
-            number = _int(path_params.get(name))
-            if number is not None and not _INT32_MIN <= number <= INT32_MAX:
-                raise NotFound(f"no {name.removesuffix('_id')} with id {number}")
+            if _beyond_int32(path_params.get(name)):
+                raise NotFound(f"no {name.removesuffix('_id')} with id {path_params[name][:40]}")
         for name, value in query:
-            number = _int(value) if name in facts.int_query else None
-            if number is not None and not _INT32_MIN <= number <= INT32_MAX:
-                raise Invalid(f"query.{name}", f"{number} is out of range (at most {INT32_MAX})")
+            if name in facts.int_query and _beyond_int32(value):
+                raise Invalid(
+                    f"query.{name}", f"{value[:40]} is out of range (at most {INT32_MAX})"
+                )
         if facts.scope is not None and scope["method"] in _BODY_METHODS:
             principal = await run_in_threadpool(_authorize, scope, facts.scope)
             scope.setdefault("state", {})["principal"] = principal
@@ -126,12 +126,14 @@ def _authorize(scope: Scope, needed: str) -> Any:
     return authorize(app.state.settings, principal, needed)  # type: ignore[arg-type]
 
 
-def _int(value: Any) -> int | None:
-    text = str(value).strip() if value is not None else ""
-    body = text[1:] if text[:1] in "+-" else text
-    if not body.isdecimal() or not body.isascii():
-        return None  # the route's own validation answers for what is not an integer
-    return int(text) if len(body) <= 30 else 10**30
+def _beyond_int32(value: str | None) -> bool:
+    """An integer too large for the 32-bit columns (what is not an integer is the route's to
+    refuse)."""
+    text = (value or "").strip()
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits.isdecimal() or not digits.isascii():
+        return False
+    return len(digits.lstrip("0")) > 10 or not _INT32_MIN <= int(text) <= INT32_MAX
 
 
 def _is_int(annotation: Any) -> bool:
