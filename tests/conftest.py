@@ -5,6 +5,7 @@ each pytest process gets its own databases, so parallel runs never share rows.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -157,6 +158,7 @@ class LiveServer:
     read_token: str
     admin_token: str
     database_url: str
+    log: Path | None = None  # the server's output
 
 
 def _free_port() -> int:
@@ -165,10 +167,10 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """`perfatlas serve` in its own process on its own PostgreSQL database."""
-    name = _db_name("live")
+@contextlib.contextmanager
+def serve(suffix: str, log_dir: Path) -> Iterator[LiveServer]:
+    """`perfatlas serve` in its own process on a new PostgreSQL database of its own."""
+    name = _db_name(suffix)
     url = create_database(name)
     port = _free_port()
     env = {
@@ -182,7 +184,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         with factory() as session:
             tokens[scope] = create_token(session, name=f"live-{scope}", scope=scope)[1]
     get_engine(url).dispose()
-    log = (tmp_path_factory.mktemp("live") / "server.log").open("w")
+    log = (log_dir / "server.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "perfatlas", "serve", "--no-migrate"], env=env, stdout=log,
         stderr=subprocess.STDOUT,
@@ -199,17 +201,26 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
             proc.kill()
             pytest.fail(f"perfatlas serve did not start; see {log.name}")
         time.sleep(0.1)
-    yield LiveServer(
-        url=base, upload_token=tokens["upload"], read_token=tokens["read"],
-        admin_token=tokens["admin"], database_url=url,
-    )  # fmt: skip
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-    drop_database(name)
+        yield LiveServer(
+            url=base, upload_token=tokens["upload"], read_token=tokens["read"],
+            admin_token=tokens["admin"], database_url=url, log=log_dir / "server.log",
+        )  # fmt: skip
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`perfatlas serve` in its own process on its own PostgreSQL database."""
+    with serve("live", tmp_path_factory.mktemp("live")) as server:
+        yield server
 
 
 def skip_unless_able(reason: str) -> None:

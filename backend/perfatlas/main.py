@@ -12,7 +12,8 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
 from perfatlas import __version__
-from perfatlas.api.deps import BODY_MODELS
+from perfatlas.api.guard import RequestGuard
+from perfatlas.api.openapi import build_openapi
 from perfatlas.api.router import api_router
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = session_factory(engine)
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    # Outermost (added last): a write's token is checked before its size or body is looked at.
+    app.add_middleware(RequestGuard)
     app.include_router(api_router)
 
     if (UI_DIST / "index.html").is_file():
@@ -93,17 +96,6 @@ def _media_type(file: Path) -> str:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document, plus the schemas of bodies that routes validate themselves."""
     if app.openapi_schema is None:
-        from fastapi.openapi.utils import get_openapi
-        from pydantic.json_schema import models_json_schema
-
-        schema = get_openapi(
-            title=app.title, version=app.version, description=app.description, routes=app.routes
-        )
-        _, defs = models_json_schema(
-            [(m, "validation") for m in BODY_MODELS], ref_template="#/components/schemas/{model}"
-        )
-        schema.setdefault("components", {}).setdefault("schemas", {}).update(defs["$defs"])
-        app.openapi_schema = schema
+        app.openapi_schema = build_openapi(app)
     return app.openapi_schema

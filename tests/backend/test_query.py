@@ -222,8 +222,8 @@ def test_series_points_columns_nulls_ties_and_fields(client, upload_headers, rea
     url = f"/api/v1/series/{series['id']}/points"
     points = client.get(url, headers=read_headers).json()
     assert points["series"]["points"] == 4
-    assert points["series"]["last_at"] == "2026-11-01T14:00:00Z"
-    assert points["t"][0] == "2026-11-01T12:00:00+00:00"
+    assert points["series"]["last_at"] == "2026-06-01T14:00:00Z"  # BASE_TIME + 2 h
+    assert points["t"][0] == "2026-06-01T12:00:00+00:00"
     by_run = dict(
         zip(points["run"], zip(points["value"], points["environment_id"], strict=True), strict=True)
     )

@@ -34,38 +34,48 @@ SessionDep = Annotated[Session, Depends(get_session)]
 _bearer = HTTPBearer(auto_error=False, description="an API token: perfatlas token create")
 
 
-def _principal(
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal | None:
-    if credentials is None:
+def principal_for(session: Session, token: str | None) -> Principal | None:
+    """The token's principal; None without a token; Unauthorized for an unknown one."""
+    if token is None:
         return None
-    principal = authenticate(session, token=credentials.credentials)
+    principal = authenticate(session, token=token)
     if principal is None:
         raise Unauthorized("the API token is unknown or revoked")
     return principal
 
 
+def authorize(settings: Settings, principal: Principal | None, permission: Permission) -> Principal:
+    public = permission == Permission.READ and settings.public_read
+    if principal is None:
+        if public:
+            return ANONYMOUS_READER
+        raise Unauthorized(
+            f"this needs an API token with the {permission.value!r} permission: "
+            "send it as 'Authorization: Bearer <token>'"
+        )
+    if not principal.allows(permission) and not public:
+        raise Forbidden(
+            f"the token {principal.name!r} (scope {str(principal.scope)!r}) lacks the "
+            f"{permission.value!r} permission"
+        )
+    return principal
+
+
 def require(permission: Permission) -> object:
     def check(
+        request: Request,
+        session: SessionDep,
         settings: SettingsDep,
-        principal: Annotated[Principal | None, Depends(_principal)],
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     ) -> Principal:
-        public = permission == Permission.READ and settings.public_read
-        if principal is None:
-            if public:
-                return ANONYMOUS_READER
-            raise Unauthorized(
-                f"this needs an API token with the {permission.value!r} permission: "
-                "send it as 'Authorization: Bearer <token>'"
-            )
-        if not principal.allows(permission) and not public:
-            raise Forbidden(
-                f"the token {principal.name!r} (scope {str(principal.scope)!r}) lacks the "
-                f"{permission.value!r} permission"
-            )
-        return principal
+        # api.guard authorizes a write before its body is read, and leaves the principal here.
+        checked: Principal | None = getattr(request.state, "principal", None)
+        if checked is not None:
+            return checked
+        token = credentials.credentials if credentials is not None else None
+        return authorize(settings, principal_for(session, token), permission)
 
+    check.required_permission = permission  # type: ignore[attr-defined]  # read by api.guard
     return Depends(check)
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from perfatlas.api.deps import AdminPrincipal, SessionDep
+from perfatlas.api.deps import AdminPrincipal, SessionDep, body_schema, json_body
 from perfatlas.auth import service
 from perfatlas.auth.schemas import TokenCreate, TokenCreated, TokenList, TokenRead
 
@@ -14,8 +14,16 @@ router = APIRouter(tags=["auth"])
 TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
-@router.post("/tokens", operation_id="create_token", status_code=201, response_model=TokenCreated)
-def create_token(body: TokenCreate, session: SessionDep, _: AdminPrincipal) -> TokenCreated:
+@router.post(
+    "/tokens",
+    operation_id="create_token",
+    status_code=201,
+    response_model=TokenCreated,
+    openapi_extra=body_schema(TokenCreate),
+)
+def create_token(
+    body: Annotated[TokenCreate, json_body(TokenCreate)], session: SessionDep, _: AdminPrincipal
+) -> TokenCreated:
     """Create a token; the response is the only place the token itself ever appears."""
     row, token = service.create_token(
         session, name=body.name, scope=body.scope.value, agent=body.agent

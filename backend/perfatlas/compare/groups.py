@@ -120,7 +120,10 @@ def _rows(
     filters: Sequence[str],
 ) -> list[Any]:  # fmt: skip
     # Names resolve as Explore's do: an unknown dimension is a 422, not an empty answer.
-    scope = explore_dims.Scope(session=session, workload=workload, metric=min(metrics))
+    # Parameters are looked up on one metric's series: every metric of a run has the same.
+    scope = explore_dims.Scope(
+        session=session, workload=workload, metric=min(metrics) if metrics else ""
+    )
     by_expr = explore_dims.resolve(scope, by, field="by").expr
     conditions = explore_dims.filters(scope, filters).conditions
     # Every table a dimension may need is joined explicitly: never an implicit cross join.

@@ -17,7 +17,11 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, int]:
     try:
         text = base64.urlsafe_b64decode(cursor.encode()).decode()
         stamp, run_id = text.rsplit("|", 1)
-        return dt.datetime.fromisoformat(stamp), int(run_id)
+        # What this API gives out: a UTC time and a row id (a BIGINT).
+        started = dt.datetime.fromisoformat(stamp)
+        if started.utcoffset() != dt.timedelta(0) or not 0 < int(run_id) < 2**63:
+            raise ValueError(cursor)
+        return started, int(run_id)
     except (ValueError, UnicodeDecodeError) as exc:
         raise Invalid("cursor", "not a cursor this API gave out") from exc
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable
 from typing import Annotated, Any
 
@@ -41,10 +42,12 @@ def _csv(rows: Iterable[Iterable[Any]], filename: str) -> Response:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerows(rows)
+    # The name comes from the query: a header holds only latin-1, and no quote or line break.
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", filename)
     return Response(
         content=buffer.getvalue(),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": f'attachment; filename="{safe}"'},
     )
 
 

@@ -9,7 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from perfatlas.imports.common import decode_text, run_uuid
+from pydantic import ValidationError
+
+from perfatlas.imports.common import Parsed, check_run_count, decode_text, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.runs.schemas import ParamValue, ResultCreate, RunCreate
 
@@ -70,11 +72,23 @@ def parse_bonnie(
     started_at: dt.datetime | None = None,
 ) -> list[RunCreate]:
     """One run per bonnie++ CSV line; raises ImportFormatError for lines it cannot read."""
+    return read_bonnie(data, agent=agent, target=target, labels=labels, started_at=started_at).runs
+
+
+def read_bonnie(
+    data: bytes | str,
+    *,
+    agent: str | None,
+    target: str | None,
+    labels: dict[str, str],
+    started_at: dt.datetime | None = None,
+) -> Parsed:
+    """parse_bonnie(), saying whether the runs got a time: bonnie++ CSV has none, so without
+    started_at they get the time of this import (a re-import keeps the first one's)."""
     text = decode_text(data, what=WHAT)
     start = started_at or dt.datetime.now(dt.UTC)
-    runs: list[RunCreate] = []
+    lines: list[tuple[int, str, list[str]]] = []
     first_text_line: tuple[int, str] | None = None
-    seen: Counter[str] = Counter()
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#") or line.startswith(HEADER_STARTS):
@@ -85,20 +99,20 @@ def parse_bonnie(
             # skipped, but only when the file has CSV lines too.
             first_text_line = first_text_line or (number, line)
             continue
+        lines.append((number, line, fields))
+    # Counted before any run is built: a file of a million lines costs no more than reading it.
+    check_run_count(len(lines), what="bonnie++ CSV lines")
+    runs: list[RunCreate] = []
+    seen: Counter[str] = Counter()
+    for number, line, fields in lines:
         occurrence = seen[line]
         seen[line] += 1
-        runs.append(
-            _run(
-                fields,
-                number,
-                line,
-                occurrence,
-                agent=agent,
-                target=target,
-                labels=labels,
-                started_at=start,
-            )
-        )
+        try:
+            run = _run(fields, number, line, occurrence, agent=agent, target=target,
+                       labels=labels, started_at=start)  # fmt: skip
+        except ValidationError as exc:
+            raise invalid_run(exc, where=f"line {number}") from None
+        runs.append(run)
     if not runs:
         if first_text_line is not None:
             number, line = first_text_line
@@ -107,7 +121,7 @@ def parse_bonnie(
                 f"none; expected {WHAT}"
             )
         raise ImportFormatError(f"the file has no bonnie++ CSV line; expected {WHAT}")
-    return runs
+    return Parsed(runs=runs, timeless=started_at is None)
 
 
 def _excerpt(line: str) -> str:

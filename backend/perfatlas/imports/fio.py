@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from perfatlas.imports.common import decode_text, run_uuid
+from pydantic import ValidationError
+
+from perfatlas.imports.common import (
+    Parsed,
+    Skipped,
+    check_run_count,
+    decode_text,
+    invalid_run,
+    run_uuid,
+    shown,
+)
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.runs.schemas import NAME_PATTERN, FsyncPolicy, ParamValue, ResultCreate, RunCreate
+from perfatlas.imports.fio_results import DIRECTIONS, Values, job_results
+from perfatlas.imports.fio_results import number as _number
+from perfatlas.runs.schemas import NAME_PATTERN, FsyncPolicy, ParamValue, RunCreate
 
 WHAT = "fio JSON output (fio --output-format=json or json+)"
-DIRECTIONS = ("read", "write", "trim")
-# fio's default percentile_list prints these keys; a job with its own list may lack some.
-PERCENTILE_KEYS = {"p50": "50.000000", "p95": "95.000000", "p99": "99.000000"}
 MAX_PARAMETERS = 100
 MAX_PARAMETER_TEXT = 256
 MAX_TARGET = 1024
@@ -40,13 +48,34 @@ def parse_fio(
     started_at: dt.datetime | None = None,
 ) -> list[RunCreate]:
     """One run per fio job in the output; raises ImportFormatError for anything else."""
+    return read_fio(data, agent=agent, target=target, labels=labels, started_at=started_at).runs
+
+
+def read_fio(
+    data: bytes | str,
+    *,
+    agent: str | None,
+    target: str | None,
+    labels: dict[str, str],
+    started_at: dt.datetime | None = None,
+) -> Parsed:
+    """parse_fio(), with the values that were not numbers and whether the file gave a time."""
     text = decode_text(data, what=WHAT)
-    document = _final_report(text)
+    try:
+        document = _final_report(text)
+    except RecursionError:
+        raise ImportFormatError(f"the JSON is nested too deeply; expected {WHAT}") from None
     jobs = _jobs(document)
-    report_time = _report_time(document)
+    check_run_count(len(jobs), what="fio jobs")
+    try:
+        report_time = _report_time(document)
+    except (OverflowError, ValueError, OSError):
+        raise ImportFormatError("the report's 'timestamp' is not a time") from None
     now = dt.datetime.now(dt.UTC)
     runs = []
+    skipped: list[Skipped] = []
     for index, job in enumerate(jobs):
+        where = f"job {index + 1} ({shown(job.get('jobname', '?'))})"
         try:
             runs.append(
                 _run(
@@ -59,15 +88,21 @@ def parse_fio(
                     started_at=started_at,
                     report_time=report_time,
                     now=now,
+                    skipped=skipped,
                 )
             )
+        except ValidationError as exc:
+            raise invalid_run(exc, where=where) from None
+        except ImportFormatError:
+            raise
+        except (OverflowError, ValueError, RecursionError) as exc:
+            raise ImportFormatError(f"{where}: a time, duration or value is out of range") from exc
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             # The schema checks happen in RunCreate (a ValueError the caller reports); this
             # only guards against shapes of fio JSON never seen, so a person gets a message.
-            raise ImportFormatError(
-                f"job {index + 1} ({job.get('jobname', '?')!r}) has an unexpected shape: {exc!r}"
-            ) from exc
-    return runs
+            raise ImportFormatError(f"{where} has an unexpected shape: {exc!r}") from exc
+    timeless = started_at is None and report_time is None
+    return Parsed(runs=runs, timeless=timeless, skipped=skipped)
 
 
 def _json_objects(text: str) -> tuple[list[dict[str, Any]], json.JSONDecodeError | None]:
@@ -156,6 +191,7 @@ def _run(
     started_at: dt.datetime | None,
     report_time: dt.datetime | None,
     now: dt.datetime,
+    skipped: list[Skipped],
 ) -> RunCreate:
     options = {**_options(document.get("global options")), **_options(job.get("job options"))}
     jobname = str(job["jobname"])
@@ -210,7 +246,7 @@ def _run(
         o_direct=_o_direct(options),
         environment=environment,
         meta=meta,
-        results=_results(job),
+        results=job_results(job, Values(jobname, skipped)),
     )
 
 
@@ -275,13 +311,6 @@ def _o_direct(options: Mapping[str, str]) -> bool:
     ) == 0
 
 
-def _number(raw: object) -> float | None:
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        return None
-    value = float(raw)
-    return value if math.isfinite(value) else None
-
-
 def _job_runtime_ms(job: Mapping[str, Any]) -> float | None:
     runtime = _number(job.get("job_runtime"))
     if runtime is None:
@@ -331,58 +360,3 @@ def _has_bins(job: Mapping[str, Any]) -> bool:
             if isinstance(latency, dict) and latency.get("bins"):
                 return True
     return False
-
-
-def _latency(stats: Mapping[str, Any], name: str) -> tuple[Mapping[str, Any], float] | None:
-    """fio's latency block and its units per microsecond (fio 3 gives ns, fio 2 gave us)."""
-    block = stats.get(f"{name}_ns")
-    if isinstance(block, dict):
-        return block, 1000.0
-    block = stats.get(name)
-    if isinstance(block, dict):
-        return block, 1.0
-    return None
-
-
-def _latency_results(prefix: str, stats: Mapping[str, Any], name: str) -> list[ResultCreate]:
-    found = _latency(stats, name)
-    if found is None:
-        return []
-    block, per_us = found
-    if _number(block.get("N")) == 0:
-        return []
-    results = []
-    mean = _number(block.get("mean"))
-    if mean is not None:
-        results.append(ResultCreate(metric=f"{prefix}.{name}_mean", unit="us", value=mean / per_us))
-    percentiles = block.get("percentile")
-    if isinstance(percentiles, dict):
-        for label, key in PERCENTILE_KEYS.items():
-            value = _number(percentiles.get(key))
-            if value is not None:
-                results.append(
-                    ResultCreate(metric=f"{prefix}.{name}_{label}", unit="us", value=value / per_us)
-                )
-    return results
-
-
-def _results(job: Mapping[str, Any]) -> list[ResultCreate]:
-    results: list[ResultCreate] = []
-    for direction in DIRECTIONS:
-        stats = job.get(direction)
-        # A direction the job did not use still appears, with zeros: not a measurement.
-        if not isinstance(stats, dict) or not _number(stats.get("io_bytes")):
-            continue
-        bw = _number(stats.get("bw"))
-        if bw is not None:
-            results.append(ResultCreate(metric=f"{direction}.bw", unit="KiB/s", value=bw))
-        iops = _number(stats.get("iops"))
-        if iops is not None:
-            results.append(ResultCreate(metric=f"{direction}.iops", unit="iops", value=iops))
-        results += _latency_results(direction, stats, "clat")
-        results += _latency_results(direction, stats, "lat")
-    sync = job.get("sync")
-    # fsync/fdatasync calls have their own latency block; they are the cost of durability.
-    if isinstance(sync, dict) and _number(sync.get("total_ios")):
-        results += _latency_results("sync", sync, "lat")
-    return results

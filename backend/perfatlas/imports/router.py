@@ -12,16 +12,21 @@ from starlette.datastructures import UploadFile
 
 from perfatlas.alerts.service import detect_after_ingest
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
+from perfatlas.auth.permissions import Principal
+from perfatlas.auth.service import check_agent
 from perfatlas.core.db import commit_with_retry
 from perfatlas.core.errors import Invalid
-from perfatlas.imports.bonnie import parse_bonnie
+from perfatlas.core.inputs import RunTime
+from perfatlas.imports import service
+from perfatlas.imports.bonnie import read_bonnie
+from perfatlas.imports.common import Parsed
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.imports.fio import parse_fio
-from perfatlas.runs import service
-from perfatlas.runs.schemas import BatchItem, BatchRead, RunCreate
+from perfatlas.imports.fio import read_fio
+from perfatlas.imports.schemas import ImportDurability, ImportRead, SkippedValue
+from perfatlas.runs.schemas import BatchItem
 
 router = APIRouter(tags=["imports"])
-Parser = Callable[..., list[RunCreate]]
+Parser = Callable[..., Parsed]
 
 LABEL_DOC = "name=value (or name:value), repeatable; a form field 'labels' may hold several, comma-separated"
 
@@ -51,7 +56,9 @@ async def _import(
     target: str | None,
     label: list[str],
     started_at: dt.datetime | None,
-) -> BatchRead:
+    principal: Principal,
+    durability: ImportDurability,
+) -> ImportRead:
     labels = _labels(label, "label")
     content_type = request.headers.get("content-type", "")
     if content_type.startswith("multipart/form-data"):
@@ -70,26 +77,32 @@ async def _import(
             "body", "the upload is empty: send the tool's output as the body or as 'file'"
         )
     try:
-        runs = parser(data, agent=agent, target=target, labels=labels, started_at=started_at)
+        parsed = parser(data, agent=agent, target=target, labels=labels, started_at=started_at)
     except ImportFormatError as exc:
         raise Invalid("file", str(exc)) from exc
-    except ValueError as exc:  # a RunCreate the parser built was refused by the schema
-        raise Invalid("file", f"the file parsed, but its runs are not valid: {exc}") from exc
-    if not runs:
+    if not parsed.runs:
         raise Invalid("file", "the file holds no results to import")
+    for run in parsed.runs:
+        check_agent(principal, agent=run.agent, field="query.agent")
     outcomes = await run_in_threadpool(
         lambda: commit_with_retry(
             session,
-            lambda: service.ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels),
+            lambda: service.store(
+                session,
+                parsed=parsed,
+                ignore_labels=settings.series_ignore_labels,
+                durability=durability.model_dump(),
+            ),
         )
     )
     created = sum(1 for o in outcomes if o.created)
     # After the response: the upload never waits for the broker.
     background.add_task(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
-    return BatchRead(
+    return ImportRead(
         created=created,
         existing=len(outcomes) - created,
         runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+        skipped=[SkippedValue(job=s.job, field=s.field, value=s.value) for s in parsed.skipped],
     )
 
 
@@ -100,7 +113,10 @@ def _text(value: object) -> str | None:
 AgentQuery = Annotated[str | None, Query(description="the machine the file came from")]
 TargetQuery = Annotated[str | None, Query(description="the directory or device tested")]
 LabelQuery = Annotated[list[str], Query(description=LABEL_DOC)]
-STARTED_DOC = "when the run started, if the file does not say"
+STARTED_DOC = (
+    "when the run started, if the file does not say (bonnie++ never does: without it, runs "
+    "get the time of their first import)"
+)
 BODY_DOC = {
     "requestBody": {
         "content": {
@@ -124,47 +140,51 @@ BODY_DOC = {
 
 
 @router.post(
-    "/import/fio", operation_id="import_fio", response_model=BatchRead, openapi_extra=BODY_DOC
+    "/import/fio", operation_id="import_fio", response_model=ImportRead, openapi_extra=BODY_DOC
 )
 async def import_fio(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    _: UploadPrincipal,
+    principal: UploadPrincipal,
     background: BackgroundTasks,
+    durability: Annotated[ImportDurability, Query()],
     agent: AgentQuery = None,
     target: TargetQuery = None,
     label: LabelQuery = [],  # noqa: B006
-    started_at: Annotated[dt.datetime | None, Query(description=STARTED_DOC)] = None,
-) -> BatchRead:
+    started_at: Annotated[RunTime | None, Query(description=STARTED_DOC)] = None,
+) -> ImportRead:
     """Import fio output (--output-format=json or json+): one run per job."""
     return await _import(
-        request, parser=parse_fio, session=session, settings=settings, background=background,
+        request, parser=read_fio, session=session, settings=settings, background=background,
         agent=agent,
-        target=target, label=label, started_at=started_at,
+        target=target, label=label, started_at=started_at, principal=principal,
+        durability=durability,
     )  # fmt: skip
 
 
 @router.post(
     "/import/bonnie",
     operation_id="import_bonnie",
-    response_model=BatchRead,
+    response_model=ImportRead,
     openapi_extra=BODY_DOC,
 )
 async def import_bonnie(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
-    _: UploadPrincipal,
+    principal: UploadPrincipal,
     background: BackgroundTasks,
+    durability: Annotated[ImportDurability, Query()],
     agent: AgentQuery = None,
     target: TargetQuery = None,
     label: LabelQuery = [],  # noqa: B006
-    started_at: Annotated[dt.datetime | None, Query(description=STARTED_DOC)] = None,
-) -> BatchRead:
+    started_at: Annotated[RunTime | None, Query(description=STARTED_DOC)] = None,
+) -> ImportRead:
     """Import bonnie++ CSV lines: one run per line; '+++++' fields are left out as not measured."""
     return await _import(
-        request, parser=parse_bonnie, session=session, settings=settings,
+        request, parser=read_bonnie, session=session, settings=settings,
         background=background, agent=agent,
-        target=target, label=label, started_at=started_at,
+        target=target, label=label, started_at=started_at, principal=principal,
+        durability=durability,
     )  # fmt: skip

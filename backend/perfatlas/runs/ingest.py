@@ -17,10 +17,10 @@ from perfatlas.agents.models import Agent
 from perfatlas.core.canonical import canonical_json, content_hash
 from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.core.models import utcnow
-from perfatlas.runs.copy_writer import as_int, chunks, insert_results, insert_runs
+from perfatlas.runs.copy_writer import chunks, insert_results, insert_runs
 from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.models import Environment, Run, Series
-from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.schemas import RunCreate, column_int
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
@@ -96,8 +96,8 @@ def _environment_row(data: dict[str, Any], digest: str) -> dict[str, Any]:
     for key in _ENV_TEXT_KEYS:
         value = data.get(key)
         row[key] = str(value)[:255] if value is not None else None
-    row["cores"] = as_int(data.get("cores"))
-    row["ram_bytes"] = as_int(data.get("ram_bytes"))
+    row["cores"] = column_int(data.get("cores"))
+    row["ram_bytes"] = column_int(data.get("ram_bytes"))
     rotational = data.get("rotational")
     row["rotational"] = rotational if isinstance(rotational, bool) else None
     mount_options = data.get("mount_options")

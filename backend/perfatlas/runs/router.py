@@ -23,6 +23,7 @@ from perfatlas.api.deps import (
 )
 from perfatlas.auth.service import check_agent, check_runs_agents
 from perfatlas.core.db import commit_with_retry
+from perfatlas.core.inputs import UTCTime
 from perfatlas.runs import service, trust
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
@@ -73,6 +74,7 @@ def to_read(run: Run, tentative: Collection[str] = ()) -> RunRead:
     operation_id="create_run",
     status_code=201,
     response_model=RunRead,
+    responses={200: {"model": RunRead, "description": "stored already: a retry"}},
     openapi_extra=body_schema(RunCreate),
 )
 def create_run(
@@ -136,8 +138,8 @@ def list_runs(
     target: str | None = None,
     label: Annotated[list[str], Query(description="name:value, repeatable")] = [],  # noqa: B006
     param: Annotated[list[str], Query(description="name:value, repeatable")] = [],  # noqa: B006
-    since: dt.datetime | None = None,
-    until: dt.datetime | None = None,
+    since: UTCTime | None = None,
+    until: UTCTime | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: str | None = None,
 ) -> RunPage:
@@ -198,7 +200,7 @@ def list_series(
     metric: str | None = None,
     agent: str | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: int | None = None,
+    cursor: Annotated[int | None, Query(ge=0)] = None,
 ) -> SeriesPage:
     """List series (one metric's history for one set of dimensions) with their point counts."""
     rows, next_cursor = service.list_series(
@@ -214,8 +216,8 @@ def get_series_points(
     series_id: int,
     session: SessionDep,
     _: ReadPrincipal,
-    since: dt.datetime | None = None,
-    until: dt.datetime | None = None,
+    since: UTCTime | None = None,
+    until: UTCTime | None = None,
     limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000,
     samples: bool = False,
     fields: Annotated[

@@ -16,18 +16,37 @@ from pydantic import (
     model_validator,
 )
 
+from perfatlas.core.inputs import (
+    INT32_MAX,
+    MAX_MAGNITUDE,
+    NUL_MESSAGE,
+    bigint,
+    check_int,
+    invalid,
+    json_object,
+    no_nul,
+    run_time,
+)
 from perfatlas.runs.trust import flag_names
 from perfatlas.runs.units import KNOWN_UNITS, Direction, implied_direction
 
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=64)]
 MetricName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=128)]
-ShortText = Annotated[str, StringConstraints(max_length=256)]
+ParamText = Annotated[str, StringConstraints(max_length=256)]
+ShortText = Annotated[ParamText, AfterValidator(no_nul)]
+# Free-form JSON that must fit PostgreSQL JSONB and SQLite JSON (core.inputs.check_json).
+JsonObject = Annotated[dict[str, Any], AfterValidator(json_object)]
+# The most runs one request may store (a batch, or one import).
+MAX_BATCH_RUNS = 1000
 
 
 # Checked inside pydantic-core: a Python validator here would run once per sample.
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-ParamValue = bool | int | FiniteFloat | ShortText
+# A sample or value: summed and squared by the statistics, so bounded (core.inputs).
+Measurement = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
+# NUL and integer range are checked on the whole parameters object, outside the union.
+ParamValue = bool | int | FiniteFloat | ParamText
 Workload = Name
 RunStatus = Literal["ok", "failed", "partial"]
 FsyncPolicy = Literal["none", "file", "end", "data", "unknown"]
@@ -46,11 +65,39 @@ def _known_unit(value: str) -> str:
 Unit = Annotated[str, AfterValidator(_known_unit)]
 
 
-class StrictModel(BaseModel):
+def column_int(value: Any) -> int | None:
+    """An environment value as the integer its column stores (None: the column stays empty)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdecimal() and len(value.strip()) <= 30:
+        return int(value.strip())
+    return None
+
+
+class ClosedModel(BaseModel):
+    """A request body part that refuses unknown keys."""
+
     model_config = ConfigDict(extra="forbid")
 
 
-class ResultCreate(StrictModel):
+class StrictModel(ClosedModel):
+    """A request body: unknown keys are refused, and so is a NUL in any of its own text fields
+    (PostgreSQL cannot store one), whatever model derives from it; nested models and JSON
+    fields check their own."""
+
+    @model_validator(mode="after")
+    def _no_nul_text(self) -> StrictModel:
+        for name, value in self.__dict__.items():
+            if isinstance(value, str) and "\x00" in value:
+                raise invalid(NUL_MESSAGE, (name,))
+        return self
+
+
+class ResultCreate(ClosedModel):
     """One metric of a run: every repetition is a sample; `value` defaults to their median."""
 
     metric: MetricName
@@ -58,8 +105,8 @@ class ResultCreate(StrictModel):
     direction: Direction | None = Field(
         default=None, description="higher or lower is better; implied by time and rate units"
     )
-    value: FiniteFloat | None = None
-    samples: list[FiniteFloat] = Field(default_factory=list, max_length=10_000)
+    value: Measurement | None = None
+    samples: list[Measurement] = Field(default_factory=list, max_length=10_000)
 
     @model_validator(mode="after")
     def _complete(self) -> ResultCreate:
@@ -86,7 +133,9 @@ class RunCreate(StrictModel):
     )
     agent_version: Annotated[str, StringConstraints(max_length=64)] | None = None
     target: Annotated[str, StringConstraints(min_length=1, max_length=1024)]
-    parameters: dict[Name, ParamValue] = Field(default_factory=dict, max_length=100)
+    parameters: Annotated[dict[Name, ParamValue], AfterValidator(json_object)] = Field(
+        default_factory=dict, max_length=100
+    )
     labels: dict[Name, ShortText] = Field(default_factory=dict, max_length=100)
     started_at: dt.datetime
     finished_at: dt.datetime | None = None
@@ -104,25 +153,35 @@ class RunCreate(StrictModel):
         default=None, description="the target is memory (tmpfs, ramfs): nothing is durable"
     )
     cold_method: ColdMethod | None = None
-    environment: dict[str, Any] = Field(
+    environment: JsonObject = Field(
         default_factory=dict,
         description="what the run ran on (kernel, os, cpu, device, fs...), free-form JSON",
     )
-    meta: dict[str, Any] = Field(
+    meta: JsonObject = Field(
         default_factory=dict, description="anything else worth keeping (tool versions, raw logs)"
     )
-    job_id: int | None = None
+    job_id: Annotated[int | None, AfterValidator(bigint)] = None
     results: list[ResultCreate] = Field(default_factory=list, max_length=1000)
+
+    @field_validator("started_at", "finished_at")
+    @classmethod
+    def _run_time(cls, value: dt.datetime | None) -> dt.datetime | None:
+        return None if value is None else run_time(value)
+
+    @field_validator("environment")
+    @classmethod
+    def _environment_columns(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # These keys are copied into INTEGER/BIGINT columns when they read as integers.
+        for key, high in (("cores", INT32_MAX), ("ram_bytes", 2**63 - 1)):
+            number = column_int(value.get(key))
+            if number is not None:
+                check_int(number, low=-(high + 1), high=high, path=(key,))
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> RunCreate:
-        if self.started_at.tzinfo is None:
-            self.started_at = self.started_at.replace(tzinfo=dt.UTC)
-        if self.finished_at is not None:
-            if self.finished_at.tzinfo is None:
-                self.finished_at = self.finished_at.replace(tzinfo=dt.UTC)
-            if self.finished_at < self.started_at:
-                raise ValueError("finished_at is before started_at")
+        if self.finished_at is not None and self.finished_at < self.started_at:
+            raise ValueError("finished_at is before started_at")
         seen: set[str] = set()
         for result in self.results:
             if result.metric in seen:
@@ -132,7 +191,7 @@ class RunCreate(StrictModel):
 
 
 class RunBatchCreate(StrictModel):
-    runs: list[RunCreate] = Field(min_length=1, max_length=1000)
+    runs: list[RunCreate] = Field(min_length=1, max_length=MAX_BATCH_RUNS)
 
 
 class ResultRead(BaseModel):

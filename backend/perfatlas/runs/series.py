@@ -34,6 +34,7 @@ _PG_POINT_DECODERS: dict[str, Any] = {
 # The columns are written with these options: numpy arrays as JSON arrays, and naive
 # datetime64 (UTC) with its offset, as an aware datetime is written.
 POINTS_JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NAIVE_UTC
+_NUMPY_TIME_LIMIT = np.datetime64("9999-01-01T00:00:00", "us")
 _PG_POINTS_SQL: dict[tuple[tuple[str, ...], bool, bool, bool], str] = {}
 
 
@@ -155,6 +156,10 @@ def _pg_series_points(
         return np.ascontiguousarray(column[order])
 
     columns = {c: arranged(v) for c, v in decoded.items()}
+    if len(t) and columns["t"][-1] >= _NUMPY_TIME_LIMIT:
+        # orjson cannot write a datetime64 in year 9999, which a run stored before times were
+        # checked may have: as datetimes, such a series stays readable.
+        columns["t"] = columns["t"].astype(object).tolist()
     if "run" in columns:
         columns["run"] = orjson.Fragment(pgarrays.uuids_json(columns["run"]))
     if with_samples:

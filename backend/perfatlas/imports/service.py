@@ -1,0 +1,64 @@
+"""Storing what an importer read: the same ingest as uploads, with the times of earlier imports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from perfatlas.imports.common import Parsed
+from perfatlas.runs.models import Run
+from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.service import Ingested, ingest
+
+# What a tool's output cannot tell: the importer says "unknown" unless the upload gives it.
+UNKNOWN_FACTS = {"fsync_policy": "unknown", "write_cache": "unknown", "cold_method": "unknown"}
+
+
+def store(
+    session: Session,
+    *,
+    parsed: Parsed,
+    ignore_labels: Sequence[str],
+    durability: Mapping[str, Any] | None = None,
+) -> list[Ingested]:
+    """Ingests the runs; a file without a time that was imported before keeps the times of
+    that import, so that importing it again is a retry (its run uuids come from the content).
+
+    Durability facts the upload gives win over what the file says (fio's job options tell
+    its fsync policy and O_DIRECT); what neither says is stored as unknown."""
+    runs = _with_durability(parsed.runs, durability or {})
+    runs = _with_stored_times(session, runs) if parsed.timeless else runs
+    return ingest(session, runs=runs, ignore_labels=ignore_labels)
+
+
+def _with_durability(runs: list[RunCreate], given: Mapping[str, Any]) -> list[RunCreate]:
+    out = []
+    for run in runs:
+        update = {k: v for k, v in UNKNOWN_FACTS.items() if getattr(run, k) is None}
+        update.update({k: v for k, v in given.items() if v is not None})
+        out.append(run.model_copy(update=update) if update else run)
+    return out
+
+
+def _with_stored_times(session: Session, runs: list[RunCreate]) -> list[RunCreate]:
+    stored = {
+        row.uuid: (row.started_at, row.finished_at)
+        for row in session.execute(
+            select(Run.uuid, Run.started_at, Run.finished_at).where(
+                Run.uuid.in_([run.uuid for run in runs])
+            )
+        )
+    }
+    if not stored:
+        return runs
+    return [
+        run.model_copy(
+            update={"started_at": stored[run.uuid][0], "finished_at": stored[run.uuid][1]}
+        )
+        if run.uuid in stored
+        else run
+        for run in runs
+    ]
