@@ -304,20 +304,27 @@ def _store_new(
 
 
 def _touch_agents(session: Session, runs: list[RunCreate], agent_ids: dict[str, int]) -> None:
-    last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
+    """Last seen is the time of the agent's last upload (the server's clock, never moved back);
+    its version is that of its newest run, so a late upload of an old run does not change it."""
+    now = utcnow()
+    newest: dict[str, tuple[dt.datetime, str | None]] = {}
     for run in runs:
-        seen_at = run.finished_at or run.started_at
-        prev = last_seen.get(run.agent)
-        if prev is None or seen_at >= prev[0]:
-            last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
-    for name in sorted(last_seen):
-        seen_at, version = last_seen[name]
-        newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
-        values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
+        prev = newest.get(run.agent)
+        if prev is None or run.started_at >= prev[0]:
+            newest[run.agent] = (run.started_at, run.agent_version or (prev[1] if prev else None))
+    for name in sorted(newest):
+        started, version = newest[name]
+        agent_id = agent_ids[name]
+        later = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < now)
+        values: dict[str, Any] = {"last_seen_at": case((later, now), else_=Agent.last_seen_at)}
         if version:
-            # The version of the newest run wins; a late upload of an old run changes nothing.
-            values["version"] = case((newer, version), else_=Agent.version)
-        session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))
+            # This batch's runs are inserted already: the version changes when its newest run is
+            # the agent's newest (max over ix_runs_agent_id_started_at, one index probe).
+            stored_newest = (
+                select(func.max(Run.started_at)).where(Run.agent_id == agent_id).scalar_subquery()
+            )
+            values["version"] = case((stored_newest <= started, version), else_=Agent.version)
+        session.execute(update(Agent).where(Agent.id == agent_id).values(**values))
 
 
 # COPY is several times faster than INSERT for the thousands of rows a batch carries, and it
