@@ -32,8 +32,11 @@ def test_sweep_is_a_cartesian_product_over_defaults() -> None:
     points = expand_sweep(specs, {"threads": "1,2,4", "fsync": "false,true", "size": "30B"})
     assert len(points) == 6
     assert {(p["threads"], p["fsync"]) for p in points} == {
-        (t, f) for t in (1, 2, 4) for f in (False, True)
-    }
+        (t, f) for t in (1, 2, 4) for f in ("none", "file")
+    }, "fsync=false/true are the older spellings of none/file"
+    assert [p["fsync"] for p in expand_sweep(specs, {"fsync": "none,file,end"})] == [
+        "none", "file", "end",
+    ]  # fmt: skip
     assert all(p["size"] == 30 and p["nfiles"] == 1000 for p in points)
 
 

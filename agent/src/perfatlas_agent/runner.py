@@ -193,6 +193,8 @@ def build_run(
         "status": status,
         "sync_mount": env_mod.is_sync_mount(ctx.env),
         "write_cache": ctx.env.get("write_cache", "unknown"),
+        "memory_backed": ctx.env.get("memory_backed"),
+        "flush_to_device": ctx.env.get("flush_to_device"),
         "cold_method": cold_method,
         "environment": ctx.env,
         "meta": meta,

@@ -15,6 +15,7 @@ from perfatlas_agent.measure import (
     ThreadResult,
     new_latency_array,
     run_threads,
+    syncfs,
     threaded_rate_metrics,
 )
 from perfatlas_agent.params import ParamSpec, ParamValue
@@ -42,13 +43,21 @@ class SmallFile(Workload):
     params = (
         ParamSpec("nfiles", "int", 1000, "number of files"),
         ParamSpec("size", "size", 30, "bytes per file (30B, 4k, 1M)"),
-        ParamSpec("fsync", "bool", False, "fsync each file after writing it"),
+        ParamSpec(
+            "fsync",
+            "choice",
+            "none",
+            "none, file (fsync each file) or end (one syncfs after the last file, timed)",
+            ("none", "file", "end"),
+            aliases=tuple((t, "file") for t in ("true", "yes", "on", "1"))
+            + tuple((f, "none") for f in ("false", "no", "off", "0")),
+        ),
         ParamSpec("threads", "int", 1, "threads, each on its own directories"),
         ParamSpec("files_per_dir", "int", 1000, "files per directory"),
     )
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
-        return {"fsync_policy": "file" if params.get("fsync") else "none", "o_direct": False}
+        return {"fsync_policy": str(params.get("fsync", "none")), "o_direct": False}
 
     def prepare(self, ctx: RunContext) -> None:
         p = ctx.params
@@ -59,11 +68,14 @@ class SmallFile(Workload):
             "os.open/os.write/os.close per file; paths built before the timed loop; "
             "one perf_counter_ns completion stamp per operation"
         )
+        if p["fsync"] == "end":
+            ctx.meta["create_includes_syncfs"] = True
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         p = ctx.params
         nfiles, size, threads = int(p["nfiles"]), int(p["size"]), int(p["threads"])
-        do_fsync = bool(p["fsync"])
+        policy = str(p["fsync"])
+        do_fsync = policy == "file"
         layout = _layout(nfiles, int(p["files_per_dir"]), threads)
         payload = b"x" * size
         for chunks in layout:
@@ -79,6 +91,11 @@ class SmallFile(Workload):
 
         ctx.phase("create")
         res = run_threads(threads, lambda t: _create(names[t], payload, do_fsync))
+        if policy == "end":
+            # One flush of everything created, inside the create phase (not in per-file latencies).
+            syncfs(root)
+            last = max(res, key=lambda r: r.end_ns)
+            last.end_ns = time.perf_counter_ns()
         metrics.update(threaded_rate_metrics("create", res))
 
         ctx.phase("read_cold")
