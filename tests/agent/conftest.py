@@ -38,6 +38,8 @@ def run_agent(
     """Run the real CLI in its own process; with --output, the runs it wrote are returned."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
     full_env["PERFATLAS_AGENT_SPOOL"] = str(spool)
+    # The sizes each test asks for, as given: tests of --min-seconds pass it on the command line.
+    full_env["PERFATLAS_AGENT_MIN_SECONDS"] = "0"
     full_env.update(env or {})
     proc = subprocess.run(
         agent_cmd(*args), capture_output=True, text=True, env=full_env, timeout=timeout

@@ -149,6 +149,15 @@ def workloads() -> None:
     help="also write the runs to this JSON file",
 )
 @click.option("--no-warmup", is_flag=True, help="keep the first repetition (no warm-up)")
+@click.option(
+    "--min-seconds",
+    envvar="PERFATLAS_AGENT_MIN_SECONDS",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="grow the sizes left at their defaults until every timed phase lasts this long "
+    "(calibrated before the measured repetitions; 0 runs the sizes as they are)",
+)
 @click.option("--force", is_flag=True, help="run in a target that is not empty")
 @click.option(
     "--agent-name",
@@ -165,6 +174,7 @@ def run(
     labels: tuple[str, ...],
     output: Path | None,
     no_warmup: bool,
+    min_seconds: float,
     force: bool,
     agent_name: str,
     server: str | None,
@@ -181,6 +191,7 @@ def run(
         labels=parse_assignments(labels, "--label"),
         warmup=not no_warmup,
         force=force,
+        min_seconds=min_seconds,
         agent_name=agent_name,
     )
     spool = Spool(spool_dir)

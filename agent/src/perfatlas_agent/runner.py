@@ -16,6 +16,14 @@ from typing import Any, Protocol
 from perfatlas_agent import __version__
 from perfatlas_agent import env as env_mod
 from perfatlas_agent._exceptions import ParameterError, TargetError
+from perfatlas_agent.calibrate import (
+    MAX_STEPS,
+    apply_growth,
+    knob_values,
+    measure_room,
+    phase_seconds,
+    plan_growth,
+)
 from perfatlas_agent.measure import SHORT_PHASE_S, CacheDropper, Metric, pressure_snapshot
 from perfatlas_agent.params import ParamValue, expand_sweep
 from perfatlas_agent.stats import PERCENTILE_METHOD, summarize
@@ -61,6 +69,8 @@ class RunRequest:
     warmup: bool = True
     force: bool = False
     agent_name: str = field(default_factory=socket.gethostname)
+    # Grow the work until every timed phase lasts this long (0: run the sizes as given).
+    min_seconds: float = 0.0
 
 
 def _is_mount_point(path: Path) -> bool:
@@ -213,6 +223,8 @@ def plan_runs(request: RunRequest) -> tuple[Workload, list[dict[str, ParamValue]
         workload.check(point)
     if request.repetitions < 1:
         raise ParameterError("--repetitions must be at least 1")
+    if request.min_seconds < 0:
+        raise ParameterError("--min-seconds must be 0 or more")
     return workload, points
 
 
@@ -293,21 +305,17 @@ def _one_run(
     try:
         reporter.phase("prepare")
         workload.prepare(ctx)
+        if request.min_seconds > 0 and calibrate_run(request, workload, ctx, run_dir, reporter):
+            # The last calibration repetition ran at the final size, just before: the warm-up.
+            reps = request.repetitions
+            if request.warmup:
+                ctx.meta["warmup"] = "the last calibration repetition"
         for rep in range(reps):
-            warm = request.warmup and rep == 0
+            warm = request.warmup and rep == 0 and reps > request.repetitions
             reporter.rep_started(rep, reps, warm)
-            rep_dir = run_dir / f"rep{rep}"
-            rep_dir.mkdir()
             before = pressure_snapshot()
-            # No garbage collection pauses inside timed loops (they allocate no cycles anyway).
-            gc.collect()
-            gc.disable()
-            try:
-                metrics = workload.rep(ctx, rep_dir)
-            finally:
-                gc.enable()
+            metrics = timed_rep(workload, ctx, run_dir / f"rep{rep}")
             after = pressure_snapshot()
-            shutil.rmtree(rep_dir, ignore_errors=True)
             rep_meta.append({"warmup": warm, "before": before, "after": after})
             if not warm:
                 samples.append(metrics)
@@ -324,6 +332,65 @@ def _one_run(
             raise
         return finish("partial", "interrupted (Ctrl-C) after the repetitions kept here")
     return finish("ok")
+
+
+def timed_rep(workload: Workload, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
+    """One repetition in a fresh folder, removed after."""
+    rep_dir.mkdir()
+    # No garbage collection pauses inside timed loops (they allocate no cycles anyway).
+    gc.collect()
+    gc.disable()
+    try:
+        return workload.rep(ctx, rep_dir)
+    finally:
+        gc.enable()
+        shutil.rmtree(rep_dir, ignore_errors=True)
+
+
+def calibrate_run(
+    request: RunRequest, workload: Workload, ctx: RunContext, run_dir: Path, reporter: Reporter
+) -> bool:
+    """--min-seconds (see calibrate.py). True when the last calibration repetition ran at the
+    sizes the run keeps, so that it can stand in for the warm-up."""
+    target = request.min_seconds
+    ctx.meta["min_seconds"] = target
+    fixed = sorted(
+        {n for k in workload.knobs(ctx.params) for n in (k.param, *k.coupled)} & set(request.params)
+    )
+    knobs = [k for k in workload.knobs(ctx.params) if not {k.param, *k.coupled} & set(fixed)]
+    if fixed:
+        ctx.meta["min_seconds_fixed"] = fixed  # given with --param: used as given
+    if not knobs:
+        return False
+    room = measure_room(run_dir, memory_backed=bool(ctx.env.get("memory_backed")))
+    floors = {n: int(v) for n, v in knob_values(knobs, ctx.params).items()}
+    steps: list[dict[str, Any]] = []
+    verified = False
+    for step in range(MAX_STEPS):
+        reporter.phase(f"calibrating for --min-seconds {target:g} (step {step + 1})")
+        sizes = knob_values(knobs, ctx.params)
+        phases = phase_seconds(timed_rep(workload, ctx, run_dir / f"calibrate{step}"))
+        limits = workload.limits(ctx.params, room)
+        plan = plan_growth(
+            knobs, phases, ctx.params, limits=limits, floors=floors, min_seconds=target
+        )
+        steps.append(
+            {"sizes": sizes, "phase_seconds": {p: round(v, 4) for p, v in phases.items()},
+             "factors": {k: f for k, f in plan.factors.items() if f != 1}}
+        )  # fmt: skip
+        # Only the last step says what could not be reached (an earlier limit may have passed).
+        ctx.meta.pop("min_seconds_unreached", None)
+        if plan.limited:
+            ctx.meta["min_seconds_unreached"] = plan.limited
+        if not plan.changes:
+            verified = True
+            break
+        workload.cleanup(ctx)
+        apply_growth(knobs, plan, ctx.params)
+        workload.prepare(ctx)
+    ctx.meta["min_seconds_steps"] = steps
+    ctx.meta["min_seconds_sizes"] = knob_values(knobs, ctx.params)
+    return verified
 
 
 def _cleanup(workload: Workload, ctx: RunContext, run_dir: Path) -> None:
