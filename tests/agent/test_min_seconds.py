@@ -107,13 +107,19 @@ def test_plan_grows_by_powers_of_two_within_room_and_shrinks_passes_back() -> No
     apply_growth(knobs, plan, params)
     assert params == {"nfiles": 32000, "passes": 32}
     # Next step: create 0.4 s needs 2x; warm phases (2.0 s at 32 passes) would be 4.0 s: passes
-    # shrinks by the largest power of two that keeps them over the target (4.0 / 0.625 -> 4).
+    # shrinks by the largest power of two that keeps them over twice the target (1.25 s):
+    # 4.0 / 1.25 = 3.2 -> 2.
     phases = {"create": 0.4, "read_cold": 1.0, "read_warm": 2.0, "stat": 3.0, "delete": 0.9}
     plan = plan_growth(knobs, phases, params, limits={"nfiles": 10**6, "passes": 4096},
                        floors=floors, min_seconds=0.5)  # fmt: skip
-    assert plan.factors == {"nfiles": 2, "passes": 0.25}
+    assert plan.factors == {"nfiles": 2, "passes": 0.5}
     apply_growth(knobs, plan, params)
-    assert params == {"nfiles": 64000, "passes": 8}
+    assert params == {"nfiles": 64000, "passes": 16}
+    # Warm phases at 1.5 s: under four times the target, passes stays.
+    phases = {"create": 0.8, "read_cold": 1.0, "read_warm": 1.5, "stat": 2.0, "delete": 0.9}
+    plan = plan_growth(knobs, phases, params, limits={"nfiles": 10**6, "passes": 4096},
+                       floors=floors, min_seconds=0.5)  # fmt: skip
+    assert plan.factors == {"nfiles": 1, "passes": 1} and not plan.changes
     # No room for more: the largest power of two that fits, and the phase named as unreached.
     plan = plan_growth(knobs, {**phases, "create": 0.05}, params,
                        limits={"nfiles": 200000, "passes": 4096}, floors=floors,

@@ -102,8 +102,9 @@ def plan_growth(
     """How much each knob changes after a calibration repetition that measured `phases`.
 
     A knob grows while one of its own phases is short. A knob whose own phases would all last
-    over twice the target, because an earlier knob grew, shrinks back (never below `floors`,
-    its size before calibration): smallfile's passes, once nfiles has grown."""
+    over four times the target, because an earlier knob grew, shrinks back as far as they
+    stay over twice the target, never below `floors` (its size before calibration):
+    smallfile's passes, once nfiles has grown."""
     plan = Plan()
     target = min_seconds * MARGIN
     owner = {p: k.param for k in knobs for p in k.phases}  # the last knob listed wins
@@ -129,8 +130,10 @@ def plan_growth(
         elif own:
             spare = min(predicted[p] for p in own) / target
             above_floor = current // max(floors.get(knob.param, 1), 1)
-            if spare >= 2 and above_floor >= 2:
-                factor = 1 / min(2 ** int(math.log2(spare)), 2 ** int(math.log2(above_floor)))
+            # Halve only while the phases stay twice the target after it (hysteresis: a
+            # noisy machine must not shrink a knob back under the target).
+            if spare >= 4 and above_floor >= 2:
+                factor = 1 / min(2 ** int(math.log2(spare / 2)), 2 ** int(math.log2(above_floor)))
         plan.factors[knob.param] = factor
         for p in knob.phases:
             if p in predicted:
