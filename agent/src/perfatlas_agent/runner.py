@@ -307,9 +307,10 @@ def _one_run(
         workload.prepare(ctx)
         if request.min_seconds > 0 and calibrate_run(request, workload, ctx, run_dir, reporter):
             # The last calibration repetition ran at the final size, just before: the warm-up.
-            reps = request.repetitions
             if request.warmup:
                 ctx.meta["warmup"] = "the last calibration repetition"
+                reporter.rep_finished()  # the warm-up's place in the plan
+            reps = request.repetitions
         for rep in range(reps):
             warm = request.warmup and rep == 0 and reps > request.repetitions
             reporter.rep_started(rep, reps, warm)
@@ -390,6 +391,12 @@ def calibrate_run(
         workload.prepare(ctx)
     ctx.meta["min_seconds_steps"] = steps
     ctx.meta["min_seconds_sizes"] = knob_values(knobs, ctx.params)
+    chosen = " ".join(f"{k}={v}" for k, v in ctx.meta["min_seconds_sizes"].items())
+    short = ctx.meta.get("min_seconds_unreached")
+    reporter.message(
+        f"  --min-seconds {target:g}: {chosen} after {len(steps)} calibration repetition(s)"
+        + (f"; no room to lengthen {', '.join(short)}" if short else "")
+    )
     return verified
 
 
