@@ -168,13 +168,13 @@ def private_loop(tmp_path: Path) -> Iterator[Any]:
     a `write through` set by hand on the loop device, even for the next file attached to it)."""
     made: list[LoopDevice] = []
 
-    def get(fs_type: str) -> LoopDevice:
+    def get(fs_type: str, image_dir: Path | None = None) -> LoopDevice:
         if not IS_ROOT:
             skip_unless_able("loop devices need root")
         mkfs, size_mb = _MKFS[fs_type]
         if shutil.which(mkfs[0]) is None:
             skip_unless_able(f"{mkfs[0]} is not installed (see tests/agent/SYSTEM_PACKAGES)")
-        image = tmp_path / f"{fs_type}-{len(made)}.img"
+        image = (image_dir or tmp_path) / f"{fs_type}-{uuid.uuid4().hex[:6]}.img"
         with image.open("wb") as f:
             f.truncate(size_mb << 20)
         subprocess.run([*mkfs, str(image)], check=True, capture_output=True)

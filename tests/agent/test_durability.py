@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,8 @@ def test_write_through_over_a_caching_loop_device_drops_flushes(
     loop = private_loop("ext4")
     safe, sent = flushes_during(loop, spool, tmp_path, "file")
     assert safe["write_cache"] == "write back"
-    assert safe["flush_to_device"] is True and safe["memory_backed"] is False
+    # As far as the disk under the image file takes a flush (true on a disk in write back).
+    assert (safe["memory_backed"], safe["flush_to_device"]) == where_a_file_flushes(tmp_path)
     assert safe["environment"]["block_device"] == loop.device
     assert safe["environment"]["device_write_cache"] == "write back"
     # Warm-up + 1 repetition, each fsyncing every file: at least one flush per file reached it.
@@ -78,6 +80,39 @@ def test_write_through_over_a_caching_loop_device_drops_flushes(
     assert unsafe["flush_to_device"] is False
     assert dropped == 0, "the kernel sent no flush at all: fsync returned with data in the cache"
     assert unsafe["fsync_policy"] == safe["fsync_policy"] == "file"
+
+
+def test_a_loop_device_on_a_file_in_memory_is_memory(
+    private_loop: Any, tmpfs_root: Path, spool: Path, tmp_path: Path
+) -> None:
+    on_disk = private_loop("ext4")
+    in_memory = private_loop("ext4", image_dir=tmpfs_root)
+    (disk,) = smallfile(on_disk.mount_point / "a", spool, tmp_path, "nfiles=20")
+    (ram,) = smallfile(in_memory.mount_point / "b", spool, tmp_path, "nfiles=20")
+    # Both look like ext4 on a loop device with a write-back cache...
+    for run in (disk, ram):
+        assert run["environment"]["fs_type"] == "ext4" and run["write_cache"] == "write back"
+    assert ram["environment"]["loop_backing_file"].startswith(str(tmpfs_root))
+    # ...but an fsync of the second ends in a tmpfs file: nothing reaches stable storage.
+    assert (ram["memory_backed"], ram["flush_to_device"]) == (True, False)
+    assert (disk["memory_backed"], disk["flush_to_device"]) == where_a_file_flushes(tmp_path)
+
+
+def where_a_file_flushes(path: Path) -> tuple[bool, bool | None]:
+    """(memory_backed, flush_to_device) of a file under path, from findmnt and lsblk: memory
+    on tmpfs; else the flush reaches the disk when its kernel mode is write back."""
+    fs_type, source = subprocess.run(
+        ["findmnt", "-n", "-o", "FSTYPE,SOURCE", "--target", str(path)],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    if fs_type in ("tmpfs", "ramfs"):
+        return True, False
+    parent = subprocess.run(["lsblk", "-no", "PKNAME", source], capture_output=True, text=True)
+    disk = parent.stdout.strip() or Path(source).name
+    mode = (Path("/sys/block") / disk / "queue/write_cache").read_text().strip()
+    if mode != "write back":
+        skip_unless_able(f"{path} is on {disk} in {mode} mode: no known answer to compare with")
+    return False, True
 
 
 def test_smallfile_fsync_end_flushes_once_per_repetition(
@@ -107,5 +142,6 @@ def test_btrfs_runs_resolve_their_device(loopfs: Any, spool: Path, tmp_path: Pat
     assert env["device_model"] == "loop" and isinstance(env["rotational"], bool)
     wc = (Path("/sys/block") / env["block_device"] / "queue/write_cache").read_text().strip()
     assert run["write_cache"] == wc
-    assert run["flush_to_device"] is (wc == "write back")
-    assert run["memory_backed"] is False
+    memory, host_flush = where_a_file_flushes(fs.mount_point.parent)  # where the image is
+    assert run["memory_backed"] is memory
+    assert run["flush_to_device"] is (host_flush if wc == "write back" else False)

@@ -82,15 +82,13 @@ class CacheFacts:
     device_cache: str  # the device's own cache: "write back" | "write through" | "unknown"
     source: str  # where device_cache came from
     flush_to_device: bool | None
+    memory: bool = False  # the data ends in memory (zram, a RAM disk, a loop file on tmpfs)
 
 
 def _device_cache(block: Path) -> tuple[str, str]:
     """The device's own volatile cache, as the device (not the kernel's setting) says."""
     name = block.name
     if (block / "loop").is_dir():
-        backing = _read(block / "loop/backing_file")
-        if backing:
-            return "write back", "loop: the backing file's page cache (flushes become fsync)"
         return "unknown", "loop without a backing file"
     for ct in sorted((block / "device/scsi_disk").glob("*/cache_type")):
         value = _read(ct)
@@ -128,20 +126,49 @@ def _nvme_vwc(block: Path) -> tuple[str, str]:
     return ("write back" if vwc & 1 else "write through"), "NVMe id-ctrl vwc"
 
 
-def cache_facts(block: Path) -> CacheFacts:
+def _backing_file_facts(backing: str, depth: int) -> tuple[bool | None, bool]:
+    """Where a loop device's flush (an fsync of its backing file) ends: (flush, memory)."""
+    from perfatlas_agent.env import find_mount  # env builds on this module
+
+    mount = find_mount(backing)
+    if mount is None or depth > 3:
+        return None, False
+    if mount.fs_type in MEMORY_FILESYSTEMS:
+        return False, True
+    block = block_dir(resolve_major_minor(mount.major_minor, mount.source))
+    if block is None:
+        return None, False
+    below = [cache_facts(b, depth + 1) for b in _members(mount.fs_type, block)]
+    return combine([b.flush_to_device for b in below]), all(b.memory for b in below)
+
+
+def _members(fs_type: str, block: Path) -> list[Path]:
+    return btrfs_members(block) if fs_type == "btrfs" else [block]
+
+
+def cache_facts(block: Path, depth: int = 0) -> CacheFacts:
     """The kernel's mode, the device's own cache, and whether a flush reaches stable storage."""
     mode = _read(block / "queue/write_cache") or ""
     kernel = mode if mode in ("write back", "write through") else "unknown"
     if _MEMORY_DEVICES.match(block.name):
-        return CacheFacts(kernel, "unknown", "memory (zram/ram disk)", False)
+        return CacheFacts(kernel, "unknown", "memory (zram/ram disk)", False, memory=True)
+    backing = _read(block / "loop/backing_file") if (block / "loop").is_dir() else None
+    if backing:
+        # A loop device's flush is an fsync of its file: it goes as far as that file's
+        # filesystem takes it (nowhere on tmpfs), unless the kernel drops it here.
+        below, memory = _backing_file_facts(backing.removesuffix(" (deleted)"), depth)
+        loop_flush = {"write back": below, "write through": False}.get(kernel)
+        source = "loop: the backing file's page cache (a flush becomes its fsync)"
+        return CacheFacts(kernel, "write back", source, loop_flush, memory=memory)
     slaves = sorted(p.resolve() for p in (block / "slaves").glob("*"))
     if slaves:
         # A stacked device (dm, md): a flush reaches storage only if it does on every member.
-        members = [cache_facts(s) for s in slaves]
+        members = [cache_facts(s, depth) for s in slaves]
         below = combine([m.flush_to_device for m in members])
         if kernel == "write through" and any(m.device_cache == "write back" for m in members):
             below = False  # dropped at this level, above members that cache
-        return CacheFacts(kernel, "members", "its member devices", below)
+        memory = all(m.memory for m in members)
+        return CacheFacts(kernel, "members", "its member devices", below, memory=memory)
     device, source = _device_cache(block)
     flush: bool | None
     if kernel == "write back":
@@ -173,7 +200,7 @@ def storage_facts(fs_type: str, blocks: list[Path]) -> dict[str, Any]:
     modes = {f.kernel_mode for f in facts}
     devices = {f.device_cache for f in facts}
     out: dict[str, Any] = {
-        "memory_backed": all(_MEMORY_DEVICES.match(b.name) for b in blocks),
+        "memory_backed": all(f.memory for f in facts),
         "write_cache": modes.pop() if len(modes) == 1 else "unknown",
         "device_write_cache": devices.pop() if len(devices) == 1 else "unknown",
         "device_write_cache_source": facts[0].source,
