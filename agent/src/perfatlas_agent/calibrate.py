@@ -15,11 +15,16 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfatlas_agent.params import ParamValue
+
+if TYPE_CHECKING:  # the workloads name their knobs with this module's types
+    from perfatlas_agent.measure import Metric
+    from perfatlas_agent.workloads.base import RunContext, Workload
 
 MARGIN = 1.25  # aim a little above the target, so noise does not put a phase back under it
 MAX_STEP_FACTOR = 32
@@ -152,3 +157,61 @@ def apply_growth(knobs: list[Knob], plan: Plan, params: dict[str, ParamValue]) -
 
 def knob_values(knobs: list[Knob], params: dict[str, ParamValue]) -> dict[str, ParamValue]:
     return {n: params[n] for k in knobs for n in (k.param, *k.coupled) if n in params}
+
+
+def calibrate_run(
+    target: float,
+    given: set[str],
+    workload: Workload,
+    ctx: RunContext,
+    run_dir: Path,
+    *,
+    rep: Callable[[Path], dict[str, Metric]],
+    say: Callable[[str], None],
+    phase: Callable[[str], None],
+) -> bool:
+    """--min-seconds for one run, after its setup: `rep` runs a repetition in a folder. True
+    when the last calibration repetition ran at the sizes the run keeps, so that it can stand
+    in for the warm-up. Parameters in `given` (set with --param) are used as given."""
+    ctx.meta["min_seconds"] = target
+    fixed = sorted({n for k in workload.knobs(ctx.params) for n in (k.param, *k.coupled)} & given)
+    knobs = [k for k in workload.knobs(ctx.params) if not {k.param, *k.coupled} & set(fixed)]
+    if fixed:
+        ctx.meta["min_seconds_fixed"] = fixed  # given with --param: used as given
+    if not knobs:
+        return False
+    room = measure_room(run_dir, memory_backed=bool(ctx.env.get("memory_backed")))
+    floors = {n: int(v) for n, v in knob_values(knobs, ctx.params).items()}
+    steps: list[dict[str, Any]] = []
+    verified = False
+    for step in range(MAX_STEPS):
+        phase(f"calibrating for --min-seconds {target:g} (step {step + 1})")
+        sizes = knob_values(knobs, ctx.params)
+        phases = phase_seconds(rep(run_dir / f"calibrate{step}"))
+        limits = workload.limits(ctx.params, room)
+        plan = plan_growth(
+            knobs, phases, ctx.params, limits=limits, floors=floors, min_seconds=target
+        )
+        steps.append(
+            {"sizes": sizes, "phase_seconds": {p: round(v, 4) for p, v in phases.items()},
+             "factors": {k: f for k, f in plan.factors.items() if f != 1}}
+        )  # fmt: skip
+        # Only the last step says what could not be reached (an earlier limit may have passed).
+        ctx.meta.pop("min_seconds_unreached", None)
+        if plan.limited:
+            ctx.meta["min_seconds_unreached"] = plan.limited
+        if not plan.changes:
+            verified = True
+            break
+        workload.cleanup(ctx)
+        apply_growth(knobs, plan, ctx.params)
+        workload.prepare(ctx)
+    ctx.meta["min_seconds_steps"] = steps
+    ctx.meta["min_seconds_sizes"] = knob_values(knobs, ctx.params)
+    chosen = " ".join(f"{k}={v}" for k, v in ctx.meta["min_seconds_sizes"].items())
+    short = ctx.meta.get("min_seconds_unreached")
+    say(
+        f"  --min-seconds {target:g}: {chosen} after {len(steps)} calibration repetition(s)"
+        + (f"; no room to lengthen {', '.join(short)}" if short else "")
+    )
+    return verified

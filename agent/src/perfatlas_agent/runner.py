@@ -16,14 +16,7 @@ from typing import Any, Protocol
 from perfatlas_agent import __version__
 from perfatlas_agent import env as env_mod
 from perfatlas_agent._exceptions import ParameterError, TargetError
-from perfatlas_agent.calibrate import (
-    MAX_STEPS,
-    apply_growth,
-    knob_values,
-    measure_room,
-    phase_seconds,
-    plan_growth,
-)
+from perfatlas_agent.calibrate import calibrate_run
 from perfatlas_agent.measure import SHORT_PHASE_S, CacheDropper, Metric, pressure_snapshot
 from perfatlas_agent.params import ParamValue, expand_sweep
 from perfatlas_agent.stats import PERCENTILE_METHOD, summarize
@@ -305,7 +298,10 @@ def _one_run(
     try:
         reporter.phase("prepare")
         workload.prepare(ctx)
-        if request.min_seconds > 0 and calibrate_run(request, workload, ctx, run_dir, reporter):
+        if request.min_seconds > 0 and calibrate_run(
+            request.min_seconds, set(request.params), workload, ctx, run_dir,
+            rep=lambda d: timed_rep(workload, ctx, d), say=reporter.message, phase=reporter.phase,
+        ):  # fmt: skip
             # The last calibration repetition ran at the final size, just before: the warm-up.
             if request.warmup:
                 ctx.meta["warmup"] = "the last calibration repetition"
@@ -346,58 +342,6 @@ def timed_rep(workload: Workload, ctx: RunContext, rep_dir: Path) -> dict[str, M
     finally:
         gc.enable()
         shutil.rmtree(rep_dir, ignore_errors=True)
-
-
-def calibrate_run(
-    request: RunRequest, workload: Workload, ctx: RunContext, run_dir: Path, reporter: Reporter
-) -> bool:
-    """--min-seconds (see calibrate.py). True when the last calibration repetition ran at the
-    sizes the run keeps, so that it can stand in for the warm-up."""
-    target = request.min_seconds
-    ctx.meta["min_seconds"] = target
-    fixed = sorted(
-        {n for k in workload.knobs(ctx.params) for n in (k.param, *k.coupled)} & set(request.params)
-    )
-    knobs = [k for k in workload.knobs(ctx.params) if not {k.param, *k.coupled} & set(fixed)]
-    if fixed:
-        ctx.meta["min_seconds_fixed"] = fixed  # given with --param: used as given
-    if not knobs:
-        return False
-    room = measure_room(run_dir, memory_backed=bool(ctx.env.get("memory_backed")))
-    floors = {n: int(v) for n, v in knob_values(knobs, ctx.params).items()}
-    steps: list[dict[str, Any]] = []
-    verified = False
-    for step in range(MAX_STEPS):
-        reporter.phase(f"calibrating for --min-seconds {target:g} (step {step + 1})")
-        sizes = knob_values(knobs, ctx.params)
-        phases = phase_seconds(timed_rep(workload, ctx, run_dir / f"calibrate{step}"))
-        limits = workload.limits(ctx.params, room)
-        plan = plan_growth(
-            knobs, phases, ctx.params, limits=limits, floors=floors, min_seconds=target
-        )
-        steps.append(
-            {"sizes": sizes, "phase_seconds": {p: round(v, 4) for p, v in phases.items()},
-             "factors": {k: f for k, f in plan.factors.items() if f != 1}}
-        )  # fmt: skip
-        # Only the last step says what could not be reached (an earlier limit may have passed).
-        ctx.meta.pop("min_seconds_unreached", None)
-        if plan.limited:
-            ctx.meta["min_seconds_unreached"] = plan.limited
-        if not plan.changes:
-            verified = True
-            break
-        workload.cleanup(ctx)
-        apply_growth(knobs, plan, ctx.params)
-        workload.prepare(ctx)
-    ctx.meta["min_seconds_steps"] = steps
-    ctx.meta["min_seconds_sizes"] = knob_values(knobs, ctx.params)
-    chosen = " ".join(f"{k}={v}" for k, v in ctx.meta["min_seconds_sizes"].items())
-    short = ctx.meta.get("min_seconds_unreached")
-    reporter.message(
-        f"  --min-seconds {target:g}: {chosen} after {len(steps)} calibration repetition(s)"
-        + (f"; no room to lengthen {', '.join(short)}" if short else "")
-    )
-    return verified
 
 
 def _cleanup(workload: Workload, ctx: RunContext, run_dir: Path) -> None:
