@@ -126,9 +126,10 @@ def test_smallfile_fsync_end_flushes_once_per_repetition(
     assert [r["parameters"]["fsync"] for r in (each, end, none)] == ["file", "end", "none"]
     assert end["meta"]["create_includes_syncfs"] is True
     assert per_file >= 2 * NFILES
-    # The syncfs at the end of create, and the ones before each cold read: a handful per rep.
-    assert at_end < NFILES / 10
-    assert without <= at_end
+    # The syncfs at the end of create (at least one flush in each of the warm-up and the
+    # repetition), the one before each cold read, and the journal's own commits: a handful.
+    assert 2 <= at_end < NFILES / 10
+    assert without < NFILES / 10
 
 
 def test_btrfs_runs_resolve_their_device(loopfs: Any, spool: Path, tmp_path: Path) -> None:
