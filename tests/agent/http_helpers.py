@@ -83,7 +83,9 @@ class FaultProxy(_Base):
         if inject:
             self.reply(req, 500, {"detail": "internal error (injected by the test proxy)"})
             return
-        if self.hang == "before":
+        # Hangs hit uploads of runs only, not the agent's check of the server before a run.
+        hang = self.hang if method == "POST" and b'"uuid"' in body else None
+        if hang == "before":
             self.got_request.set()
             self.release.wait(60)
             return
@@ -95,7 +97,7 @@ class FaultProxy(_Base):
         )
         with self.lock:
             self.forwarded += 1
-        if self.hang == "after":
+        if hang == "after":
             self.got_request.set()
             self.release.wait(60)
             return
@@ -108,3 +110,27 @@ class FaultProxy(_Base):
     def close(self) -> None:
         self.release.set()
         super().close()
+
+
+class PoisonProxy(FaultProxy):
+    """Forwards to upstream, but answers 500 to every upload that carries the run `poison`, as a
+    server bug triggered by one run's content would (whether it comes alone or in a batch)."""
+
+    def __init__(self, upstream: str, poison: str) -> None:
+        super().__init__(upstream)
+        self.poison = poison.encode()
+        self.poisoned = 0
+        self.batch_sizes: list[int] = []
+
+    def handle(self, req: BaseHTTPRequestHandler, method: str, body: bytes) -> None:
+        if method == "POST" and b'"uuid"' in body:
+            with self.lock:
+                self.batch_sizes.append(body.count(b'"uuid"'))
+        if method == "POST" and self.poison in body:
+            with self.lock:
+                self.poisoned += 1
+                self.requests.append(f"{method} {req.path}")
+            detail = f"internal error: run {self.poison.decode()} broke the test server"
+            self.reply(req, 500, {"detail": detail})
+            return
+        super().handle(req, method, body)

@@ -20,6 +20,7 @@ def test_ctrl_c_cleans_up_and_keeps_what_was_measured(
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
     env["PERFATLAS_AGENT_SPOOL"] = str(spool)
+    env["PERFATLAS_AGENT_MIN_SECONDS"] = "0"  # the sizes asked for: no calibration first
     proc = subprocess.Popen(
         agent_cmd("run", "smallfile", "--target", str(tmpfs_target), "-p", "nfiles=20000", "-p", f"threads={threads}",
                   "-n", "50", "--no-warmup"),

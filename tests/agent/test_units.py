@@ -32,8 +32,11 @@ def test_sweep_is_a_cartesian_product_over_defaults() -> None:
     points = expand_sweep(specs, {"threads": "1,2,4", "fsync": "false,true", "size": "30B"})
     assert len(points) == 6
     assert {(p["threads"], p["fsync"]) for p in points} == {
-        (t, f) for t in (1, 2, 4) for f in (False, True)
-    }
+        (t, f) for t in (1, 2, 4) for f in ("none", "file")
+    }, "fsync=false/true are the older spellings of none/file"
+    assert [p["fsync"] for p in expand_sweep(specs, {"fsync": "none,file,end"})] == [
+        "none", "file", "end",
+    ]  # fmt: skip
     assert all(p["size"] == 30 and p["nfiles"] == 1000 for p in points)
 
 
@@ -105,3 +108,54 @@ def test_command_output_forms() -> None:
     assert out["a.seconds"].unit == "s" and out["a.seconds"].direction is None
     assert out["b"].unit == "MB/s" and out["b"].value == 2
     assert parse_output('{"metrics": {"c": 3}}')["c"].direction == "higher"
+
+
+def _disk(root: Path, name: str, kernel: str, **files: str) -> Path:
+    """A block device's sysfs folder as the kernel lays it out (only the files read)."""
+    disk = root / name
+    (disk / "queue").mkdir(parents=True)
+    (disk / "queue/write_cache").write_text(kernel + "\n")
+    for rel, text in files.items():
+        path = disk / rel.replace("__", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+    return disk
+
+
+@pytest.mark.parametrize(
+    ("kernel", "device", "flush"),
+    [
+        ("write back", "write back", True),  # flushes sent to a caching disk
+        ("write through", "write through", True),  # no cache: nothing to flush
+        ("write through", "write back", False),  # set by hand over a caching disk: dropped
+        ("write through", "write back, no read (daft)", False),
+        ("write through", None, None),  # the disk does not say: unknown
+    ],
+)
+def test_flush_to_device_decision(
+    tmp_path: Path, kernel: str, device: str | None, flush: bool | None
+) -> None:
+    from perfatlas_agent.durability import cache_facts, storage_facts
+
+    files = {"device__scsi_disk__0:0:0:0__cache_type": device} if device else {}
+    disk = _disk(tmp_path, "sda", kernel, **files)
+    facts = cache_facts(disk)
+    assert facts.kernel_mode == kernel and facts.flush_to_device is flush
+    stored = storage_facts("ext4", [disk])
+    assert stored["write_cache"] == kernel and stored["flush_to_device"] is flush
+    assert stored["memory_backed"] is False
+    assert storage_facts("tmpfs", [])["flush_to_device"] is False
+    assert storage_facts("nfs4", [])["flush_to_device"] is None
+
+
+def test_stacked_device_is_as_safe_as_its_least_safe_member(tmp_path: Path) -> None:
+    from perfatlas_agent.durability import cache_facts
+
+    safe = _disk(tmp_path, "vda", "write back", cache_type="write back")
+    unsafe = _disk(tmp_path, "vdb", "write through", cache_type="write back")
+    md = _disk(tmp_path, "md0", "write back")
+    (md / "slaves").mkdir()
+    (md / "slaves/vda").symlink_to(safe)
+    assert cache_facts(md).flush_to_device is True
+    (md / "slaves/vdb").symlink_to(unsafe)
+    assert cache_facts(md).flush_to_device is False

@@ -106,12 +106,24 @@ def test_server_down_until_deadline_leaves_runs_spooled(
     agent = new_agent("down")
     proxy = FaultProxy(live_server.url)
     proxy.close()  # the way to the server is down: nothing listens at proxy.url any more
-    res = quick_runs(tmp_path, spool, agent, "--server", proxy.url,
-                     "--token", live_server.upload_token, "--retry-deadline", "1")  # fmt: skip
+    assert quick_runs(tmp_path, spool, agent).returncode == 0  # no server: spooled
+    res = run_agent("upload", "--server", proxy.url, "--token", live_server.upload_token,
+                    "--retry-deadline", "1", spool=spool)  # fmt: skip
     assert res.returncode == 1
     assert "3 run(s) remain in the spool" in res.stderr
     assert len(spooled(spool)) == 3
     assert stored_counts(live_server, agent) == Counter()
+
+
+def test_unreachable_server_stops_a_run_before_it_starts(tmp_path: Path, spool: Path) -> None:
+    proxy = FaultProxy("http://127.0.0.1:9")
+    proxy.close()
+    target = tmp_path / "never"
+    res = run_agent("run", "command", "--target", str(target), *QUICK, "-p", "k=1",
+                    "--server", proxy.url, "--token", "pa_x", spool=spool)  # fmt: skip
+    assert res.returncode == 1
+    assert "cannot reach the server" in res.stderr and "nothing was run" in res.stderr
+    assert not target.exists() and spooled(spool) == []
 
 
 def test_validation_error_moves_only_the_bad_run_to_rejected(
@@ -160,9 +172,27 @@ def test_same_uuid_other_body_is_a_loud_conflict(
     assert "changed" not in stored[original["uuid"]][0]["labels"], "the first body stays"
 
 
-def test_bad_token_keeps_the_spool(live_server: Any, tmp_path: Path, spool: Path) -> None:
+def test_bad_token_stops_a_run_before_any_workload_file(
+    live_server: Any, tmp_path: Path, spool: Path
+) -> None:
     agent = new_agent("token")
-    res = quick_runs(tmp_path, spool, agent, "--server", live_server.url, "--token", "wrong")
+    target = tmp_path / "t"
+    # A workload that would leave a mark in the target if it ever ran.
+    res = run_agent("run", "smallfile", "--target", str(target), "-p", "nfiles=10", "-n", "1",
+                    "--agent-name", agent, "--server", live_server.url, "--token", "pa_wrong",
+                    spool=spool)  # fmt: skip
+    assert res.returncode == 4
+    assert "refused the token" in res.stderr and "401" in res.stderr
+    assert "Nothing was run" in res.stderr
+    assert not target.exists(), "the check comes before the target is even made"
+    assert spooled(spool) == []
+    assert stored_counts(live_server, agent) == Counter()
+
+
+def test_bad_token_on_upload_keeps_the_spool(live_server: Any, tmp_path: Path, spool: Path) -> None:
+    agent = new_agent("token-upload")
+    assert quick_runs(tmp_path, spool, agent).returncode == 0
+    res = run_agent("upload", "--server", live_server.url, "--token", "wrong", spool=spool)
     assert res.returncode == 4
     assert "token" in res.stderr and "401" in res.stderr
     assert len(spooled(spool)) == 3

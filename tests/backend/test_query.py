@@ -264,20 +264,40 @@ def test_catalog_lists_what_there_is_to_explore(client, upload_headers, read_hea
 
 
 def test_agents_with_last_seen(client, upload_headers, read_headers):
+    """Last seen is the last upload (the server's clock), not the newest run's start; the
+    version is the newest run's, whenever it is uploaded."""
+
+    def agents() -> dict[str, dict]:
+        return {a["name"]: a for a in client.get("/api/v1/agents", headers=read_headers).json()}
+
+    def seen(name: str) -> dt.datetime:
+        return dt.datetime.fromisoformat(agents()[name]["last_seen_at"].replace("Z", "+00:00"))
+
     old = run_body(agent="lab-old", started_at="2026-01-01T00:00:00+00:00")
-    new = run_body(agent="lab-new", agent_version="0.2.0", started_at="2026-11-01T00:00:00+00:00")
-    newer = run_body(agent="lab-new", agent_version="0.2.0", started_at="2026-11-02T00:00:00+00:00")
+    new = run_body(agent="lab-new", agent_version="0.2.0", started_at="2025-11-01T00:00:00+00:00")
+    newer = run_body(agent="lab-new", agent_version="0.2.0", started_at="2025-11-02T00:00:00+00:00")
+    before = dt.datetime.now(dt.UTC)
     upload(client, upload_headers, [old, new, newer])
-    agents = client.get("/api/v1/agents", headers=read_headers).json()
-    assert [a["name"] for a in agents] == ["lab-new", "lab-old"]
-    assert agents[0]["runs"] == 2 and agents[0]["version"] == "0.2.0"
-    assert agents[0]["last_seen_at"] == "2026-11-02T00:00:30Z"
-    # An older run uploaded later does not move last seen backwards.
+    after = dt.datetime.now(dt.UTC)
+    listed = client.get("/api/v1/agents", headers=read_headers).json()
+    assert {a["name"] for a in listed} == {"lab-new", "lab-old"}
+    assert agents()["lab-new"]["runs"] == 2 and agents()["lab-new"]["version"] == "0.2.0"
+    first = seen("lab-new")
+    assert before <= first <= after, "the upload's time, not a run's (which are a year older)"
+    assert before <= seen("lab-old") <= after
+    # An older run (an older agent) uploaded later: seen again, the version stays the newest run's.
+    late = run_body(agent="lab-new", agent_version="0.1.0", started_at="2025-01-01T00:00:00+00:00")
+    before = dt.datetime.now(dt.UTC)
+    upload(client, upload_headers, [late])
+    again = agents()["lab-new"]
+    assert again["runs"] == 3 and again["version"] == "0.2.0"
+    assert seen("lab-new") >= before >= first
     upload(
-        client, upload_headers, [run_body(agent="lab-new", started_at="2025-01-01T00:00:00+00:00")]
-    )
-    again = client.get("/api/v1/agents", headers=read_headers).json()
-    assert again[0]["last_seen_at"] == "2026-11-02T00:00:30Z" and again[0]["runs"] == 3
+        client, upload_headers,
+        [run_body(agent="lab-new", agent_version="0.3.0", started_at="2025-12-01T00:00:00+00:00")],
+    )  # fmt: skip
+    assert agents()["lab-new"]["version"] == "0.3.0"
+    assert seen("lab-old") <= seen("lab-new"), "lab-old has not uploaded since"
 
 
 def test_each_metric_of_a_run_lands_in_its_own_series(client, upload_headers, read_headers):

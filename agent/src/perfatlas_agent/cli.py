@@ -12,11 +12,11 @@ import click
 
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import AgentError, UploadError
-from perfatlas_agent.client import Client, UploadReport, flush
+from perfatlas_agent.client import Client, UploadReport, check_server, flush
 from perfatlas_agent.params import parse_assignments
 from perfatlas_agent.progress import make_reporter
-from perfatlas_agent.runner import Interrupted, RunRequest, run_sweep
-from perfatlas_agent.spool import Spool, default_spool_dir, write_durably
+from perfatlas_agent.runner import Interrupted, RunRequest, plan_runs, run_sweep
+from perfatlas_agent.spool import Claim, Spool, default_spool_dir, write_durably
 from perfatlas_agent.workloads import all_workloads
 
 EXIT_REJECTED = 3
@@ -53,18 +53,29 @@ def _say(text: str, *, err: bool = True, fg: str | None = None) -> None:
     click.secho(text, err=err, fg=fg)
 
 
-def _flush(spool: Spool, server: str, token: str | None, deadline: float) -> UploadReport:
+def _flush(
+    spool: Spool, server: str, token: str | None, deadline: float, claim: Claim | None = None
+) -> UploadReport:
     def on_retry(problem: str, wait: float) -> None:
         _say(f"upload failed ({problem}); retrying in {wait:.1f}s", fg="yellow")
 
     with Client(server, token, deadline_s=deadline, on_retry=on_retry) as client:
-        report = flush(spool, client, on_message=lambda m: _say(m, fg="red"))
-    if report.delivered:
+        report = flush(spool, client, on_message=lambda m: _say(m, fg="red"), claim=claim)
+    # Counted per invocation: a run made by another process is never reported as this one's.
+    mine = claim.uuids if claim is not None else None
+    created = [u for u in report.created if mine is None or u in mine]
+    existing = [u for u in report.existing if mine is None or u in mine]
+    if created or existing:
+        whose = " of this invocation" if mine is not None else ""
         _say(
-            f"uploaded {report.delivered} run(s) to {server} "
-            f"({len(report.created)} new, {len(report.existing)} already there)",
+            f"uploaded {len(created) + len(existing)} run(s){whose} to {server} "
+            f"({len(created)} new, {len(existing)} already there)",
             fg="green",
         )
+    if mine is not None:
+        earlier = [u for u in report.created + report.existing if u not in mine]
+        if earlier:
+            _say(f"also uploaded {len(earlier)} run(s) left in the spool by earlier invocations")
     for run_uuid, reason in report.rejected:
         _say(f"REJECTED {run_uuid}: {reason}", fg="red")
     if report.rejected:
@@ -73,13 +84,21 @@ def _flush(spool: Spool, server: str, token: str | None, deadline: float) -> Upl
             "they will not be retried",
             fg="red",
         )
+    for run_uuid, reason in report.held:
+        _say(f"KEPT {run_uuid}: the server failed on it: {reason}", fg="red")
     if report.error:
         _say(f"upload error: {report.error}", fg="red")
     if report.remaining:
         _say(
             f"{report.remaining} run(s) remain in the spool {spool.root}; "
-            "`perfatlas-agent upload` sends them",
+            "`perfatlas-agent upload` sends them (`perfatlas-agent status` lists them)",
             fg="yellow",
+        )
+    if report.left_to_others:
+        pids = ", ".join(str(p) for p in sorted(set(report.left_to_others.values())))
+        _say(
+            f"{len(report.left_to_others)} run(s) in the spool belong to a running "
+            f"perfatlas-agent (pid {pids}), which uploads them itself"
         )
     return report
 
@@ -130,6 +149,15 @@ def workloads() -> None:
     help="also write the runs to this JSON file",
 )
 @click.option("--no-warmup", is_flag=True, help="keep the first repetition (no warm-up)")
+@click.option(
+    "--min-seconds",
+    envvar="PERFATLAS_AGENT_MIN_SECONDS",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="grow the sizes left at their defaults until every timed phase lasts this long "
+    "(calibrated before the measured repetitions; 0 runs the sizes as they are)",
+)
 @click.option("--force", is_flag=True, help="run in a target that is not empty")
 @click.option(
     "--agent-name",
@@ -146,6 +174,7 @@ def run(
     labels: tuple[str, ...],
     output: Path | None,
     no_warmup: bool,
+    min_seconds: float,
     force: bool,
     agent_name: str,
     server: str | None,
@@ -162,14 +191,24 @@ def run(
         labels=parse_assignments(labels, "--label"),
         warmup=not no_warmup,
         force=force,
+        min_seconds=min_seconds,
         agent_name=agent_name,
     )
     spool = Spool(spool_dir)
     use_spool = bool(server) or output is None
+    plan_runs(request)  # bad parameters are reported before anything else
+    if server:
+        # Seconds, not the length of the whole workload, to find a wrong token or server.
+        problem = check_server(server, token)
+        if problem:
+            _say(f"{problem}; running anyway: the runs are spooled and the upload retried",
+                 fg="yellow")  # fmt: skip
     runs: list[dict[str, Any]] = []
+    claim = spool.claim() if use_spool else None
 
     def on_run(one: dict[str, Any]) -> None:
-        if use_spool:
+        if claim is not None:
+            claim.add(one["uuid"])  # claimed before it is spooled: no other process sends it
             spool.put(one)
         runs.append(one)
 
@@ -188,9 +227,13 @@ def run(
         write_durably(output, json.dumps({"runs": runs}, indent=1).encode())
         _say(f"wrote {len(runs)} run(s) to {output}")
     report: UploadReport | None = None
-    if server:
-        report = _flush(spool, server, token, retry_deadline)
-    elif use_spool:
+    try:
+        if server:
+            report = _flush(spool, server, token, retry_deadline, claim)
+    finally:
+        if claim is not None:
+            claim.release()
+    if not server and use_spool:
         _say(
             f"{len(runs)} run(s) kept in the spool {spool.root}; no server configured "
             "(--server or PERFATLAS_SERVER), send them later with `perfatlas-agent upload`",
@@ -257,6 +300,43 @@ def upload(
         return
     report = _flush(spool, server, token, retry_deadline)
     sys.exit(_exit_code(report))
+
+
+@cli.command()
+@click.option(
+    "--spool",
+    "spool_dir",
+    envvar="PERFATLAS_AGENT_SPOOL",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="spool folder ($PERFATLAS_AGENT_SPOOL)",
+)
+def status(spool_dir: Path | None) -> None:
+    """What the spool holds: runs waiting (with the server's message if it failed on one),
+    runs owned by a running agent, and runs the server rejected."""
+    spool = Spool(spool_dir)
+    others = spool.claimed_by_others()
+    pending = spool.pending()
+    click.echo(f"spool {spool.root}: {len(pending)} run(s) waiting to be uploaded")
+    for path in pending:
+        try:
+            run = spool.load(path)
+        except (OSError, ValueError):
+            click.echo(f"  {path.stem}  (unreadable)")
+            continue
+        line = f"  {path.stem}  {run.get('workload')}  {run.get('agent')}  {run.get('started_at')}"
+        if path.stem in others:
+            line += f"  [being run by pid {others[path.stem]}]"
+        click.echo(line)
+        error = spool.error_of(path.stem)
+        if error:
+            click.echo(f"      the server failed on it: {error}")
+    rejected = spool.rejected()
+    if rejected:
+        click.echo(f"{len(rejected)} run(s) rejected by the server (in {spool.rejected_dir}):")
+        for path in rejected:
+            reason = spool.rejected_dir / f"{path.stem}.reason.txt"
+            text = reason.read_text().strip() if reason.exists() else "(no reason recorded)"
+            click.echo(f"  {path.stem}: {text}")
 
 
 def main() -> None:

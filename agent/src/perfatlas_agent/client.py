@@ -6,16 +6,21 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import UploadError
-from perfatlas_agent.spool import Spool
+from perfatlas_agent.spool import Claim, Spool
 
 BATCH_SIZE = 50
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# The server is down or busy: retried until the deadline, whatever is sent.
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+# Any other 5xx may be caused by what was sent (a server bug one run triggers): retried a few
+# times, then the batch is split to find the run, which stays in the spool with the message.
+SERVER_ERROR_ATTEMPTS = 3
 
 
 class RetryExhausted(UploadError):
@@ -23,6 +28,10 @@ class RetryExhausted(UploadError):
 
 
 class TokenRejected(UploadError):
+    exit_code = 4
+
+
+class ServerUnreachable(UploadError):
     pass
 
 
@@ -31,7 +40,9 @@ class UploadReport:
     created: list[str] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)
+    held: list[tuple[str, str]] = field(default_factory=list)
     remaining: int = 0
+    left_to_others: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
     @property
@@ -88,11 +99,17 @@ class Client:
         headers = {"Content-Type": "application/json"}
         give_up = time.monotonic() + self.deadline_s
         delay = 0.25
+        server_errors = 0
         while True:
             problem: str
             try:
                 response = self._http.post(path, content=content, headers=headers)
-                if response.status_code not in RETRY_STATUSES:
+                status = response.status_code
+                if status >= 500 and status not in RETRY_STATUSES:
+                    server_errors += 1
+                    if server_errors >= SERVER_ERROR_ATTEMPTS:
+                        return response
+                elif status not in RETRY_STATUSES:
                     return response
                 problem = describe_error(response)
             except httpx.TransportError as exc:
@@ -109,6 +126,64 @@ class Client:
             delay *= 2
 
 
+def check_server(server: str, token: str | None, *, timeout_s: float = 5.0) -> str | None:
+    """Before a long run: the server answers, and takes this token for uploads. Returns a
+    warning when the server answers with an error of its own (the runs are spooled and the
+    upload retried, so that alone does not stop a run).
+
+    Two probes that store nothing: a read of one run (any unknown token is refused, 401),
+    and an empty batch (a token without the upload scope is refused, 403, by a server that
+    checks the token before the body; the empty list itself is refused, 422)."""
+    headers = {"User-Agent": f"perfatlas-agent/{__version__}"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    base = server.rstrip("/")
+    with httpx.Client(base_url=base, headers=headers, timeout=timeout_s) as http:
+        try:
+            health = http.get("/api/v1/health")
+        except httpx.TransportError as exc:
+            raise ServerUnreachable(
+                f"cannot reach the server {base} ({type(exc).__name__}: {exc}); nothing was run. "
+                "Check --server/PERFATLAS_SERVER, or leave it unset to keep the runs in the "
+                "spool and upload them later."
+            ) from exc
+        if health.status_code >= 500:
+            return f"the server {base} is not well ({describe_error(health)})"
+        if health.status_code != 200:
+            raise ServerUnreachable(
+                f"{base} does not answer as a PerfAtlas server ({describe_error(health)}); "
+                "nothing was run"
+            )
+        if not token:
+            raise TokenRejected(
+                f"no token for {base}: set --token or PERFATLAS_TOKEN to an upload token; "
+                "nothing was run"
+            )
+        try:
+            read = http.get("/api/v1/runs", params={"limit": "1"})
+            probe = read
+            if read.status_code not in (401, 403):
+                probe = http.post(
+                    "/api/v1/runs/batch",
+                    content=b'{"runs": []}',
+                    headers={"Content-Type": "application/json"},
+                )
+        except httpx.TransportError as exc:
+            raise ServerUnreachable(f"the server {base} stopped answering ({exc})") from exc
+    if probe.status_code in (401, 403):
+        raise TokenRejected(
+            f"the server {base} refused the token ({describe_error(probe)}); set --token or "
+            "PERFATLAS_TOKEN to an upload token. Nothing was run."
+        )
+    if probe.status_code >= 500:
+        return f"the server {base} failed a test upload ({describe_error(probe)})"
+    if probe.status_code not in (200, 422):
+        raise ServerUnreachable(
+            f"the server {base} cannot take uploads ({describe_error(probe)}); nothing was run"
+        )
+    return None
+
+
 def _check_auth(response: httpx.Response) -> None:
     if response.status_code in (401, 403):
         raise TokenRejected(
@@ -123,29 +198,45 @@ def flush(
     *,
     on_message: Callable[[str], None] = lambda _m: None,
     batch_size: int = BATCH_SIZE,
+    claim: Claim | None = None,
 ) -> UploadReport:
-    """Send every spooled run; a run leaves the spool only once the server acknowledged it."""
+    """Send every spooled run not claimed by another live agent process; a run leaves the
+    spool only once the server acknowledged it. Runs the server failed on before go last,
+    one at a time, so that they cannot hold back the others."""
     report = UploadReport()
-    paths = spool.pending()
-    try:
-        for i in range(0, len(paths), batch_size):
-            chunk: list[tuple[str, dict[str, Any]]] = []
-            for path in paths[i : i + batch_size]:
-                try:
-                    run = spool.load(path)
-                except FileNotFoundError:  # another agent process delivered it just now
-                    continue
-                except (OSError, ValueError) as exc:
-                    report.rejected.append((path.stem, f"unreadable spool file: {exc}"))
-                    spool.reject(path.stem, f"unreadable spool file: {exc}")
-                    continue
-                chunk.append((str(run.get("uuid", path.stem)), run))
-            if chunk:
-                _send_chunk(spool, client, chunk, report, on_message)
-    except UploadError as exc:
-        report.error = str(exc)
-    report.remaining = len(spool.pending())
+    with spool.flush_lock():
+        report.left_to_others = spool.claimed_by_others(claim)
+        paths = [p for p in spool.pending() if p.stem not in report.left_to_others]
+        fresh = [p for p in paths if spool.error_of(p.stem) is None]
+        failed_before = [p for p in paths if spool.error_of(p.stem) is not None]
+        groups = [fresh[i : i + batch_size] for i in range(0, len(fresh), batch_size)]
+        groups += [[p] for p in failed_before]
+        try:
+            for group in groups:
+                chunk = _load(spool, group, report)
+                if chunk:
+                    _send_chunk(spool, client, chunk, report, on_message)
+        except UploadError as exc:
+            report.error = str(exc)
+        report.remaining = len([p for p in spool.pending() if p.stem not in report.left_to_others])
     return report
+
+
+def _load(
+    spool: Spool, group: list[Path], report: UploadReport
+) -> list[tuple[str, dict[str, Any]]]:
+    chunk: list[tuple[str, dict[str, Any]]] = []
+    for path in group:
+        try:
+            run = spool.load(path)
+        except FileNotFoundError:  # another agent process delivered it just now
+            continue
+        except (OSError, ValueError) as exc:
+            report.rejected.append((path.stem, f"unreadable spool file: {exc}"))
+            spool.reject(path.stem, f"unreadable spool file: {exc}")
+            continue
+        chunk.append((str(run.get("uuid", path.stem)), run))
+    return chunk
 
 
 def _send_chunk(
@@ -155,6 +246,9 @@ def _send_chunk(
     report: UploadReport,
     on_message: Callable[[str], None],
 ) -> None:
+    if len(chunk) == 1:
+        _send_one(spool, client, *chunk[0], report, on_message)
+        return
     response = client.post("/api/v1/runs/batch", {"runs": [run for _, run in chunk]})
     _check_auth(response)
     if response.status_code == 200:
@@ -164,6 +258,16 @@ def _send_chunk(
         # One bad run refuses the whole batch: send one by one to find it and keep the rest.
         for run_uuid, run in chunk:
             _send_one(spool, client, run_uuid, run, report, on_message)
+        return
+    if response.status_code >= 500:
+        # The server fails on something in this batch: halve it until the run is found.
+        on_message(
+            f"the server failed on a batch of {len(chunk)} run(s) "
+            f"({describe_error(response)}); splitting it to find the run"
+        )
+        half = len(chunk) // 2
+        _send_chunk(spool, client, chunk[:half], report, on_message)
+        _send_chunk(spool, client, chunk[half:], report, on_message)
         return
     raise UploadError(f"unexpected answer to a batch upload: {describe_error(response)}")
 
@@ -199,5 +303,14 @@ def _send_one(
         path = spool.reject(run_uuid, reason)
         report.rejected.append((run_uuid, reason))
         on_message(f"REJECTED run {run_uuid}: {reason}; kept in {path}")
+        return
+    if response.status_code >= 500:
+        reason = describe_error(response)
+        spool.note_error(run_uuid, reason)
+        report.held.append((run_uuid, reason))
+        on_message(
+            f"the server fails on run {run_uuid}: {reason}. It stays in the spool (the others "
+            "are delivered); `perfatlas-agent status` shows it, `perfatlas-agent upload` retries it"
+        )
         return
     raise UploadError(f"unexpected answer to an upload: {describe_error(response)}")

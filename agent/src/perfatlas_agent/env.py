@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent import __version__
+from perfatlas_agent.durability import (
+    block_dir,
+    btrfs_members,
+    resolve_major_minor,
+    storage_facts,
+)
 
 
 @dataclass(frozen=True)
@@ -61,23 +67,8 @@ def find_mount(path: str | Path) -> MountInfo | None:
     return best
 
 
-def _block_dir(major_minor: str) -> Path | None:
-    """The sysfs folder of the whole disk behind major:minor (a partition maps to its disk)."""
-    link = Path("/sys/dev/block") / major_minor
-    if not link.exists():
-        return None
-    real = link.resolve()
-    if (real / "partition").exists():
-        real = real.parent
-    return real
-
-
-def _device_facts(major_minor: str) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    block = _block_dir(major_minor)
-    if block is None:
-        return facts
-    facts["block_device"] = block.name
+def _device_facts(block: Path) -> dict[str, Any]:
+    facts: dict[str, Any] = {"block_device": block.name}
     rot = _read(block / "queue/rotational")
     if rot is not None:
         facts["rotational"] = rot == "1"
@@ -85,11 +76,6 @@ def _device_facts(major_minor: str) -> dict[str, Any]:
     if sched:
         m = re.search(r"\[(\S+)\]", sched)
         facts["scheduler"] = m.group(1) if m else sched
-    wc = _read(block / "queue/write_cache")
-    if wc:
-        facts["write_cache"] = (
-            "enabled" if wc == "write back" else "disabled" if wc == "write through" else "unknown"
-        )
     ra = _read(block / "queue/read_ahead_kb")
     if ra is not None and ra.isdigit():
         facts["read_ahead_kb"] = int(ra)
@@ -110,6 +96,16 @@ def _device_facts(major_minor: str) -> dict[str, Any]:
     if size and size.isdigit():
         facts["device_bytes"] = int(size) * 512
     return facts
+
+
+def _blocks(mount: MountInfo) -> list[Path]:
+    """The whole disks under the mount (every member of a multi-device btrfs)."""
+    block = block_dir(resolve_major_minor(mount.major_minor, mount.source))
+    if block is None:
+        return []
+    if mount.fs_type == "btrfs":
+        return btrfs_members(block)
+    return [block]
 
 
 def _run(cmd: list[str], timeout: float = 10.0, *, strict: bool = False) -> str | None:
@@ -231,7 +227,12 @@ def capture(target: str | Path, *, with_tools: bool = True) -> dict[str, Any]:
         env["mount_point"] = mount.mount_point
         env["mount_options"] = mount.options
         env["device"] = mount.source
-        env.update(_device_facts(mount.major_minor))
+        blocks = _blocks(mount)
+        if blocks:
+            env.update(_device_facts(blocks[0]))
+            if len(blocks) > 1:
+                env["block_devices"] = [b.name for b in blocks]
+        env.update(storage_facts(mount.fs_type, blocks))
         env["fs_info"] = _fs_info(mount)
     try:
         st = os.statvfs(target)

@@ -15,6 +15,35 @@ Kind = Literal["int", "size", "bool", "str", "choice", "threads", "float"]
 
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+# A free-form value that is a size only if it says so: a number with a unit (4k, 1M, 30B).
+_SUFFIXED_RE = re.compile(r"^\s*\d+(?:\.\d+)?\s*(?:[kmgt](?:i?b)?|b)\s*$", re.IGNORECASE)
+
+
+class SizeText(int):
+    """A size written with a suffix (`128k`): stored as bytes, so it plots on a numeric axis,
+    and given to a command as written (`{segsize}` becomes `128k`)."""
+
+    text: str
+
+    def __new__(cls, value: int, text: str) -> SizeText:
+        obj = super().__new__(cls, value)
+        obj.text = text
+        return obj
+
+    def __copy__(self) -> SizeText:
+        return self
+
+    def __deepcopy__(self, memo: object) -> SizeText:
+        return self
+
+
+def as_written(value: ParamValue) -> str:
+    """A parameter as the user wrote it (sizes with their suffix), for commands."""
+    if isinstance(value, SizeText):
+        return value.text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def parse_size(text: str) -> int:
@@ -46,6 +75,8 @@ class ParamSpec:
     help: str
     choices: tuple[str, ...] = ()
     sweepable: bool = True
+    # Other spellings of a choice, kept for older command lines (fsync=true means file).
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def parse(self, text: str) -> ParamValue:
         try:
@@ -65,6 +96,7 @@ class ParamSpec:
                     raise ParameterError(f"{self.name} must be >= 1 or auto")
                 return value
             if self.kind == "choice":
+                text = dict(self.aliases).get(text.strip().lower(), text)
                 if text not in self.choices:
                     raise ParameterError(
                         f"{self.name} must be one of {', '.join(self.choices)}, not {text!r}"
@@ -96,11 +128,17 @@ def parse_assignments(items: Iterable[str], what: str = "--param") -> dict[str, 
 
 
 def _loose(text: str) -> ParamValue:
+    """A free-form parameter: an int, a float, a size with a suffix (as bytes), else text."""
     for conv in (int, float):
         try:
             return conv(text)
         except ValueError:
             pass
+    if _SUFFIXED_RE.match(text):
+        try:
+            return SizeText(parse_size(text), text.strip())
+        except ParameterError:  # not a whole number of bytes (0.3k): keep it as text
+            return text
     return text
 
 

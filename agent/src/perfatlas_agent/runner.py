@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from perfatlas_agent import __version__
 from perfatlas_agent import env as env_mod
 from perfatlas_agent._exceptions import ParameterError, TargetError
+from perfatlas_agent.calibrate import calibrate_run
 from perfatlas_agent.measure import SHORT_PHASE_S, CacheDropper, Metric, pressure_snapshot
 from perfatlas_agent.params import ParamValue, expand_sweep
 from perfatlas_agent.stats import PERCENTILE_METHOD, summarize
@@ -61,6 +62,8 @@ class RunRequest:
     warmup: bool = True
     force: bool = False
     agent_name: str = field(default_factory=socket.gethostname)
+    # Grow the work until every timed phase lasts this long (0: run the sizes as given).
+    min_seconds: float = 0.0
 
 
 def _is_mount_point(path: Path) -> bool:
@@ -193,6 +196,8 @@ def build_run(
         "status": status,
         "sync_mount": env_mod.is_sync_mount(ctx.env),
         "write_cache": ctx.env.get("write_cache", "unknown"),
+        "memory_backed": ctx.env.get("memory_backed"),
+        "flush_to_device": ctx.env.get("flush_to_device"),
         "cold_method": cold_method,
         "environment": ctx.env,
         "meta": meta,
@@ -211,6 +216,8 @@ def plan_runs(request: RunRequest) -> tuple[Workload, list[dict[str, ParamValue]
         workload.check(point)
     if request.repetitions < 1:
         raise ParameterError("--repetitions must be at least 1")
+    if request.min_seconds < 0:
+        raise ParameterError("--min-seconds must be 0 or more")
     return workload, points
 
 
@@ -291,21 +298,21 @@ def _one_run(
     try:
         reporter.phase("prepare")
         workload.prepare(ctx)
+        if request.min_seconds > 0 and calibrate_run(
+            request.min_seconds, set(request.params), workload, ctx, run_dir,
+            rep=lambda d: timed_rep(workload, ctx, d), say=reporter.message, phase=reporter.phase,
+        ):  # fmt: skip
+            # The last calibration repetition ran at the final size, just before: the warm-up.
+            if request.warmup:
+                ctx.meta["warmup"] = "the last calibration repetition"
+                reporter.rep_finished()  # the warm-up's place in the plan
+            reps = request.repetitions
         for rep in range(reps):
-            warm = request.warmup and rep == 0
+            warm = request.warmup and rep == 0 and reps > request.repetitions
             reporter.rep_started(rep, reps, warm)
-            rep_dir = run_dir / f"rep{rep}"
-            rep_dir.mkdir()
             before = pressure_snapshot()
-            # No garbage collection pauses inside timed loops (they allocate no cycles anyway).
-            gc.collect()
-            gc.disable()
-            try:
-                metrics = workload.rep(ctx, rep_dir)
-            finally:
-                gc.enable()
+            metrics = timed_rep(workload, ctx, run_dir / f"rep{rep}")
             after = pressure_snapshot()
-            shutil.rmtree(rep_dir, ignore_errors=True)
             rep_meta.append({"warmup": warm, "before": before, "after": after})
             if not warm:
                 samples.append(metrics)
@@ -322,6 +329,19 @@ def _one_run(
             raise
         return finish("partial", "interrupted (Ctrl-C) after the repetitions kept here")
     return finish("ok")
+
+
+def timed_rep(workload: Workload, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
+    """One repetition in a fresh folder, removed after."""
+    rep_dir.mkdir()
+    # No garbage collection pauses inside timed loops (they allocate no cycles anyway).
+    gc.collect()
+    gc.disable()
+    try:
+        return workload.rep(ctx, rep_dir)
+    finally:
+        gc.enable()
+        shutil.rmtree(rep_dir, ignore_errors=True)
 
 
 def _cleanup(workload: Workload, ctx: RunContext, run_dir: Path) -> None:

@@ -1,13 +1,24 @@
-"""The spool: every finished run is on disk (write, fsync, rename) until the server has it."""
+"""The spool: every finished run is on disk (write, fsync, rename) until the server has it.
+
+Several agent processes may share one spool. Each `run` claims the runs it makes (a lock file
+under `.owners/` that it holds while it lives, listing their uuids), so another process leaves
+them to it; a claim whose process died is released. Flushes take `.flush.lock` in turn, so two
+processes never send one run at the same time."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import uuid as uuid_mod
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 REJECTED = "rejected"
+ERRORS = "errors"
+OWNERS = ".owners"
 
 
 def default_spool_dir() -> Path:
@@ -86,6 +97,8 @@ class Spool:
 
     def remove(self, run_uuid: str) -> None:
         path = self.root / f"{run_uuid}.json"
+        with contextlib.suppress(FileNotFoundError):
+            (self.root / ERRORS / f"{run_uuid}.txt").unlink()
         try:
             path.unlink()
         except FileNotFoundError:
@@ -103,3 +116,83 @@ class Spool:
             _fsync_dir(self.rejected_dir)
             _fsync_dir(self.root)
         return dst
+
+    # ---- runs the server failed on (5xx): kept, with the server's message, and retried ----
+
+    def note_error(self, run_uuid: str, message: str) -> None:
+        (self.root / ERRORS).mkdir(parents=True, exist_ok=True)
+        write_durably(self.root / ERRORS / f"{run_uuid}.txt", message.encode() + b"\n")
+
+    def error_of(self, run_uuid: str) -> str | None:
+        try:
+            return (self.root / ERRORS / f"{run_uuid}.txt").read_text().strip()
+        except OSError:
+            return None
+
+    # ---- per-invocation ownership and the flush lock ----
+
+    @contextlib.contextmanager
+    def flush_lock(self) -> Iterator[None]:
+        self._ensure()
+        fd = os.open(self.root / ".flush.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def claim(self) -> Claim:
+        """This process's claim on the runs it will spool (held until release or exit)."""
+        return Claim(self)
+
+    def claimed_by_others(self, mine: Claim | None = None) -> dict[str, int]:
+        """uuid -> pid of every run claimed by another live process; dead claims are removed."""
+        owners = self.root / OWNERS
+        if not owners.is_dir():
+            return {}
+        found: dict[str, int] = {}
+        for path in sorted(owners.glob("*.lock")):
+            if mine is not None and path == mine.path:
+                continue
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # its process is alive and holds it
+                    pid = int(path.name.split("-")[0])
+                    for line in path.read_text().split():
+                        found[line] = pid
+                    continue
+                path.unlink(missing_ok=True)  # its process died: the runs are anyone's
+            finally:
+                os.close(fd)
+        return found
+
+
+class Claim:
+    """A lock file in .owners/, locked before it gets its name (so it is never seen unlocked)."""
+
+    def __init__(self, spool: Spool) -> None:
+        owners = spool.root / OWNERS
+        owners.mkdir(parents=True, exist_ok=True, mode=0o700)
+        name = f"{os.getpid()}-{uuid_mod.uuid4().hex[:8]}.lock"
+        tmp = owners / f".{name}.tmp"
+        self.fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        self.path = owners / name
+        os.replace(tmp, self.path)
+        self.uuids: set[str] = set()
+
+    def add(self, run_uuid: str) -> None:
+        os.write(self.fd, f"{run_uuid}\n".encode())
+        self.uuids.add(run_uuid)
+
+    def release(self) -> None:
+        if self.fd < 0:
+            return
+        self.path.unlink(missing_ok=True)
+        os.close(self.fd)
+        self.fd = -1

@@ -3,17 +3,17 @@ a retry of a stored run is a no-op, the same uuid with another body a conflict."
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import any_, bindparam, case, or_, select, update
+from sqlalchemy import any_, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
+from perfatlas.agents.service import touch_agents
 from perfatlas.core.canonical import canonical_json, content_hash
 from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.core.models import utcnow
@@ -250,25 +250,12 @@ def _store_new(
     insert_results(session, runs, run_ids, env_of_run, series_of_results, agent_ids)
     # Last: the update locks the agents' rows until the commit, and concurrent uploads from
     # the same agents wait for that lock (taken in name order, so they cannot deadlock).
-    _touch_agents(session, runs, agent_ids)
+    touch_agents(
+        session,
+        runs=[(run.agent, run.started_at, run.agent_version) for run in runs],
+        agent_ids=agent_ids,
+    )
     return {
         run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True)
         for run, run_id in zip(runs, run_ids, strict=True)
     }
-
-
-def _touch_agents(session: Session, runs: list[RunCreate], agent_ids: dict[str, int]) -> None:
-    last_seen: dict[str, tuple[dt.datetime, str | None]] = {}
-    for run in runs:
-        seen_at = run.finished_at or run.started_at
-        prev = last_seen.get(run.agent)
-        if prev is None or seen_at >= prev[0]:
-            last_seen[run.agent] = (seen_at, run.agent_version or (prev[1] if prev else None))
-    for name in sorted(last_seen):
-        seen_at, version = last_seen[name]
-        newer = or_(Agent.last_seen_at.is_(None), Agent.last_seen_at < seen_at)
-        values: dict[str, Any] = {"last_seen_at": case((newer, seen_at), else_=Agent.last_seen_at)}
-        if version:
-            # The version of the newest run wins; a late upload of an old run changes nothing.
-            values["version"] = case((newer, version), else_=Agent.version)
-        session.execute(update(Agent).where(Agent.id == agent_ids[name]).values(**values))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import CacheDropper, Metric
 from perfatlas_agent.params import ParamSpec, ParamValue
 
@@ -54,4 +55,12 @@ class Workload:
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         """fsync_policy / o_direct of this run, as recorded on the run."""
+        return {}
+
+    def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        """The parameters --min-seconds may grow, and the timed phases each one scales."""
+        return ()
+
+    def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
+        """The largest value of each knob that the target has room for."""
         return {}

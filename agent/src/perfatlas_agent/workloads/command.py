@@ -12,7 +12,7 @@ from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError, WorkloadError
 from perfatlas_agent.measure import Direction, Metric
-from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.params import ParamSpec, ParamValue, SizeText, as_written
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
@@ -27,10 +27,7 @@ def substitute(template: str, params: dict[str, ParamValue]) -> str:
         key = m.group(1)
         if key == "workdir" or key not in params:
             return m.group(0)
-        value = params[key]
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return str(value)
+        return as_written(params[key])
 
     return _PLACEHOLDER.sub(repl, template)
 
@@ -103,7 +100,11 @@ class Command(Workload):
         cmd = substitute(str(ctx.params["cmd"]), ctx.params).replace("{workdir}", str(rep_dir))
         env = dict(os.environ, PERFATLAS_WORKDIR=str(rep_dir))
         for key, value in ctx.params.items():
-            env[f"PERFATLAS_PARAM_{key.upper()}"] = str(value)
+            env[f"PERFATLAS_PARAM_{key.upper()}"] = as_written(value)
+        written = {k: v.text for k, v in ctx.params.items() if isinstance(v, SizeText)}
+        if written:
+            # Stored in bytes (a numeric axis); the command was given them as written.
+            ctx.meta["params_as_written"] = written
         ctx.phase("command")
         t0 = time.perf_counter_ns()
         try:

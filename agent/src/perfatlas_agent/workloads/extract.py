@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError, WorkloadError
+from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import Metric, ThreadResult, new_latency_array, run_threads, syncfs
 from perfatlas_agent.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
@@ -88,6 +89,22 @@ class Extract(Workload):
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": str(params.get("fsync", "none")), "o_direct": False}
+
+    def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        if params.get("archive") is not None:
+            return ()  # a given archive is what it is
+        return (Knob("files", ("tar", "extract")),)
+
+    def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
+        # The archive (512-byte blocks), its copy in memory, and the files extracted from it.
+        size = int(params["size"])
+        per_file = 512 + 512 * -(-size // 512) + size + 4096 * -(-size // 4096) + 1024
+        files = room.bytes_budget // per_file
+        if size:
+            files = min(files, (MAX_ARCHIVE_BYTES // 2) // size)
+        if room.inode_budget is not None:
+            files = min(files, room.inode_budget)
+        return {"files": min(files, 4_000_000)}
 
     def prepare(self, ctx: RunContext) -> None:
         archive = ctx.params.get("archive")

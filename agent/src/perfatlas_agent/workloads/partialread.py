@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import Metric, new_latency_array
 from perfatlas_agent.params import ParamSpec, ParamValue
 from perfatlas_agent.stats import latency_percentiles_us, percentile
@@ -35,6 +36,15 @@ class PartialRead(Workload):
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"o_direct": False}
+
+    def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        # The file grows with the reads: the share of it read (and so of cache hits) stays.
+        return (Knob("reads", ("read",), coupled=("filesize",)),)
+
+    def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
+        fsize, reads = int(params["filesize"]), int(params["reads"])
+        times = max(room.bytes_budget // max(fsize, 1), 1)
+        return {"reads": min(reads * times, 1 << 20)}
 
     def prepare(self, ctx: RunContext) -> None:
         path = ctx.workdir / "partialread.dat"

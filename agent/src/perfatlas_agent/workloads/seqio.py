@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import Metric, new_latency_array
 from perfatlas_agent.params import ParamSpec, ParamValue
 from perfatlas_agent.stats import latency_percentiles_us
@@ -37,6 +38,12 @@ class SeqIO(Workload):
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": "end", "o_direct": bool(params.get("direct"))}
+
+    def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        return (Knob("filesize", ("write", "rewrite", "read")), Knob("seeks", ("seeks",)))
+
+    def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
+        return {"filesize": min(room.bytes_budget, 64 << 30), "seeks": 1 << 20}
 
     def prepare(self, ctx: RunContext) -> None:
         fs, bs = int(ctx.params["filesize"]), int(ctx.params["blocksize"])

@@ -10,16 +10,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import (
     Metric,
     ThreadResult,
     new_latency_array,
     run_threads,
+    syncfs,
     threaded_rate_metrics,
 )
 from perfatlas_agent.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
 
+MAX_FILES = 4_000_000
+MAX_PASSES = 4096
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
@@ -42,28 +47,55 @@ class SmallFile(Workload):
     params = (
         ParamSpec("nfiles", "int", 1000, "number of files"),
         ParamSpec("size", "size", 30, "bytes per file (30B, 4k, 1M)"),
-        ParamSpec("fsync", "bool", False, "fsync each file after writing it"),
+        ParamSpec(
+            "fsync",
+            "choice",
+            "none",
+            "none, file (fsync each file) or end (one syncfs after the last file, timed)",
+            ("none", "file", "end"),
+            aliases=tuple((t, "file") for t in ("true", "yes", "on", "1"))
+            + tuple((f, "none") for f in ("false", "no", "off", "0")),
+        ),
         ParamSpec("threads", "int", 1, "threads, each on its own directories"),
         ParamSpec("files_per_dir", "int", 1000, "files per directory"),
+        ParamSpec("passes", "int", None, "passes of read_warm and stat over the files (1)"),
     )
 
+    def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        every = ("create", "read_cold", "read_warm", "stat", "delete")
+        return (Knob("nfiles", every), Knob("passes", ("read_warm", "stat")))
+
+    def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
+        # A data block (or page) per file, and about 1 KiB of inode and directory entry.
+        size = int(params["size"])
+        per_file = 4096 * -(-size // 4096) + 1024
+        nfiles = room.bytes_budget // per_file
+        if room.inode_budget is not None:
+            nfiles = min(nfiles, room.inode_budget)
+        return {"nfiles": min(nfiles, MAX_FILES), "passes": MAX_PASSES}
+
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
-        return {"fsync_policy": "file" if params.get("fsync") else "none", "o_direct": False}
+        return {"fsync_policy": str(params.get("fsync", "none")), "o_direct": False}
 
     def prepare(self, ctx: RunContext) -> None:
         p = ctx.params
         nfiles, threads = int(p["nfiles"]), int(p["threads"])
         layout = _layout(nfiles, int(p["files_per_dir"]), threads)
         p["dirs"] = sum(len(t) for t in layout)
+        if int(p.get("passes", 1)) < 1:
+            raise ParameterError("passes must be at least 1")
         ctx.meta["timing"] = (
             "os.open/os.write/os.close per file; paths built before the timed loop; "
             "one perf_counter_ns completion stamp per operation"
         )
+        if p["fsync"] == "end":
+            ctx.meta["create_includes_syncfs"] = True
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         p = ctx.params
         nfiles, size, threads = int(p["nfiles"]), int(p["size"]), int(p["threads"])
-        do_fsync = bool(p["fsync"])
+        policy = str(p["fsync"])
+        do_fsync = policy == "file"
         layout = _layout(nfiles, int(p["files_per_dir"]), threads)
         payload = b"x" * size
         for chunks in layout:
@@ -79,6 +111,11 @@ class SmallFile(Workload):
 
         ctx.phase("create")
         res = run_threads(threads, lambda t: _create(names[t], payload, do_fsync))
+        if policy == "end":
+            # One flush of everything created, inside the create phase (not in per-file latencies).
+            syncfs(root)
+            last = max(res, key=lambda r: r.end_ns)
+            last.end_ns = time.perf_counter_ns()
         metrics.update(threaded_rate_metrics("create", res))
 
         ctx.phase("read_cold")
@@ -86,12 +123,15 @@ class SmallFile(Workload):
         res = run_threads(threads, lambda t: _read(names[t], size))
         metrics.update(threaded_rate_metrics("read_cold", res))
 
+        # Warm phases can repeat over the same files (--min-seconds grows `passes`).
+        passes = int(p.get("passes", 1))
+        warm = names if passes == 1 else [n * passes for n in names]
         ctx.phase("read_warm")
-        res = run_threads(threads, lambda t: _read(names[t], size))
+        res = run_threads(threads, lambda t: _read(warm[t], size))
         metrics.update(threaded_rate_metrics("read_warm", res))
 
         ctx.phase("stat")
-        res = run_threads(threads, lambda t: _stat(names[t]))
+        res = run_threads(threads, lambda t: _stat(warm[t]))
         metrics.update(threaded_rate_metrics("stat", res))
 
         ctx.phase("delete")

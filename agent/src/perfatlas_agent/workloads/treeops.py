@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import WorkloadError
+from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import Metric
 from perfatlas_agent.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
@@ -216,6 +217,20 @@ class TreeOps(Workload):
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": "none", "o_direct": False}
+
+    def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        phases = ("build", "walk_serial", "walk", "walk_find", "delete_serial", "delete")
+        return (Knob("files", (*phases, "delete_rm")),)
+
+    def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
+        # Three trees at once (serial, parallel, baseline); ~1 KiB per inode plus its data.
+        depth, fanout, size = int(params["depth"]), int(params["fanout"]), int(params["size"])
+        dirs = tree_inodes(depth=depth, fanout=fanout, files=0)
+        per_file = 4096 * -(-size // 4096) + 1024
+        files = room.bytes_budget // (3 * dirs * per_file)
+        if room.inode_budget is not None:
+            files = min(files, room.inode_budget // (3 * dirs) - 1)
+        return {"files": max(min(files, 1 << 16), 0)}
 
     def _shape(self, ctx: RunContext) -> dict[str, int]:
         p = ctx.params
