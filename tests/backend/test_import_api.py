@@ -87,3 +87,68 @@ def test_imports_need_an_upload_token(client, tokens):
     assert client.post("/api/v1/import/fio", content=raw).status_code == 401
     read_only = {"Authorization": f"Bearer {tokens.read}"}
     assert client.post("/api/v1/import/fio", content=raw, headers=read_only).status_code == 403
+
+
+def _stored(client, read_headers, workload: str) -> list[dict]:
+    items = client.get("/api/v1/runs", params={"workload": workload}, headers=read_headers)
+    return [
+        client.get(f"/api/v1/runs/{r['uuid']}", headers=read_headers).json()
+        for r in items.json()["items"]
+    ]
+
+
+def test_imported_durability_is_unknown_unless_the_upload_gives_it(
+    client, upload_headers, read_headers
+):
+    raw = (FIXTURES / "bonnie" / "ext4-direct-x2.csv").read_bytes()
+    plain = client.post(
+        "/api/v1/import/bonnie", params={"agent": "host-a", "target": "/mnt/ext4"}, content=raw,
+        headers={**upload_headers, "Content-Type": "text/csv"},
+    )  # fmt: skip
+    assert plain.status_code == 200, plain.text
+    runs = _stored(client, read_headers, "bonnie")
+    assert runs and all(
+        (r["fsync_policy"], r["write_cache"], r["cold_method"]) == ("unknown",) * 3
+        and (r["flush_to_device"], r["memory_backed"], r["sync_mount"]) == (None, None, None)
+        for r in runs
+    )
+    # fio's job options say its fsync policy and O_DIRECT; what the upload adds wins, the rest
+    # stays unknown.
+    fio = (FIXTURES / "fio" / "write-fsync.json").read_bytes()
+    given = client.post(
+        "/api/v1/import/fio",
+        params={"agent": "host-b", "target": "/mnt/xfs", "write_cache": "write through",
+                "flush_to_device": "false"},
+        content=fio, headers={**upload_headers, "Content-Type": "application/json"},
+    )  # fmt: skip
+    assert given.status_code == 200, given.text
+    (run,) = _stored(client, read_headers, "fio")
+    assert run["fsync_policy"] == "file"  # from the job's fsync=1
+    assert (run["write_cache"], run["flush_to_device"]) == ("write through", False)
+    assert run["cold_method"] == "unknown" and run["memory_backed"] is None
+    bad = client.post(
+        "/api/v1/import/fio", params={"agent": "h", "write_cache": "fast"}, content=fio,
+        headers={**upload_headers, "Content-Type": "application/json"},
+    )  # fmt: skip
+    assert bad.status_code == 422 and "write_cache" in bad.text
+
+
+def test_an_agent_token_imports_only_as_its_agent(client, tokens, engine):
+    from sqlalchemy import func, select
+
+    from perfatlas.runs.models import Run
+
+    made = client.post(
+        "/api/v1/tokens", json={"name": "lab-1", "scope": "agent", "agent": "lab-1"},
+        headers={"Authorization": f"Bearer {tokens.admin}"},
+    ).json()  # fmt: skip
+    headers = {"Authorization": f"Bearer {made['token']}", "Content-Type": "application/json"}
+    fio = (FIXTURES / "fio" / "write-fsync.json").read_bytes()
+    other = client.post(
+        "/api/v1/import/fio", params={"agent": "lab-2"}, content=fio, headers=headers
+    )
+    assert other.status_code == 403 and "query.agent" in other.json()["detail"]
+    with engine.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(Run)) == 0
+    own = client.post("/api/v1/import/fio", params={"agent": "lab-1"}, content=fio, headers=headers)
+    assert own.status_code == 200, own.text
