@@ -1,4 +1,5 @@
 // Pure figure builders for Explore and Heatmap: API data in, plotly figure out.
+import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
 import type { Theme } from "../../lib/theme";
 import type { Explore, ExplorePoint } from "./api/get-explore";
@@ -76,15 +77,13 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
       name,
       x: xs,
       y: trace.points.map((p) => p.median),
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: trace.points.map((p) => Math.max(0, p.p95 - p.median)),
-        arrayminus: trace.points.map((p) => Math.max(0, p.median - p.p5)),
+      error_y: spreadErrorBars({
+        median: trace.points.map((p) => p.median),
+        p5: trace.points.map((p) => p.p5),
+        p95: trace.points.map((p) => p.p95),
         color,
-        thickness: 1,
-        width: 3,
-      },
+        capWidth: 3,
+      }),
       // A flagged point is hollow and larger, so it stands out without hiding its value.
       marker: {
         color,
