@@ -3,7 +3,7 @@ import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
 import type { Theme } from "../../lib/theme";
 import type { Explore, ExplorePoint } from "./api/get-explore";
-import type { ExploreView } from "./url-state";
+import type { ExploreView, HeatmapState } from "./url-state";
 
 export type ExploreFigureOptions = { view: ExploreView; logx: boolean; logy: boolean; theme: Theme };
 
@@ -219,4 +219,25 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
       margin: { l: 80, r: 16, t: 16, b: 56 },
     },
   };
+}
+
+/** The heatmap of the explore answers behind it (two for a difference, b against a), or null while
+ * one is missing or no cell has both dimensions set. */
+export function heatmapOf(answers: (Explore | undefined)[], state: HeatmapState, theme: Theme): Figure | null {
+  const loaded = answers.filter((d) => d !== undefined);
+  if (loaded.length === 0 || loaded.length !== answers.length) return null;
+  const isDiff = loaded.length === 2;
+  const grids = loaded.map((d) => toGrid(d));
+  const grid = isDiff ? diffGrid(grids[0]!, grids[1]!) : grids[0]!;
+  if (grid.xs.length === 0 || grid.ys.length === 0) return null;
+  const first = loaded[0]!;
+  return heatmapFigure(grid, {
+    theme,
+    x: state.x,
+    y: state.y,
+    diff: isDiff,
+    direction: first.direction,
+    reasons: first.flag_reasons,
+    title: isDiff ? `${state.b} vs ${state.a} (%), blue = better` : `median ${first.unit ?? ""}`,
+  });
 }
