@@ -1,4 +1,5 @@
 import { Link, useSearchParams } from "react-router-dom";
+import { FilterInput } from "../../components/ui/FilterInput";
 import { useIncidents } from "../../features/alerts/api/get-incidents";
 import { IncidentsList, IncidentStatusTabs } from "../../features/alerts/components/IncidentsList";
 
@@ -30,10 +31,7 @@ export function Incidents() {
       </div>
       <div className="toolbar">
         <IncidentStatusTabs status={status} onSelect={(s) => set("status", s)} />
-        <label className="field inline">
-          <span>host</span>
-          <input key={`a-${agent}`} defaultValue={agent} placeholder="agent" onBlur={(e) => set("agent", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("agent", e.currentTarget.value.trim())} />
-        </label>
+        <FilterInput label="host" value={agent} placeholder="agent" onApply={(v) => set("agent", v)} />
       </div>
       <section className="card">
         <IncidentsList incidents={incidents} status={status} onCursor={(c) => set("cursor", c)} />

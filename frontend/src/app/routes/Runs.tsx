@@ -4,6 +4,7 @@ import { useRuns } from "../../features/runs/api/get-runs";
 import { RunsTable } from "../../features/runs/components/RunsTable";
 import { Empty, QueryView } from "../../components/ui/States";
 import { AgentHelp } from "../../components/ui/AgentHelp";
+import { FilterInput } from "../../components/ui/FilterInput";
 
 export function Runs() {
   const [params, setParams] = useSearchParams();
@@ -35,14 +36,8 @@ export function Runs() {
         </div>
       </div>
       <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
-        <label className="field inline">
-          <span>workload</span>
-          <input key={`w-${workload}`} defaultValue={workload} onBlur={(e) => set("workload", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("workload", e.currentTarget.value.trim())} />
-        </label>
-        <label className="field inline">
-          <span>agent</span>
-          <input key={`a-${agent}`} defaultValue={agent} onBlur={(e) => set("agent", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("agent", e.currentTarget.value.trim())} />
-        </label>
+        <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} />
+        <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} />
         {label.map((l) => (
           <span key={l} className="chip">
             label {l}
