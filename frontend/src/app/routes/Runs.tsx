@@ -1,10 +1,8 @@
 import { useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router-dom";
-import { useRuns } from "../../features/runs/api/get-runs";
-import { RunsTable } from "../../features/runs/components/RunsTable";
-import { Empty, QueryView } from "../../components/ui/States";
-import { AgentHelp } from "../../components/ui/AgentHelp";
+import { useNavigate, useSearchParams } from "react-router-dom";
 import { FilterInput } from "../../components/ui/FilterInput";
+import { useRuns } from "../../features/runs/api/get-runs";
+import { RunsList } from "../../features/runs/components/RunsList";
 
 export function Runs() {
   const [params, setParams] = useSearchParams();
@@ -22,6 +20,11 @@ export function Runs() {
     else next.delete(key);
     next.delete("cursor");
     setParams(next);
+  };
+  const pageLink = (at: string) => {
+    const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor"));
+    if (at) next.append("cursor", at);
+    return `/runs?${next}`;
   };
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
 
@@ -51,29 +54,7 @@ export function Runs() {
       </form>
       {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
       <section className="card">
-      <QueryView query={runs} what="runs">
-        {(page) =>
-          page.items.length === 0 ? (
-            <Empty title={workload || agent ? "No run matches these filters." : "No runs yet."}>{!(workload || agent) && <AgentHelp />}</Empty>
-          ) : (
-            <>
-              <RunsTable runs={page.items} selected={selected} onToggle={toggle} />
-              <div className="pager">
-                {cursor && (
-                  <Link className="button small" to={`/runs?${new URLSearchParams([...params].filter(([k]) => k !== "cursor"))}`}>
-                    ← Newest
-                  </Link>
-                )}
-                {page.next_cursor && (
-                  <Link className="button small" to={`/runs?${new URLSearchParams([...[...params].filter(([k]) => k !== "cursor"), ["cursor", page.next_cursor]])}`}>
-                    Older →
-                  </Link>
-                )}
-              </div>
-            </>
-          )
-        }
-      </QueryView>
+        <RunsList runs={runs} filtered={Boolean(workload || agent)} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} />
       </section>
     </div>
   );
