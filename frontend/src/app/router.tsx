@@ -1,5 +1,6 @@
 import { createBrowserRouter } from "react-router-dom";
 import { Shell } from "../components/layout/Shell";
+import { OpenAlertsBadge } from "../features/alerts/components/OpenAlertsBadge";
 import { Overview } from "./routes/Overview";
 import { Explore } from "./routes/Explore";
 import { Heatmap } from "./routes/Heatmap";
@@ -19,7 +20,7 @@ import { RouteError } from "./routes/RouteError";
 
 export const router = createBrowserRouter([
   {
-    element: <Shell />,
+    element: <Shell badges={{ "/alerts": <OpenAlertsBadge /> }} />,
     errorElement: <RouteError />,
     children: [
       { path: "/", element: <Overview /> },

@@ -1,7 +1,6 @@
-import { useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
-import { downloadCsv } from "../../api/client";
-import { ErrorState, QueryView } from "../../components/ui/States";
+import { CsvDownload } from "../../components/ui/CsvDownload";
+import { QueryView } from "../../components/ui/States";
 import { compareCsvQuery, useCompare, type CompareQuery } from "../../features/compare/api/get-compare";
 import { GroupStart, RunPicker } from "../../features/compare/components/CompareStart";
 import { GroupCompare } from "../../features/compare/components/GroupCompare";
@@ -10,32 +9,13 @@ import { RunCompare } from "../../features/compare/components/RunCompare";
 import { parseMetrics, parseRuns } from "../../features/compare/diff";
 import { groupCompareQuery, parseGroupCompare, type GroupCompareState } from "../../features/compare/group";
 
-function CsvButton({ path, query, filename }: { path: string; query: Parameters<typeof downloadCsv>[1]; filename: string }) {
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <>
-      <button
-        type="button"
-        className="button"
-        onClick={() => {
-          setError(null);
-          downloadCsv(path, query, filename).catch(setError);
-        }}
-      >
-        Download CSV
-      </button>
-      {error !== null && <ErrorState error={error} what="the CSV" />}
-    </>
-  );
-}
-
 function GroupsPage({ state }: { state: GroupCompareState }) {
   return (
     <div className="page">
       <div className="page-head">
         <h1>Compare groups by {state.by}</h1>
         <div className="actions">
-          {state.values.length >= 2 && <CsvButton path="/compare/groups.csv" query={groupCompareQuery(state)} filename={`${state.workload}-by-${state.by}.csv`} />}
+          {state.values.length >= 2 && <CsvDownload path="/compare/groups.csv" query={groupCompareQuery(state)} filename={`${state.workload}-by-${state.by}.csv`} />}
           <Link className="button" to="/compare">
             Compare single runs
           </Link>
@@ -60,7 +40,7 @@ function RunsPage({ query }: { query: CompareQuery }) {
       <div className="page-head">
         <h1>Compare {query.runs.length} runs</h1>
         <div className="actions">
-          <CsvButton path="/compare.csv" query={compareCsvQuery(query)} filename="compare.csv" />
+          <CsvDownload path="/compare.csv" query={compareCsvQuery(query)} filename="compare.csv" />
           <Link className="button" to={`/compare?pick=${query.runs[0]}`}>
             Change runs
           </Link>

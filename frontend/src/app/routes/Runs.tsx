@@ -1,9 +1,8 @@
 import { useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router-dom";
+import { useNavigate, useSearchParams } from "react-router-dom";
+import { FilterInput } from "../../components/ui/FilterInput";
 import { useRuns } from "../../features/runs/api/get-runs";
-import { RunsTable } from "../../features/runs/components/RunsTable";
-import { Empty, QueryView } from "../../components/ui/States";
-import { AgentHelp } from "../../components/ui/AgentHelp";
+import { RunsList } from "../../features/runs/components/RunsList";
 
 export function Runs() {
   const [params, setParams] = useSearchParams();
@@ -22,6 +21,11 @@ export function Runs() {
     next.delete("cursor");
     setParams(next);
   };
+  const pageLink = (at: string) => {
+    const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor"));
+    if (at) next.append("cursor", at);
+    return `/runs?${next}`;
+  };
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
 
   return (
@@ -35,14 +39,8 @@ export function Runs() {
         </div>
       </div>
       <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
-        <label className="field inline">
-          <span>workload</span>
-          <input key={`w-${workload}`} defaultValue={workload} onBlur={(e) => set("workload", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("workload", e.currentTarget.value.trim())} />
-        </label>
-        <label className="field inline">
-          <span>agent</span>
-          <input key={`a-${agent}`} defaultValue={agent} onBlur={(e) => set("agent", e.target.value.trim())} onKeyDown={(e) => e.key === "Enter" && set("agent", e.currentTarget.value.trim())} />
-        </label>
+        <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} />
+        <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} />
         {label.map((l) => (
           <span key={l} className="chip">
             label {l}
@@ -56,29 +54,7 @@ export function Runs() {
       </form>
       {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
       <section className="card">
-      <QueryView query={runs} what="runs">
-        {(page) =>
-          page.items.length === 0 ? (
-            <Empty title={workload || agent ? "No run matches these filters." : "No runs yet."}>{!(workload || agent) && <AgentHelp />}</Empty>
-          ) : (
-            <>
-              <RunsTable runs={page.items} selected={selected} onToggle={toggle} />
-              <div className="pager">
-                {cursor && (
-                  <Link className="button small" to={`/runs?${new URLSearchParams([...params].filter(([k]) => k !== "cursor"))}`}>
-                    ← Newest
-                  </Link>
-                )}
-                {page.next_cursor && (
-                  <Link className="button small" to={`/runs?${new URLSearchParams([...[...params].filter(([k]) => k !== "cursor"), ["cursor", page.next_cursor]])}`}>
-                    Older →
-                  </Link>
-                )}
-              </div>
-            </>
-          )
-        }
-      </QueryView>
+        <RunsList runs={runs} filtered={Boolean(workload || agent)} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} />
       </section>
     </div>
   );

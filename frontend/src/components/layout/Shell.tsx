@@ -1,10 +1,9 @@
 import { NavLink, Outlet } from "react-router-dom";
-import { useSyncExternalStore } from "react";
+import { useSyncExternalStore, type ReactNode } from "react";
 import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
 import { TokenDialog } from "./TokenDialog";
 import { openTokenDialog } from "./token-dialog-events";
-import { OPEN_ALERTS, useAlerts } from "../../features/alerts/api/get-alerts";
 
 // Schedules and Jobs join this list when their issues land (no empty pages until then).
 const NAV = [
@@ -19,19 +18,9 @@ const NAV = [
   { to: "/settings", label: "Settings" },
 ];
 
-/** The open alerts' count beside "Alerts" (one small request, shared with the Overview's panel). */
-function OpenAlertsBadge() {
-  const alerts = useAlerts(OPEN_ALERTS);
-  const open = alerts.data?.counts.open ?? 0;
-  if (open === 0) return null;
-  return (
-    <span className="nav-badge" data-testid="open-alerts-badge" aria-label={`${open} open`}>
-      {open}
-    </span>
-  );
-}
-
-export function Shell() {
+/** The page frame. `badges` puts something beside a nav item (by its path): the app passes the
+ * open alerts' count for "/alerts", so this shared frame knows no feature. */
+export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   const { theme, toggle } = useTheme();
   const token = useSyncExternalStore(onTokenChange, getToken);
   return (
@@ -44,7 +33,7 @@ export function Shell() {
           {NAV.map((item) => (
             <NavLink key={item.to} to={item.to} end={item.end} className={({ isActive }) => (isActive ? "nav active" : "nav")}>
               {item.label}
-              {item.to === "/alerts" && <OpenAlertsBadge />}
+              {badges[item.to]}
             </NavLink>
           ))}
         </nav>

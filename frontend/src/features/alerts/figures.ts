@@ -1,5 +1,6 @@
 // Pure figure builders: an alert's series around its change, and the change points a series'
 // history marks.
+import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
 import { formatPercent } from "../../lib/format";
 import type { Theme } from "../../lib/theme";
@@ -33,15 +34,7 @@ export function alertFigure(alert: AlertDetail, theme: Theme): Figure {
       x: p.started_at,
       y: p.value,
       customdata: p.run_uuid,
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: p.value.map((v, i) => Math.max(0, (p.p95[i] ?? v) - v)),
-        arrayminus: p.value.map((v, i) => Math.max(0, v - (p.p5[i] ?? v))),
-        color,
-        thickness: 1,
-        width: 2,
-      },
+      error_y: spreadErrorBars({ median: p.value, p5: p.p5, p95: p.p95, color }),
       marker: { color, size: 6 },
       line: { color, width: 1.5 },
       hovertemplate: `%{x}<br>median %{y:.4g} ${unit}<br>run %{customdata}<extra></extra>`,

@@ -1,7 +1,7 @@
 // Pure helpers the alert views share: the URL state of the alerts list, and how a change, its
 // cause and its series read in a sentence.
 import { formatNumber, formatPercent, formatValue } from "../../lib/format";
-import type { Alert, AlertStatus } from "./api/get-alerts";
+import type { Alert, AlertsFilter, AlertStatus } from "./api/get-alerts";
 import type { Change } from "./api/get-alert";
 
 export const STATUSES: readonly AlertStatus[] = ["open", "acknowledged", "expected", "resolved"];
@@ -35,6 +35,18 @@ export function alertsSearch(state: AlertsState): string {
   for (const l of state.label) params.append("label", l);
   if (state.cursor) params.set("cursor", state.cursor);
   return params.toString();
+}
+
+/** What the alerts list asks the API for: one page of one tab, filtered. */
+export function alertsFilter(state: AlertsState): AlertsFilter {
+  return {
+    status: [state.status],
+    workload: state.workload || undefined,
+    agent: state.agent || undefined,
+    label: state.label,
+    cursor: state.cursor || undefined,
+    limit: 50,
+  };
 }
 
 type SeriesLike = { workload: string; metric: string; agent: string };

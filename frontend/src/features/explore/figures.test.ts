@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Explore } from "./api/get-explore";
-import { diffGrid, exploreFigure, groupName, heatmapFigure, pointNote, toGrid } from "./figures";
+import { diffGrid, exploreFigure, groupName, heatmapFigure, heatmapOf, pointNote, toGrid } from "./figures";
+import { parseHeatmapState } from "./url-state";
 
 function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"], flags: string[] = []) {
   return { x, n, repetitions: 3 * n, median, mean: median, min: median - 2, max: median + 2, p5: median - 1, p95: median + 1, flags, runs };
@@ -110,5 +111,21 @@ describe("heatmap grids", () => {
     const cell = heatmapFigure(a, { theme: "light", x: "k", y: "s", title: "t", diff: false, reasons }).data[0]!;
     expect(cell.text).toEqual([[" ⚠", ""]]);
     expect(cell.customdata).toEqual([["<br>⚠ busy: the machine was busy", ""]]);
+  });
+
+  it("draws the heatmap of its answers: values for one, b against a in percent for two, nothing while one is missing", () => {
+    const state = parseHeatmapState(new URLSearchParams("workload=w&metric=m&x=k&y=segsize&diff=version&a=1.7&b=2.0"));
+    const a = { ...data, traces: [{ group: "4096", points: [point(1, 40), point(2, 50)] }] };
+    const b = { ...data, traces: [{ group: "4096", points: [point(1, 30), point(2, 60)] }] };
+    const diff = heatmapOf([a, b], state, "light")!.data[0]!;
+    // the oracle: (b - a) / |a| * 100 cell by cell
+    expect(diff.z).toEqual([[((30 - 40) / 40) * 100, ((60 - 50) / 50) * 100]]);
+    expect(diff.colorbar).toEqual({ title: { text: "2.0 vs 1.7 (%), blue = better", side: "right" } });
+    const one = heatmapOf([a], state, "light")!.data[0]!;
+    expect(one.z).toEqual([[40, 50]]);
+    expect(one.colorbar).toEqual({ title: { text: "median MB/s", side: "right" } });
+    expect(heatmapOf([a, undefined], state, "light")).toBeNull();
+    expect(heatmapOf([], state, "light")).toBeNull();
+    expect(heatmapOf([{ ...data, traces: [] }], state, "light")).toBeNull();
   });
 });

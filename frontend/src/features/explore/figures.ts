@@ -1,8 +1,9 @@
 // Pure figure builders for Explore and Heatmap: API data in, plotly figure out.
+import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
 import type { Theme } from "../../lib/theme";
 import type { Explore, ExplorePoint } from "./api/get-explore";
-import type { ExploreView } from "./url-state";
+import type { ExploreView, HeatmapState } from "./url-state";
 
 export type ExploreFigureOptions = { view: ExploreView; logx: boolean; logy: boolean; theme: Theme };
 
@@ -76,15 +77,13 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
       name,
       x: xs,
       y: trace.points.map((p) => p.median),
-      error_y: {
-        type: "data",
-        symmetric: false,
-        array: trace.points.map((p) => Math.max(0, p.p95 - p.median)),
-        arrayminus: trace.points.map((p) => Math.max(0, p.median - p.p5)),
+      error_y: spreadErrorBars({
+        median: trace.points.map((p) => p.median),
+        p5: trace.points.map((p) => p.p5),
+        p95: trace.points.map((p) => p.p95),
         color,
-        thickness: 1,
-        width: 3,
-      },
+        capWidth: 3,
+      }),
       // A flagged point is hollow and larger, so it stands out without hiding its value.
       marker: {
         color,
@@ -220,4 +219,25 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
       margin: { l: 80, r: 16, t: 16, b: 56 },
     },
   };
+}
+
+/** The heatmap of the explore answers behind it (two for a difference, b against a), or null while
+ * one is missing or no cell has both dimensions set. */
+export function heatmapOf(answers: (Explore | undefined)[], state: HeatmapState, theme: Theme): Figure | null {
+  const loaded = answers.filter((d) => d !== undefined);
+  if (loaded.length === 0 || loaded.length !== answers.length) return null;
+  const isDiff = loaded.length === 2;
+  const grids = loaded.map((d) => toGrid(d));
+  const grid = isDiff ? diffGrid(grids[0]!, grids[1]!) : grids[0]!;
+  if (grid.xs.length === 0 || grid.ys.length === 0) return null;
+  const first = loaded[0]!;
+  return heatmapFigure(grid, {
+    theme,
+    x: state.x,
+    y: state.y,
+    diff: isDiff,
+    direction: first.direction,
+    reasons: first.flag_reasons,
+    title: isDiff ? `${state.b} vs ${state.a} (%), blue = better` : `median ${first.unit ?? ""}`,
+  });
 }

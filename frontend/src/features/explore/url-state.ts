@@ -65,6 +65,11 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
   return params;
 }
 
+/** A link to Explore with these settings and the defaults for the rest. */
+export function exploreLink(settings: Partial<ExploreState>): string {
+  return `/explore?${exploreSearch({ ...parseExploreState(new URLSearchParams()), ...settings })}`;
+}
+
 /** What to ask the API for, or null while workload or metric is missing. */
 export function exploreQuery(state: ExploreState): ExploreQuery | null {
   if (!state.workload || !state.metric) return null;

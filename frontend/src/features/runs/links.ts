@@ -1,5 +1,5 @@
 // Links from a run to the views of the same data.
-import { exploreSearch, parseExploreState } from "../explore/url-state";
+import { exploreLink } from "../explore";
 import type { RunSummary } from "./api/get-runs";
 
 /** Explore, over time, the one series this run's metric belongs to. */
@@ -9,6 +9,5 @@ export function seriesExploreLink(run: Pick<RunSummary, "workload" | "agent" | "
     if (value === null || typeof value === "object") continue;
     filter.push(`${name}:${String(value)}`);
   }
-  const state = { ...parseExploreState(new URLSearchParams()), workload: run.workload, metric, filter };
-  return `/explore?${exploreSearch(state)}`;
+  return exploreLink({ workload: run.workload, metric, filter });
 }

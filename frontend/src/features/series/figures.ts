@@ -1,5 +1,6 @@
 // Pure figure builder for a series' history: medians over time with their p5..p95 spread and,
 // when asked, every sample.
+import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
 import type { Theme } from "../../lib/theme";
 import type { SeriesPoints } from "./api/get-series-points";
@@ -38,15 +39,7 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
     x: points.t,
     y: points.value,
     customdata: points.run,
-    error_y: {
-      type: "data",
-      symmetric: false,
-      array: points.value.map((v, i) => Math.max(0, (points.p95[i] ?? v) - v)),
-      arrayminus: points.value.map((v, i) => Math.max(0, v - (points.p5[i] ?? v))),
-      color,
-      thickness: 1,
-      width: 2,
-    },
+    error_y: spreadErrorBars({ median: points.value, p5: points.p5, p95: points.p95, color }),
     marker: { color, size: 6 },
     line: { color, width: 1.5 },
     hovertemplate: `%{x}<br>median %{y:.4g} ${unit}<br>run %{customdata}<extra></extra>`,

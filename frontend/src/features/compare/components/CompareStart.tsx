@@ -1,8 +1,7 @@
 import { useState } from "react";
 import { useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
-import { useRuns } from "../../runs/api/get-runs";
-import { RunsTable } from "../../runs/components/RunsTable";
+import { RunsTable, useRuns } from "../../runs";
 import { groupCompareSearch } from "../group";
 
 /** Pick single runs to compare; the first picked is the baseline. */

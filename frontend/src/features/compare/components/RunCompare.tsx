@@ -1,6 +1,6 @@
 import { Link } from "react-router-dom";
 import { Empty } from "../../../components/ui/States";
-import { DurabilityBadges } from "../../runs/components/DurabilityBadges";
+import { DurabilityBadges } from "../../runs";
 import { formatNumber, formatTime, formatValue, shortId } from "../../../lib/format";
 import type { Compare } from "../api/get-compare";
 import { VERDICT_TEXT, changeText, changeTitle, verdictTone } from "../diff";

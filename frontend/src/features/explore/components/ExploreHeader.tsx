@@ -1,0 +1,27 @@
+import { Link } from "react-router-dom";
+import { CsvButton, CsvError, useCsvDownload } from "../../../components/ui/CsvDownload";
+import type { ExploreQuery } from "../api/get-explore";
+import { heatmapFromExplore, heatmapSearch, type ExploreState } from "../url-state";
+
+/** The page's title, its CSV download and the way to the heatmap of the same data (once there is a query). */
+export function ExploreHeader({ state, query }: { state: ExploreState; query: ExploreQuery | null }) {
+  const csv = useCsvDownload();
+  return (
+    <>
+      <div className="page-head">
+        <h1>Explore</h1>
+        <div className="actions">
+          {query && (
+            <>
+              <CsvButton onClick={() => csv.download("/explore.csv", { ...query }, `${state.workload}-${state.metric}-by-${state.x}.csv`)} />
+              <Link className="button" to={`/heatmap?${heatmapSearch(heatmapFromExplore(state))}`}>
+                Heatmap
+              </Link>
+            </>
+          )}
+        </div>
+      </div>
+      <CsvError error={csv.error} />
+    </>
+  );
+}

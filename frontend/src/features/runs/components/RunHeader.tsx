@@ -1,0 +1,25 @@
+import { Link } from "react-router-dom";
+import type { Run } from "../api/get-run";
+
+export function RunHeader({ run }: { run: Run }) {
+  return (
+    <div className="page-head">
+      <div>
+        <h1>
+          {run.workload} <span className="muted">on {run.agent}</span>
+        </h1>
+        <p className="muted mono" data-testid="run-uuid">
+          {run.uuid}
+        </p>
+      </div>
+      <div className="actions">
+        <Link className="button" to={`/runs?workload=${encodeURIComponent(run.workload)}&agent=${encodeURIComponent(run.agent)}`}>
+          Similar runs
+        </Link>
+        <Link className="button" to={`/compare?pick=${run.uuid}`}>
+          Compare with…
+        </Link>
+      </div>
+    </div>
+  );
+}
