@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from perfatlas.runs.schemas import DurabilityFacts
+
 VerdictName = Literal["better", "worse", "noise", "few", "missing"]
 
 
@@ -26,7 +28,7 @@ class ChangeRead(BaseModel):
     )
 
 
-class CompareRun(BaseModel):
+class CompareRun(DurabilityFacts):
     uuid: uuid_mod.UUID
     workload: str
     agent: str
@@ -35,13 +37,6 @@ class CompareRun(BaseModel):
     status: str
     parameters: dict[str, Any]
     labels: dict[str, str]
-    fsync_policy: str | None
-    o_direct: bool | None
-    sync_mount: bool | None
-    write_cache: str | None
-    flush_to_device: bool | None
-    memory_backed: bool | None
-    cold_method: str | None
     environment_id: int | None
 
 

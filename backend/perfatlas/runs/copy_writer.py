@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import canonical_json
 from perfatlas.runs.models import Result, Run
-from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.stats import Summary, summarize_columns
 from perfatlas.runs.trust import result_flags, run_flags
 
@@ -28,18 +28,6 @@ RESULT_COLUMNS = (
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
 
 
 # COPY is several times faster than INSERT for the thousands of rows a batch carries, and it
@@ -132,7 +120,7 @@ def insert_results(
     values = [p50 if v is None else v for v, p50 in zip(given, stats["p50"], strict=True)]
     flags: list[int] = []
     for run in runs:
-        bits, short = run_flags(run.meta, as_int(run.environment.get("cores")))
+        bits, short = run_flags(run.meta, column_int(run.environment.get("cores")))
         flags.extend(result_flags(r.metric, len(r.samples) or 1, bits, short) for r in run.results)
     if session.get_bind().dialect.name != "postgresql":
         rows: list[dict[str, Any]] = []

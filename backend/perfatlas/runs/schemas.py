@@ -228,7 +228,19 @@ class EnvironmentRead(BaseModel):
     data: dict[str, Any]
 
 
-class RunSummary(BaseModel):
+class DurabilityFacts(BaseModel):
+    """A run's durability and cache facts as stored (runs/durability.py)."""
+
+    fsync_policy: str | None
+    o_direct: bool | None
+    sync_mount: bool | None
+    write_cache: str | None
+    flush_to_device: bool | None
+    memory_backed: bool | None
+    cold_method: str | None
+
+
+class RunSummary(DurabilityFacts):
     uuid: uuid_mod.UUID
     workload: str
     agent: str
@@ -238,13 +250,6 @@ class RunSummary(BaseModel):
     started_at: dt.datetime
     finished_at: dt.datetime | None
     status: str
-    fsync_policy: str | None
-    o_direct: bool | None
-    sync_mount: bool | None
-    write_cache: str | None
-    flush_to_device: bool | None
-    memory_backed: bool | None
-    cold_method: str | None
     environment_id: int | None
     job_id: int | None
 
