@@ -279,3 +279,19 @@ def tentative_series(session: Session, series_ids: Sequence[int]) -> set[int]:
             )
         )
     )
+
+
+def tentative_series_of_metric(session: Session, *, workload: str, metric: str) -> set[int]:
+    """The series of one metric with a tentative alert still unresolved, in one query."""
+    return set(
+        session.scalars(
+            select(Alert.series_id)
+            .join(Series, Series.id == Alert.series_id)
+            .where(
+                Series.workload == workload,
+                Series.metric == metric,
+                Alert.tentative.is_(True),
+                Alert.status.in_(("open", "acknowledged")),
+            )
+        )
+    )

@@ -37,12 +37,19 @@ class Scope:
         return self.session.get_bind().dialect.name
 
 
-def _has_key(scope: Scope, column: Any, key: str, where: Sequence[Any]) -> bool:
+def _has_key(
+    scope: Scope, column: Any, key: str, where: Sequence[Any], newest_first: Any = None
+) -> bool:
     if scope.dialect == "postgresql":
         has = column.op("?", return_type=Boolean)(key)
     else:
         has = func.json_type(column, dims.json_path(key)).is_not(None)
-    return bool(scope.session.scalar(select(exists().where(*where, has))))
+    if newest_first is None:
+        return bool(scope.session.scalar(select(exists().where(*where, has))))
+    # Walking an index newest first stops at the first match (a name in use is in recent
+    # runs); EXISTS would make PostgreSQL collect every run of the workload first.
+    first = select(column.table.c.id).where(*where, has).order_by(newest_first.desc()).limit(1)
+    return scope.session.scalar(first) is not None
 
 
 def _is_param(scope: Scope, key: str) -> bool:
@@ -53,7 +60,9 @@ def _is_param(scope: Scope, key: str) -> bool:
 
 def _is_label(scope: Scope, key: str) -> bool:
     # Series leave version labels out, so labels are looked up on the runs themselves.
-    return _has_key(scope, Run.labels, key, [Run.workload == scope.workload])
+    return _has_key(
+        scope, Run.labels, key, [Run.workload == scope.workload], newest_first=Run.started_at
+    )
 
 
 def _is_env(scope: Scope, key: str) -> bool:

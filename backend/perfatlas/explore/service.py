@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
-from perfatlas.alerts.queries import tentative_series
+from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import aggregate, dims
 from perfatlas.explore.schemas import (
@@ -23,7 +23,7 @@ from perfatlas.explore.schemas import (
     ExploreTrace,
 )
 from perfatlas.runs.dimensions import TIME
-from perfatlas.runs.models import Result, Series
+from perfatlas.runs.models import Result
 from perfatlas.runs.trust import FLAG_NAMES, REASONS, flag_names
 
 MAX_TIME_POINTS = 50_000
@@ -100,14 +100,11 @@ def explore(
     group_dim = dims.resolve(scope, group, field="group") if group else None
     matched = dims.filters(scope, filters)
     tables = matched.tables | (x_dim.tables if x_dim else frozenset())
-    series_ids = session.scalars(
-        select(Series.id).where(Series.workload == workload, Series.metric == metric)
-    ).all()
     query = aggregate.Query(
         workload=workload, metric=metric, x=x_dim.expr if x_dim else None,
         group=group_dim.expr if group_dim else None, conditions=matched.conditions,
         tables=tables | (group_dim.tables if group_dim else frozenset()),
-        tentative=tentative_series(session, series_ids),
+        tentative=tentative_series_of_metric(session, workload=workload, metric=metric),
     )  # fmt: skip
     if x_dim is None:
         cells = list(aggregate.timeline(session, query, limit=MAX_TIME_POINTS + 1))
