@@ -21,7 +21,8 @@ _SHORT, _BUSY, _FEW = 1, 2, 4
 
 
 def _busy(meta: dict[str, Any], cores: int | None) -> bool:
-    for rep in meta.get("reps") or []:
+    reps = meta.get("reps")
+    for rep in reps if isinstance(reps, list) else []:
         if not isinstance(rep, dict) or rep.get("warmup"):
             continue
         for side in ("before", "after"):
@@ -71,25 +72,41 @@ def upgrade() -> None:
     query = sa.select(runs.c.id, runs.c.meta, envs.c.cores).select_from(
         runs.outerjoin(envs, envs.c.id == runs.c.environment_id)
     )
-    for run_id, meta, cores in bind.execute(query).all():
-        meta = meta or {}
-        bits = _BUSY if _busy(meta, cores) else 0
-        short = [p for p in meta.get("short_phases") or [] if isinstance(p, str) and p]
-        if not bits and not short:
-            continue
-        if bits:
-            bind.execute(
-                sa.text("UPDATE results SET flags = flags | :bits WHERE run_id = :id"),
-                {"bits": bits, "id": run_id},
+    # meta is free-form JSON: only lists mean what the agent writes there (as in runs/trust.py).
+    # The runs are read in pages by id and the flags written after each page, so that neither
+    # every run's meta nor an open cursor is held while updating.
+    last = 0
+    while True:
+        page = bind.execute(query.where(runs.c.id > last).order_by(runs.c.id).limit(1000)).all()
+        if not page:
+            break
+        last = page[-1][0]
+        for run_id, meta, cores in page:
+            meta = meta if isinstance(meta, dict) else {}
+            bits = _BUSY if _busy(meta, cores) else 0
+            phases = meta.get("short_phases")
+            short = (
+                [p for p in phases if isinstance(p, str) and p] if isinstance(phases, list) else []
             )
-        for phase in short:
-            bind.execute(
-                sa.text(
-                    "UPDATE results SET flags = flags | :short WHERE run_id = :id "
-                    "AND (metric = :phase OR metric LIKE :prefix)"
-                ),
-                {"short": _SHORT, "id": run_id, "phase": phase, "prefix": phase + ".%"},
-            )
+            if bits:
+                bind.execute(
+                    sa.text("UPDATE results SET flags = flags | :bits WHERE run_id = :id"),
+                    {"bits": bits, "id": run_id},
+                )
+            for phase in short:
+                bind.execute(
+                    sa.text(
+                        "UPDATE results SET flags = flags | :short WHERE run_id = :id "
+                        "AND (metric = :phase OR substr(metric, 1, :length) = :prefix)"
+                    ),
+                    {
+                        "short": _SHORT,
+                        "id": run_id,
+                        "phase": phase,
+                        "prefix": phase + ".",
+                        "length": len(phase) + 1,
+                    },
+                )
     with op.batch_alter_table("results") as batch:
         batch.alter_column("agent_id", existing_type=sa.Integer(), nullable=False)
 

@@ -270,3 +270,37 @@ def test_group_compare_and_phase_order_on_sqlite(tmp_path: Path) -> None:
         two = client.get("/api/v1/compare", params={"runs": [runs[0]["uuid"], runs[-3]["uuid"]]},
                          headers=headers).json()  # fmt: skip
         assert [m["metric"] for m in two["metrics"]] == METRICS
+
+
+def test_a_dimension_of_any_chosen_metric_is_known(client, upload_headers, read_headers):
+    """A parameter that only some metrics' runs have is a dimension of the comparison: the
+    name is looked up on every chosen metric, not on the first in the alphabet."""
+    runs = []
+    for qd, level in ((1, 100.0), (2, 140.0)):
+        for i in range(3):
+            runs.append(
+                run_body(
+                    workload="blockio", parameters={"qd": qd},
+                    started_at=(BASE_TIME + dt.timedelta(hours=qd * 10 + i)).isoformat(),
+                    results=[result("write.iops", [level, level * 1.01, level * 0.99])],
+                )
+            )  # fmt: skip
+    runs.append(
+        run_body(
+            workload="blockio", parameters={"bs": 4},
+            results=[result("read.iops", [50.0, 51.0, 49.0])],
+        )
+    )  # fmt: skip
+    stored = client.post("/api/v1/runs/batch", json={"runs": runs}, headers=upload_headers)
+    assert stored.status_code == 200, stored.text
+    for by in ("qd", "param.qd"):
+        data = get(client, read_headers, workload="blockio", by=by, value=["1", "2"])
+        (row,) = [m for m in data["metrics"] if m["metric"] == "write.iops"]
+        assert [c["runs"] for c in row["cells"]] == [3, 3], by
+        assert row["cells"][1]["change_pct"] == pytest.approx(40.0)
+    filtered = get(client, read_headers, workload="blockio", by="qd", value=["1", "2"],
+                   filter="bs:4")  # fmt: skip
+    assert all(c["runs"] == 0 for m in filtered["metrics"] for c in m["cells"])
+    unknown = client.get("/api/v1/compare/groups", headers=read_headers,
+                         params={"workload": "blockio", "by": "nope", "value": ["1", "2"]})  # fmt: skip
+    assert unknown.status_code == 422 and unknown.json()["errors"][0]["field"] == "by"

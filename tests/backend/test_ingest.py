@@ -223,3 +223,30 @@ def test_ingest_inside_an_outer_transaction_that_rolls_back_leaves_nothing(engin
     # ...and nothing is left once the caller rolls back: ingest committed nothing itself.
     for model in (Run, Result, Series, Environment, Agent):
         assert count(engine, model) == 0, model
+
+
+def test_a_body_without_the_newer_fields_hashes_as_before_they_existed():
+    """A run stored before flush_to_device and memory_backed existed is retried by its agent
+    with the same body: it must hash as it did then (the value below is what the server at
+    commit cdb8caa computed for this body), or the retry would be refused as a conflict."""
+    from perfatlas.runs.schemas import RunCreate
+    from perfatlas.runs.service import body_hash
+
+    body = {
+        "uuid": "00000000-0000-4000-8000-000000000001", "workload": "smallfile",
+        "agent": "host-a", "agent_version": "0.1.0", "target": "/mnt/ext4",
+        "parameters": {"nfiles": 1000, "fsync": False}, "labels": {"fs_version": "6.1"},
+        "started_at": "2026-10-01T12:00:00+00:00", "finished_at": "2026-10-01T12:00:30+00:00",
+        "status": "ok", "fsync_policy": "none", "o_direct": False, "sync_mount": False,
+        "write_cache": "enabled", "cold_method": "drop_caches",
+        "environment": {"kernel": "6.1.0-18-amd64", "fs_type": "ext4", "cores": 2},
+        "meta": {"repetitions": 3},
+        "results": [
+            {"metric": "create.ops_per_s", "unit": "ops/s", "samples": [1000.0, 1100.0, 1050.0]}
+        ],
+    }  # fmt: skip
+    stored_before = "64f98d7f0dc08c8b135b8deef7de478efd66164c3777c0ff45674c57bac727cd"
+    assert body_hash(RunCreate.model_validate(body)) == stored_before
+    # Once given, the new fields are part of the body like any other.
+    with_fact = RunCreate.model_validate({**body, "memory_backed": False})
+    assert body_hash(with_fact) != stored_before

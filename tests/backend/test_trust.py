@@ -157,7 +157,15 @@ def _check_backfill(url: str) -> None:
                 "(1, 'h1', '{}', 'tmpfs', 2, '2026-01-01'), (2, 'h2', '{}', 'ext4', 8, '2026-01-01')"
             )
         )
-        for run_id, env_id, cache in ((1, 1, "enabled"), (2, 2, "disabled")):
+        # Run 3's meta is free-form JSON that only looks like the agent's: numbers where the
+        # agent writes lists, and a phase whose `_` a LIKE pattern would take for a wildcard.
+        odd = {"reps": 3, "short_phases": ["read_x"]}
+        for run_id, env_id, cache, run_meta in (
+            (1, 1, "enabled", meta),
+            (2, 2, "disabled", meta),
+            (3, 2, None, odd),
+            (4, 2, None, {"reps": "many", "short_phases": 7}),
+        ):
             conn.execute(
                 sa.text(
                     "INSERT INTO runs (id, uuid, body_hash, agent_id, environment_id, workload, "
@@ -170,13 +178,16 @@ def _check_backfill(url: str) -> None:
                     "uuid": f"00000000-0000-0000-0000-00000000000{run_id}",
                     "env": env_id,
                     "cache": cache,
-                    "meta": json.dumps(meta),
+                    "meta": json.dumps(run_meta),
                 },
             )
         conn.execute(sa.text("INSERT INTO series (id, key_hash, workload, metric, unit, direction, "
                              "agent_id, target, parameters, labels, created_at) VALUES (1, 'k', 'w',"
                              " 'm', 's', 'lower', 7, '/t', '{}', '{}', '2026-01-01')"))  # fmt: skip
-        rows = [(1, 1, "create.seconds", 5), (2, 1, "read.seconds", 2), (3, 2, "create.seconds", 3)]
+        rows = [
+            (1, 1, "create.seconds", 5), (2, 1, "read.seconds", 2), (3, 2, "create.seconds", 3),
+            (4, 3, "read_x.seconds", 3), (5, 3, "readXx.seconds", 3), (6, 4, "create.seconds", 3),
+        ]  # fmt: skip
         for result_id, run_id, metric, n in rows:
             conn.execute(
                 sa.text(
@@ -198,6 +209,8 @@ def _check_backfill(url: str) -> None:
     assert [tuple(r) for r in runs] == [
         (1, "write back", True, False),
         (2, "write through", None, None),
+        (3, None, None, None),
+        (4, None, None, None),
     ]
     # Run 1: busy (load 5 > 1.5 x 2 cores) on every result, short on create.*; run 2 is on 8
     # cores with the same meta: not busy; 3 repetitions is enough.
@@ -205,5 +218,8 @@ def _check_backfill(url: str) -> None:
         (1, 7, trust.BUSY | trust.SHORT_PHASE),
         (2, 7, trust.BUSY | trust.FEW_REPETITIONS),
         (3, 7, trust.SHORT_PHASE),
+        (4, 7, trust.SHORT_PHASE),
+        (5, 7, 0),
+        (6, 7, 0),
     ]
     command.downgrade(config, "0002")  # type: ignore[arg-type]

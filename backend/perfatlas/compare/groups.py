@@ -11,10 +11,12 @@ of the pairing too; `pair_ignore` overrides what is left out."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -32,11 +34,13 @@ from perfatlas.compare.schemas import (
 )
 from perfatlas.compare.stats import CONFIDENCE, Change, agreement, compare_samples, median
 from perfatlas.core.errors import Invalid
+from perfatlas.core.pagination import parse_pairs
 from perfatlas.explore import dims as explore_dims
 from perfatlas.runs.dimensions import BUILTIN, TIME
 from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run, Series
 
+T = TypeVar("T")
 MAX_GROUPS = 10
 MAX_RESULTS = 100_000
 # Dimensions of the environment: runs that differ in them normally sit on different mounts.
@@ -115,17 +119,35 @@ def _values(values: Sequence[str]) -> list[str]:
     return seen
 
 
+def _filter_of(items: list[str], scope: explore_dims.Scope) -> explore_dims.Filters:
+    return explore_dims.filters(scope, items)
+
+
 def _rows(
     session: Session, *, workload: str, by: str, values: list[str], metrics: set[str],
     filters: Sequence[str],
 ) -> list[Any]:  # fmt: skip
-    # Names resolve as Explore's do: an unknown dimension is a 422, not an empty answer.
-    # Parameters are looked up on one metric's series: every metric of a run has the same.
-    scope = explore_dims.Scope(
-        session=session, workload=workload, metric=min(metrics) if metrics else ""
-    )
-    by_expr = explore_dims.resolve(scope, by, field="by").expr
-    conditions = explore_dims.filters(scope, filters).conditions
+    # Names resolve as Explore's do: an unknown dimension is a 422, not an empty answer. A name
+    # is known when any of the chosen metrics' series or runs have it.
+    scopes = [
+        explore_dims.Scope(session=session, workload=workload, metric=m)
+        for m in sorted(metrics) or [""]
+    ]
+
+    def first_known(resolve: Callable[[explore_dims.Scope], T]) -> T:
+        refusals: list[Invalid] = []
+        for scope in scopes:
+            try:
+                return resolve(scope)
+            except Invalid as exc:
+                refusals.append(exc)
+        raise refusals[0]
+
+    by_expr = first_known(lambda scope: explore_dims.resolve(scope, by, field="by")).expr
+    conditions = []
+    for name, wanted in parse_pairs("filter", filters).items():
+        known = first_known(partial(_filter_of, [f"{name}:{value}" for value in wanted]))
+        conditions += known.conditions
     # Every table a dimension may need is joined explicitly: never an implicit cross join.
     query = (
         select(
@@ -251,7 +273,8 @@ def _metric(
 ) -> GroupMetric:
     out_pairs: list[GroupPair] = []
     changes: list[list[Change]] = [[] for _ in range(groups)]
-    for key, sides in pairs.values():
+    # Pairs in the order of their keys, whatever order their runs were stored in.
+    for key, sides in sorted(pairs.values(), key=lambda pair: json.dumps(pair[0], sort_keys=True)):
         base = sides.get(0)
         cells: list[PairCell | None] = []
         for g in range(groups):

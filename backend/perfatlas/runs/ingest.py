@@ -33,8 +33,14 @@ class Ingested:
     created: bool
 
 
+# Fields added to uploads after runs were first stored: left out of a body's hash while they are
+# unset, so that a retry of a run stored before they existed is still a retry, not a conflict.
+_LATER_FIELDS = ("flush_to_device", "memory_backed")
+
+
 def body_hash(run: RunCreate) -> str:
-    return content_hash(run.model_dump(mode="json"))
+    unset = {name for name in _LATER_FIELDS if getattr(run, name) is None}
+    return content_hash(run.model_dump(mode="json", exclude=unset))
 
 
 def series_key(
@@ -157,6 +163,9 @@ def ingest(
         u: Ingested(uuid=u, run_id=run_id, created=False) for u, (run_id, _) in existing.items()
     }
     if new:
+        # In uuid order: concurrent batches holding the same new runs insert them in the same
+        # order, so one waits for the other instead of deadlocking.
+        new.sort(key=lambda run: run.uuid)
         outcome.update(_store_new(session, new, digests, ignore_labels))
     return [outcome[run.uuid] for run in unique]
 
