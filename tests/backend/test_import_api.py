@@ -152,3 +152,28 @@ def test_an_agent_token_imports_only_as_its_agent(client, tokens, engine):
         assert conn.scalar(select(func.count()).select_from(Run)) == 0
     own = client.post("/api/v1/import/fio", params={"agent": "lab-1"}, content=fio, headers=headers)
     assert own.status_code == 200, own.text
+
+
+def test_the_unknown_defaults_stay_out_of_an_imports_body(client, upload_headers, engine):
+    """An import stored before durability defaulted to unknown is retried by importing the file
+    again: its body hash is the parsed file's, so the re-import stays a retry."""
+    from sqlalchemy import select
+
+    from perfatlas.imports.fio import read_fio
+    from perfatlas.runs.models import Run
+    from perfatlas.runs.service import body_hash
+
+    raw = (FIXTURES / "fio" / "write-fsync.json").read_bytes()
+    params = {"agent": "host-a", "target": "/mnt/ext4"}
+    response = client.post(
+        "/api/v1/import/fio", params=params, content=raw,
+        headers={**upload_headers, "Content-Type": "application/json"},
+    )  # fmt: skip
+    assert response.status_code == 200, response.text
+    parsed = read_fio(raw, agent="host-a", target="/mnt/ext4", labels={}).runs
+    with engine.connect() as conn:
+        stored = dict(conn.execute(select(Run.uuid, Run.body_hash)).all())
+        facts = conn.execute(select(Run.write_cache, Run.cold_method)).all()
+    assert stored == {run.uuid: body_hash(run) for run in parsed}
+    assert all(run.write_cache is None for run in parsed)
+    assert [tuple(f) for f in facts] == [("unknown", "unknown")]

@@ -28,19 +28,12 @@ def store(
     that import, so that importing it again is a retry (its run uuids come from the content).
 
     Durability facts the upload gives win over what the file says (fio's job options tell
-    its fsync policy and O_DIRECT); what neither says is stored as unknown."""
-    runs = _with_durability(parsed.runs, durability or {})
+    its fsync policy and O_DIRECT) and are part of the runs; what neither says is stored as
+    unknown, which leaves the runs' bodies as the file gave them (a re-import is a retry)."""
+    given = {k: v for k, v in (durability or {}).items() if v is not None}
+    runs = [run.model_copy(update=given) for run in parsed.runs] if given else parsed.runs
     runs = _with_stored_times(session, runs) if parsed.timeless else runs
-    return ingest(session, runs=runs, ignore_labels=ignore_labels)
-
-
-def _with_durability(runs: list[RunCreate], given: Mapping[str, Any]) -> list[RunCreate]:
-    out = []
-    for run in runs:
-        update = {k: v for k, v in UNKNOWN_FACTS.items() if getattr(run, k) is None}
-        update.update({k: v for k, v in given.items() if v is not None})
-        out.append(run.model_copy(update=update) if update else run)
-    return out
+    return ingest(session, runs=runs, ignore_labels=ignore_labels, unknown_facts=UNKNOWN_FACTS)
 
 
 def _with_stored_times(session: Session, runs: list[RunCreate]) -> list[RunCreate]:

@@ -4,7 +4,7 @@ a retry of a stored run is a no-op, the same uuid with another body a conflict."
 from __future__ import annotations
 
 import uuid as uuid_mod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,12 +132,18 @@ def _existing_runs(
 
 
 def ingest(
-    session: Session, *, runs: Sequence[RunCreate], ignore_labels: Sequence[str]
+    session: Session,
+    *,
+    runs: Sequence[RunCreate],
+    ignore_labels: Sequence[str],
+    unknown_facts: Mapping[str, str] | None = None,
 ) -> list[Ingested]:
     """Stores the runs that are new in the caller's transaction (the caller commits, and retries
     on a collision: core.db.commit_with_retry); a retry of a stored run is a no-op.
 
-    The same uuid with another body is a Conflict and nothing of the request is written."""
+    The same uuid with another body is a Conflict and nothing of the request is written.
+    `unknown_facts` are stored for durability facts a run does not give (an importer's
+    "unknown"): they are the server's words, not the body's, so they are not in its hash."""
     digests: dict[uuid_mod.UUID, str] = {}
     unique: list[RunCreate] = []
     for index, run in enumerate(runs):
@@ -166,7 +172,7 @@ def ingest(
         # In uuid order: concurrent batches holding the same new runs insert them in the same
         # order, so one waits for the other instead of deadlocking.
         new.sort(key=lambda run: run.uuid)
-        outcome.update(_store_new(session, new, digests, ignore_labels))
+        outcome.update(_store_new(session, new, digests, ignore_labels, unknown_facts or {}))
     return [outcome[run.uuid] for run in unique]
 
 
@@ -175,6 +181,7 @@ def _store_new(
     runs: list[RunCreate],
     digests: dict[uuid_mod.UUID, str],
     ignore_labels: Sequence[str],
+    unknown_facts: Mapping[str, str],
 ) -> dict[uuid_mod.UUID, Ingested]:
     now = utcnow()
     agent_names = sorted({run.agent for run in runs})
@@ -258,6 +265,10 @@ def _store_new(
         }
         for run in runs
     ]
+    for row in run_rows:
+        for fact, unknown in unknown_facts.items():
+            if row[fact] is None:
+                row[fact] = unknown
     run_ids = insert_runs(session, run_rows)
 
     env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
