@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterable
 from typing import Any
 
 from fastapi import Response
 
+from perfatlas.api.csv import csv_response
 from perfatlas.compare.common import metric_patterns
 from perfatlas.compare.schemas import ChangeRead, CompareRead, GroupCompareRead, PairCell
 
 patterns = metric_patterns
-
-
-def _csv(rows: Iterable[Iterable[Any]], filename: str) -> Response:
-    buffer = io.StringIO()
-    csv.writer(buffer).writerows(rows)
-    return Response(
-        content=buffer.getvalue(),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
 
 
 def _change(change: ChangeRead | None) -> list[Any]:
@@ -50,7 +38,7 @@ def runs_csv(data: CompareRead) -> Response:
     rows.append(["min_effect_pct", data.min_effect_pct, "confidence", data.confidence])
     if data.warning:
         rows.append(["warning", data.warning])
-    return _csv(rows, "compare.csv")
+    return csv_response(rows, "compare.csv")
 
 
 def _pair_key(key: dict[str, Any]) -> str:
@@ -94,7 +82,7 @@ def groups_csv(data: GroupCompareRead) -> Response:
                  "pair_ignore", " ".join(data.pair_ignore)])  # fmt: skip
     if data.warning:
         rows.append(["warning", data.warning])
-    return _csv(rows, f"{data.workload}-by-{data.by}.csv")
+    return csv_response(rows, f"{data.workload}-by-{data.by}.csv")
 
 
 def _pair_cell(cell: PairCell | None) -> list[Any]:

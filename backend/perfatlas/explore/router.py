@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import re
-from collections.abc import Iterable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
+from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import ReadPrincipal, SessionDep
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
@@ -36,19 +33,6 @@ def _single_values(request: Request) -> None:
 
 
 SINGLE = [Depends(_single_values)]
-
-
-def _csv(rows: Iterable[Iterable[Any]], filename: str) -> Response:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerows(rows)
-    # The name comes from the query: a header holds only latin-1, and no quote or line break.
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", filename)
-    return Response(
-        content=buffer.getvalue(),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{safe}"'},
-    )
 
 
 @router.get("/explore", operation_id="explore", response_model=ExploreRead, dependencies=SINGLE)
@@ -93,7 +77,7 @@ def explore_csv(
                 [trace.group, p.x, p.n, p.repetitions, p.median, p.mean, p.min, p.max, p.p5,
                  p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
             )  # fmt: skip
-    return _csv(rows, f"{workload}-{metric}-by-{x}.csv")
+    return csv_response(rows, f"{workload}-{metric}-by-{x}.csv")
 
 
 @router.get("/catalog", operation_id="catalog", response_model=Catalog)

@@ -39,6 +39,13 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
+/** Parameters or labels as `k=v k2=v2`, as they are written on the command line. */
+export function formatPairs(obj: Record<string, unknown>): string {
+  return Object.entries(obj)
+    .map(([k, v]) => `${k}=${formatValue(v)}`)
+    .join(" ");
+}
+
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { formatTime, formatValue, timeAgo } from "../../../lib/format";
+import { formatPairs, formatTime, timeAgo } from "../../../lib/format";
 import type { Agent } from "../api/get-agents";
 
 export function AgentsTable({ agents, compact = false }: { agents: Agent[]; compact?: boolean }) {
@@ -25,9 +25,7 @@ export function AgentsTable({ agents, compact = false }: { agents: Agent[]; comp
             {!compact && <td className="mono">{a.version ?? "–"}</td>}
             {!compact && (
               <td className="mono small">
-                {Object.entries(a.labels)
-                  .map(([k, v]) => `${k}=${formatValue(v)}`)
-                  .join(" ") || "–"}
+                {formatPairs(a.labels) || "–"}
               </td>
             )}
           </tr>

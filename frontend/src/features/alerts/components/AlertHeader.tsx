@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { formatValue } from "../../../lib/format";
+import { formatPairs } from "../../../lib/format";
 import type { AlertDetail } from "../api/get-alert";
 import { changeSummary, changeTone, seriesTitle } from "../format";
 
@@ -16,12 +16,8 @@ export function AlertHeader({ alert }: { alert: AlertDetail }) {
         </h1>
         <p className="muted mono small">
           alert #{alert.id} · {s.target}{" "}
-          {Object.entries(s.parameters)
-            .map(([k, v]) => `${k}=${formatValue(v)}`)
-            .join(" ")}{" "}
-          {Object.entries(s.labels)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(" ")}
+          {formatPairs(s.parameters)}{" "}
+          {formatPairs(s.labels)}
         </p>
       </div>
       <div className="actions">

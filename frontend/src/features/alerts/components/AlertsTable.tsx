@@ -1,13 +1,7 @@
 import { Link, useNavigate } from "react-router-dom";
-import { formatPercent, formatTime, formatValue, timeAgo } from "../../../lib/format";
+import { formatPairs, formatPercent, formatTime, timeAgo } from "../../../lib/format";
 import type { Alert } from "../api/get-alerts";
 import { causeSummary, changeTone, confidenceText, levelText, seriesTitle, STATUS_LABEL } from "../format";
-
-function labels(obj: Record<string, unknown>): string {
-  return Object.entries(obj)
-    .map(([k, v]) => `${k}=${formatValue(v)}`)
-    .join(" ");
-}
 
 export function StatusBadge({ status }: { status: Alert["status"] }) {
   return <span className={`badge status-${status}`}>{STATUS_LABEL[status]}</span>;
@@ -46,7 +40,7 @@ export function AlertsTable({ alerts, showStatus = false, showIncident = true }:
                 {seriesTitle(a.series)}
               </Link>
               <div className="muted mono small">
-                {a.series.target} {labels(a.series.parameters)} {labels(a.series.labels)}
+                {a.series.target} {formatPairs(a.series.parameters)} {formatPairs(a.series.labels)}
               </div>
             </td>
             <td className={`num nowrap diff tone-${changeTone(a.kind, a.change_pct)}`} title={a.kind}>

@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { formatTime, formatValue, shortId } from "../../../lib/format";
+import { formatPairs, formatTime, shortId } from "../../../lib/format";
 import type { RunSummary } from "../api/get-runs";
 import { DurabilityBadges } from "./DurabilityBadges";
 
@@ -10,12 +10,6 @@ type Props = {
   /** fewer columns, for narrow cards */
   compact?: boolean;
 };
-
-function pairs(obj: Record<string, unknown>): string {
-  return Object.entries(obj)
-    .map(([k, v]) => `${k}=${formatValue(v)}`)
-    .join(" ");
-}
 
 export function RunsTable({ runs, selected, onToggle, compact = false }: Props) {
   return (
@@ -49,8 +43,8 @@ export function RunsTable({ runs, selected, onToggle, compact = false }: Props) 
             <td>{r.workload}</td>
             <td>{r.agent}</td>
             {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
-            {!compact && <td className="mono small">{pairs(r.parameters)}</td>}
-            <td className="mono small">{pairs(r.labels)}</td>
+            {!compact && <td className="mono small">{formatPairs(r.parameters)}</td>}
+            <td className="mono small">{formatPairs(r.labels)}</td>
             {!compact && (
               <td>
                 <DurabilityBadges run={r} />

@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { formatValue } from "../../../lib/format";
+import { formatPairs } from "../../../lib/format";
 import { seriesExploreLink } from "../../runs";
 import type { SeriesPoints } from "../api/get-series-points";
 
@@ -13,12 +13,8 @@ export function SeriesHeader({ series: s, samples, onSamples }: { series: Series
         </h1>
         <p className="muted mono small">
           {s.target}{" "}
-          {Object.entries(s.parameters)
-            .map(([k, v]) => `${k}=${formatValue(v)}`)
-            .join(" ")}{" "}
-          {Object.entries(s.labels)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(" ")}
+          {formatPairs(s.parameters)}{" "}
+          {formatPairs(s.labels)}
         </p>
       </div>
       <div className="actions">

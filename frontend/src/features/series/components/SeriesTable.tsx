@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { formatTime, formatValue } from "../../../lib/format";
+import { formatPairs, formatTime } from "../../../lib/format";
 import type { Series } from "../api/get-series";
 
 export function SeriesTable({ series }: { series: Series[] }) {
@@ -27,14 +27,10 @@ export function SeriesTable({ series }: { series: Series[] }) {
             <td>{s.agent}</td>
             <td className="mono ellipsis">{s.target}</td>
             <td className="mono small">
-              {Object.entries(s.parameters)
-                .map(([k, v]) => `${k}=${formatValue(v)}`)
-                .join(" ")}
+              {formatPairs(s.parameters)}
             </td>
             <td className="mono small">
-              {Object.entries(s.labels)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(" ")}
+              {formatPairs(s.labels)}
             </td>
             <td className="num">{s.points}</td>
             <td className="nowrap">{formatTime(s.last_at)}</td>
