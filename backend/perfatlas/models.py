@@ -1,12 +1,14 @@
 """The model registry: imports every domain's models so that Base.metadata is complete
 (Alembic, tests). It lives outside core/, which knows no domain."""
 
-from perfatlas.agents.models import Agent
+from perfatlas.agents.models import Agent, EnrollmentToken
 from perfatlas.alerts.models import Alert, AlertRule, Incident
 from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
+from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.schedules.models import Schedule
 
 __all__ = [
     "Agent",
@@ -15,10 +17,13 @@ __all__ = [
     "ApiToken",
     "Base",
     "Channel",
+    "EnrollmentToken",
     "Environment",
     "Incident",
+    "Job",
     "Notification",
     "Result",
     "Run",
+    "Schedule",
     "Series",
 ]
