@@ -62,3 +62,38 @@ def touch_agents(
             )
             values["version"] = case((stored_newest <= started, version), else_=Agent.version)
         session.execute(update(Agent).where(Agent.id == agent_id).values(**values))
+
+
+def parse_selector(selector: Sequence[str]) -> tuple[set[str], dict[str, str]]:
+    """An agent selector's names and label=value pairs."""
+    names: set[str] = set()
+    labels: dict[str, str] = {}
+    for item in selector:
+        key, sep, value = item.partition("=")
+        if sep:
+            labels[key.strip()] = value.strip()
+        else:
+            names.add(item.strip())
+    return names, labels
+
+
+def selects(agent: Agent, selector: Sequence[str]) -> bool:
+    """Whether the selector picks this agent: one of its names (when it names any) and every
+    label=value it gives. An empty selector picks every agent."""
+    names, labels = parse_selector(selector)
+    if names and agent.name not in names:
+        return False
+    have = agent.labels or {}
+    return all(str(have.get(k)) == v for k, v in labels.items() if k in have) and all(
+        k in have for k in labels
+    )
+
+
+def matching(session: Session, selector: Sequence[str]) -> list[Agent]:
+    """The enrolled, unrevoked agents the selector picks, by name."""
+    enrolled = session.scalars(
+        select(Agent)
+        .where(Agent.enrolled_at.is_not(None), Agent.revoked_at.is_(None))
+        .order_by(Agent.name)
+    )
+    return [a for a in enrolled if selects(a, selector)]
