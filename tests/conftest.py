@@ -33,6 +33,7 @@ TABLES = (
     "jobs",
     "schedules",
     "agent_enrollment_tokens",
+    "detection_requests",
     "notifications",
     "notification_channels",
     "alerts",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -110,6 +111,12 @@ def _run_uvicorn(
     )
 
 
+class WorkerQueues(StrEnum):
+    all = "all"
+    work = "work"
+    notify = "notify"
+
+
 @app.command()
 def worker(
     beat: Annotated[
@@ -117,6 +124,12 @@ def worker(
     ] = True,
     concurrency: Annotated[int, typer.Option(help="tasks at once (processes)")] = 1,
     loglevel: Annotated[str, typer.Option(help="Celery log level")] = "INFO",
+    only: Annotated[
+        WorkerQueues,
+        typer.Option(
+            help="all: every queue; work: detection, schedules and jobs; notify: notifications"
+        ),
+    ] = WorkerQueues.all,
 ) -> None:
     """Run the background worker: detection after uploads, the nightly pass, notifications.
 
@@ -125,10 +138,15 @@ def worker(
 
     settings = get_settings()
     app = worker_app()
+    queues = {
+        "all": [settings.queue, settings.effective_notify_queue],
+        "work": [settings.queue],
+        "notify": [settings.effective_notify_queue],
+    }[only]
     argv = [
         "worker",
         f"--loglevel={loglevel}",
-        f"--queues={settings.queue}",
+        f"--queues={','.join(queues)}",
         f"--concurrency={concurrency}",
         # solo runs tasks in the worker process itself: no fork, which SQLite and the
         # database broker prefer; more than one task at once takes the prefork pool.
@@ -139,7 +157,7 @@ def worker(
     if beat:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         argv += ["--beat", f"--schedule={settings.data_dir / 'celerybeat-schedule'}"]
-    typer.echo(f"worker on queue {settings.queue!r}, broker {_redact(app.conf.broker_url)}")
+    typer.echo(f"worker on queues {', '.join(queues)}, broker {_redact(app.conf.broker_url)}")
     app.worker_main(argv=argv)
 
 

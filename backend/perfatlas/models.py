@@ -2,7 +2,7 @@
 (Alembic, tests). It lives outside core/, which knows no domain."""
 
 from perfatlas.agents.models import Agent, EnrollmentToken
-from perfatlas.alerts.models import Alert, AlertRule, Incident
+from perfatlas.alerts.models import Alert, AlertRule, DetectionRequest, Incident
 from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
 from perfatlas.jobs.models import Job
@@ -17,6 +17,7 @@ __all__ = [
     "ApiToken",
     "Base",
     "Channel",
+    "DetectionRequest",
     "EnrollmentToken",
     "Environment",
     "Incident",

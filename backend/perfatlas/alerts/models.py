@@ -120,3 +120,17 @@ class Alert(Base):
     change_run: Mapped[Run] = relationship(foreign_keys=[change_run_id])
     previous_run: Mapped[Run | None] = relationship(foreign_keys=[previous_run_id])
     resolved_by_run: Mapped[Run | None] = relationship(foreign_keys=[resolved_by_run_id])
+
+
+class DetectionRequest(Base):
+    """A series waiting for its on-upload check: one row per series however many uploads
+    asked, so a burst of uploads leaves at most one pending check per series. The check
+    deletes the row in the transaction that stores its outcome, so a check that dies leaves
+    the request in place, and an upload during a check requests another."""
+
+    __tablename__ = "detection_requests"
+
+    series_id: Mapped[int] = mapped_column(
+        ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
+    )
+    requested_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)

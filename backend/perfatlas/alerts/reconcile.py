@@ -36,6 +36,15 @@ class Report:
     # Seconds until each new notification falls due (the task schedules a sweep for them).
     notifications: list[float] = field(default_factory=list)
 
+    def merge(self, other: Report) -> None:
+        """Add another check's counts and notifications to this one."""
+        self.series += other.series
+        self.opened += other.opened
+        self.updated += other.updated
+        self.resolved += other.resolved
+        self.withdrawn += other.withdrawn
+        self.notifications.extend(other.notifications)
+
     def as_dict(self) -> dict[str, int]:
         return {
             "series": self.series, "opened": self.opened, "updated": self.updated,

@@ -5,18 +5,24 @@ same check changes nothing. A run whose rows are gone simply has no series to ch
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from celery import shared_task
 
-from perfatlas.alerts import detection
+from perfatlas.alerts import detection, pending
+from perfatlas.alerts.reconcile import Report
 from perfatlas.notifications.service import queue_sweeps
-from perfatlas.worker.celery_app import task_session, task_settings
+from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 DETECT_RUNS = "perfatlas.detect_runs"
+DETECT_PENDING = "perfatlas.detect_pending"
 DETECT_ALL = "perfatlas.detect_all"
 MAX_RETRIES = 5
+# A pass over the pending checks hands over to a fresh task after this long, so that one
+# long burst does not hold the worker from the other queues' work.
+PENDING_PASS_SECONDS = 20.0
 
 
 @shared_task(name=DETECT_RUNS, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
@@ -27,6 +33,34 @@ def detect_runs(self: Any, run_uuids: Sequence[str]) -> dict[str, int]:
         with task_session(settings) as session:
             report = detection.check_runs(session, run_uuids, settings=settings)
     except detection.RETRYABLE as exc:  # a deadlock or lost connection: try again shortly
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+    queue_sweeps(settings, report.notifications)
+    return report.as_dict()
+
+
+@shared_task(name=DETECT_PENDING, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
+def detect_pending(self: Any) -> dict[str, int]:
+    """Check the series uploads asked for (alerts/pending.py), a batch per transaction: the
+    batch's requests are deleted in the transaction that stores its outcome. Many of these
+    tasks may be queued by a burst; all but the first find little or nothing to do."""
+    settings = task_settings(self.app)
+    report = Report()
+    started = time.monotonic()
+    try:
+        with task_session(settings) as session:
+            while time.monotonic() - started < PENDING_PASS_SECONDS:
+                batch = pending.take_batch(session, detection.SERIES_CHUNK)
+                if not batch:
+                    session.rollback()
+                    break
+                report.merge(
+                    detection.check_series(
+                        session, batch, settings=settings, window=settings.detect_window
+                    )
+                )  # commits, with the batch's requests deleted
+            else:
+                enqueue(settings, DETECT_PENDING)  # more than one pass's worth: carry on
+    except detection.RETRYABLE as exc:  # the batch's requests are back: try again shortly
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     queue_sweeps(settings, report.notifications)
     return report.as_dict()

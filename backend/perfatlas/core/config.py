@@ -38,7 +38,11 @@ class Settings(BaseSettings):
     broker_url: str = ""
     # The Celery queue this server's tasks go to (separate deployments on one Redis, tests).
     queue: str = "perfatlas"
-    # Re-check the series of every upload for change points (a Celery task per upload).
+    # Notifications go to a queue of their own (default: the queue's name + ".notify"), which
+    # every worker also consumes unless told otherwise, so a backlog of detection cannot hold
+    # them back; a deployment may run a worker on it alone (`perfatlas worker --only notify`).
+    notify_queue: str = ""
+    # Re-check the series of every upload for change points (coalesced per series).
     detect_on_ingest: bool = True
     # Points of history the on-ingest check looks at (the nightly pass looks at more).
     detect_window: int = Field(default=200, ge=20)
@@ -86,6 +90,10 @@ class Settings(BaseSettings):
         if value and not value.startswith(("redis://", "rediss://", "sqla+", "memory://")):
             raise ValueError("PERFATLAS_BROKER_URL must be a redis:// or sqla+<database> URL")
         return value
+
+    @property
+    def effective_notify_queue(self) -> str:
+        return self.notify_queue or f"{self.queue}.notify"
 
     @property
     def effective_broker_url(self) -> str:

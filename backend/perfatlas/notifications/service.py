@@ -19,7 +19,9 @@ KICKS = 3
 
 def queue_sweep(settings: Settings, *, countdown: float | None = None) -> bool:
     """Ask the worker for a sweep (in `countdown` seconds); False when the broker is down."""
-    return enqueue(settings, NOTIFY_SWEEP, countdown=countdown)
+    return enqueue(
+        settings, NOTIFY_SWEEP, countdown=countdown, queue=settings.effective_notify_queue
+    )
 
 
 def queue_sweeps(settings: Settings, delays: Sequence[float]) -> None:

@@ -25,4 +25,4 @@ def notify_sweep(self: Any) -> int:
 def _sweep_at_start(sender: Any, **_: Any) -> None:
     # Whatever a killed worker left behind goes out without waiting for the beat.
     app = sender.app
-    app.send_task(NOTIFY_SWEEP, queue=task_settings(app).queue)
+    app.send_task(NOTIFY_SWEEP, queue=task_settings(app).effective_notify_queue)

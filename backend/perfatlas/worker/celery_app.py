@@ -75,12 +75,21 @@ def celery_for(settings: Settings) -> PerfAtlasCelery:
     return _APPS[key]
 
 
-def enqueue(settings: Settings, task: str, *args: Any, countdown: float | None = None) -> bool:
+def enqueue(
+    settings: Settings,
+    task: str,
+    *args: Any,
+    countdown: float | None = None,
+    queue: str | None = None,
+) -> bool:
     """Send a task by name; False (logged) when the broker cannot take it, which must not fail
     the request that asked: detection catches up in the nightly pass, notifications in the
-    sweep. Domains call this from a service function; routers never do."""
+    sweep. Domains call this from a service function; routers never do. `queue` defaults to
+    the deployment's queue (notifications pass their own)."""
     try:
-        celery_for(settings).send_task(task, args=args, queue=settings.queue, countdown=countdown)
+        celery_for(settings).send_task(
+            task, args=args, queue=queue or settings.queue, countdown=countdown
+        )
     except Exception as exc:
         log.warning("could not queue %s (%s); the periodic pass will catch up", task, exc)
         return False

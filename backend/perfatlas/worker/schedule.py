@@ -29,6 +29,9 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": NOTIFY_SWEEP,
             "schedule": settings.notify_sweep_seconds,
             # While one sweep is busy (a slow SMTP server), the next ones must not pile up.
-            "options": {"queue": settings.queue, "expires": settings.notify_sweep_seconds},
+            "options": {
+                "queue": settings.effective_notify_queue,
+                "expires": settings.notify_sweep_seconds,
+            },
         },
     }
