@@ -108,6 +108,9 @@ def _run_uvicorn(
         log_level=settings.log_level,
         # The access log would show query strings; tokens never travel there, but keep it lean.
         access_log=False,
+        # Idle connections stay open longer than clients keep theirs in a pool (httpx: 5 s), so
+        # a client never sends on a connection the server is closing at that moment.
+        timeout_keep_alive=settings.keepalive_seconds,
     )
 
 

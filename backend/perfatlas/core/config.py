@@ -32,6 +32,8 @@ class Settings(BaseSettings):
         "release",
     ]
     log_level: str = "info"
+    # Seconds an idle HTTP connection is kept open (longer than any client's idle pool).
+    keepalive_seconds: int = Field(default=75, ge=1, le=3600)
 
     # Background work (Celery). Empty: a broker that needs no server, kept in the database
     # (SQLite under data_dir, or the PostgreSQL database itself); production sets redis://.
