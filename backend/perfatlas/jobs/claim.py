@@ -85,7 +85,7 @@ def claim(
             )
             if locked is None:
                 continue  # another agent is taking it
-        attempt = session.execute(
+        job = session.scalars(
             update(Job)
             .where(Job.id == job_id, Job.status == JobStatus.queued.value)
             .values(
@@ -94,13 +94,11 @@ def claim(
                 attempts=Job.attempts + 1,
                 lease_until=now + dt.timedelta(seconds=lease_seconds),
             )
-            .returning(Job.attempts)
-            .execution_options(synchronize_session=False)
-        ).scalar_one_or_none()
-        if attempt is not None:
-            job = session.get(Job, job_id, populate_existing=True)
-            assert job is not None
-            return Claimed(job=job, attempt=attempt)
+            .returning(Job)
+            .execution_options(populate_existing=True)
+        ).one_or_none()
+        if job is not None:
+            return Claimed(job=job, attempt=job.attempts)
     return None
 
 
@@ -114,17 +112,16 @@ def start(factory: sessionmaker[Session], *, name: str) -> None:
 
 
 def try_claim(factory: sessionmaker[Session], *, name: str) -> wakeup.Attempt[Claimed]:
-    """One try of a long poll, each step in its own short transaction: put back lapsed leases
-    (so an agent's death is recovered without the beat task), then claim."""
+    """One try of a long poll: put back lapsed leases when there are any (so an agent's death
+    is recovered without the beat task), then claim. (The poll's start was the heartbeat.)"""
     with factory() as session:
-        now = utcnow()
-        settle.recover_lapsed(session, now=now)
-        session.commit()
-        agent = enrolled_agent(session, name=name)
         seen = wakeup.fingerprint(session)
+        if seen[wakeup.LAPSED]:
+            settle.recover_lapsed(session, now=utcnow())
+            session.commit()
+            seen = wakeup.fingerprint(session)
+        agent = enrolled_agent(session, name=name)
         claimed = claim(session, agent=agent)
-        if claimed is not None:
-            touch_heartbeat(session, agent_id=agent.id)
         session.commit()
         return wakeup.Attempt(value=claimed, seen=seen)
 
