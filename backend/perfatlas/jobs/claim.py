@@ -2,10 +2,11 @@
 
 Claimable by agent X: queued jobs made for X; and unpinned queued jobs made for another agent
 whose selector picks X, once a lease of theirs lapsed (attempts ≥ 1) or while their own agent is
-revoked or offline. One code path on both databases: on PostgreSQL the candidate row is locked
-with `FOR UPDATE SKIP LOCKED` (concurrent claimers pass over it instead of queueing behind it),
-then on both a conditional UPDATE (`status = 'queued'` in its WHERE) takes it, so of two
-claimers of one row at most one changes it (SQLite serializes the writers)."""
+revoked or offline (a job without a selector stays with its agent). One code path on both
+databases: on PostgreSQL the candidate row is locked with `FOR UPDATE SKIP LOCKED` (concurrent
+claimers pass over it instead of queueing behind it), then on both a conditional UPDATE
+(`status = 'queued'` in its WHERE) takes it, so of two claimers of one row at most one changes
+it (SQLite serializes the writers)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def _candidates(session: Session, *, agent: Agent, now: dt.datetime) -> list[int
     return [
         job_id
         for job_id, agent_id, selector in rows
-        if agent_id == agent.id or selects(agent, selector or [])
+        # A job without a selector (queued by hand) stays with its agent.
+        if agent_id == agent.id or (selector and selects(agent, selector))
     ]
 
 

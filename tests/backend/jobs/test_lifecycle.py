@@ -124,6 +124,8 @@ def test_an_offline_agents_job_goes_to_a_matching_agent_unless_pinned(client, to
     taken = claim(client, b)
     assert taken is not None and taken["id"] == free and taken["attempt"] == 1
     assert claim(client, b) is None and job_row(engine, pinned).status == "queued"
+    (by_hand,) = queue(engine, ["away"])  # no selector: it waits for its own agent
+    assert claim(client, b) is None and job_row(engine, by_hand).status == "queued"
 
 
 def test_attempts_run_out_and_the_job_fails(client, tokens, engine):
