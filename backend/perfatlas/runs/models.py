@@ -51,6 +51,7 @@ class Run(Base):
         Index("ix_runs_started_at_id", "started_at", "id"),
         Index("ix_runs_workload_started_at", "workload", "started_at"),
         Index("ix_runs_agent_id_started_at", "agent_id", "started_at"),
+        Index("ix_runs_job_id", "job_id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
