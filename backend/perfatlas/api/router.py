@@ -16,6 +16,7 @@ from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.notifications.router import router as channels_router
 from perfatlas.runs.router import router as runs_router
+from perfatlas.schedules.router import router as schedules_router
 
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(runs_router)
@@ -26,6 +27,7 @@ api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
 api_router.include_router(auth_router)
 api_router.include_router(agents_router)
+api_router.include_router(schedules_router)
 
 
 class Health(BaseModel):

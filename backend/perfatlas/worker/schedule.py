@@ -18,6 +18,7 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     # modules themselves import the worker's helpers.
     from perfatlas.alerts.tasks import DETECT_ALL
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
+    from perfatlas.schedules.tasks import FIRE_EVERY_SECONDS, FIRE_SCHEDULES
 
     return {
         "nightly-detection": {
@@ -30,5 +31,11 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": settings.notify_sweep_seconds,
             # While one sweep is busy (a slow SMTP server), the next ones must not pile up.
             "options": {"queue": settings.queue, "expires": settings.notify_sweep_seconds},
+        },
+        "fire-schedules": {
+            "task": FIRE_SCHEDULES,
+            "schedule": FIRE_EVERY_SECONDS,
+            # A pass not started by the next one is dropped: the next one fires the same.
+            "options": {"queue": settings.queue, "expires": FIRE_EVERY_SECONDS},
         },
     }
