@@ -20,7 +20,7 @@ from perfatlas.core.errors import ErrorBody
 # channel name taken).
 CONFLICTS = frozenset(
     {"create_run", "create_runs_batch", "import_fio", "import_bonnie", "create_channel",
-     "update_channel"}
+     "update_channel", "create_schedule", "update_schedule"}
 )  # fmt: skip
 _WRITES = frozenset({"post", "put", "patch"})
 _REF = {"$ref": "#/components/schemas/ErrorBody"}

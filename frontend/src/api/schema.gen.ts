@@ -4565,6 +4565,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
             413: {
                 headers: {
@@ -4785,6 +4794,15 @@ export interface operations {
             };
             /** @description nothing with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
