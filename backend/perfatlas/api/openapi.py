@@ -20,8 +20,8 @@ from perfatlas.core.errors import ErrorBody
 # channel name taken, an agent's name taken, a job's lease lost or the job final already).
 CONFLICTS = frozenset(
     {"create_run", "create_runs_batch", "import_fio", "import_bonnie", "create_channel",
-     "update_channel", "enroll_agent", "report_job_progress", "complete_job", "release_job",
-     "cancel_job"}
+    "update_channel", "enroll_agent", "report_job_progress", "complete_job", "release_job",
+    "cancel_job", "create_schedule", "update_schedule"}
 )  # fmt: skip
 # Operations without an API token that still answer 401 (an enrollment token in the body).
 TOKEN_IN_BODY = frozenset({"enroll_agent"})

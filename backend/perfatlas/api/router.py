@@ -17,6 +17,7 @@ from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
 from perfatlas.notifications.router import router as channels_router
 from perfatlas.runs.router import router as runs_router
+from perfatlas.schedules.router import router as schedules_router
 
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(runs_router)
@@ -28,6 +29,7 @@ api_router.include_router(channels_router)
 api_router.include_router(auth_router)
 api_router.include_router(agents_router)
 api_router.include_router(jobs_router)
+api_router.include_router(schedules_router)
 
 
 class Health(BaseModel):

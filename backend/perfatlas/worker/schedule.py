@@ -19,6 +19,7 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     from perfatlas.alerts.tasks import DETECT_ALL
     from perfatlas.jobs.tasks import EXPIRE_JOBS, EXPIRE_JOBS_SECONDS
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
+    from perfatlas.schedules.tasks import FIRE_EVERY_SECONDS, FIRE_SCHEDULES
 
     return {
         "nightly-detection": {
@@ -39,5 +40,11 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": EXPIRE_JOBS,
             "schedule": EXPIRE_JOBS_SECONDS,
             "options": {"queue": settings.queue, "expires": EXPIRE_JOBS_SECONDS},
+        },
+        "fire-schedules": {
+            "task": FIRE_SCHEDULES,
+            "schedule": FIRE_EVERY_SECONDS,
+            # A pass not started by the next one is dropped: the next one fires the same.
+            "options": {"queue": settings.queue, "expires": FIRE_EVERY_SECONDS},
         },
     }

@@ -762,6 +762,139 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Schedules
+         * @description Every schedule, by name, with the agents it picks now and its last firing.
+         */
+        get: operations["list_schedules"];
+        put?: never;
+        /**
+         * Create Schedule
+         * @description Schedule a workload spec on the agents the selector picks. `when` "now" fires at once
+         *     (the jobs exist when this returns); a selector matching no agent is allowed (see
+         *     `matching_agents`).
+         */
+        post: operations["create_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Schedule
+         * @description What a schedule would do: runs per agent, the agents it picks, its next five firings.
+         */
+        post: operations["preview_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Schedule */
+        get: operations["get_schedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Schedule
+         * @description Delete a schedule: its queued jobs are cancelled, its job history is kept.
+         */
+        delete: operations["delete_schedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Schedule
+         * @description Change any of name, spec, agents, when, timezone, paused; a new when or timezone
+         *     recomputes next_fire_at.
+         */
+        patch: operations["update_schedule"];
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}/firings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Firings
+         * @description The schedule's firings, newest first, each with its jobs (agent, status, percent).
+         */
+        get: operations["list_schedule_firings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause Schedule
+         * @description No firing until resumed (jobs already queued stay queued).
+         */
+        post: operations["pause_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume Schedule
+         * @description Fire again: a cron from its next time on (the firings missed while paused are not made);
+         *     a one-off not yet made fires when due.
+         */
+        post: operations["resume_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/series": {
         parameters: {
             query?: never;
@@ -1708,6 +1841,49 @@ export interface components {
             /** Message */
             message: string;
         };
+        /** Firing */
+        Firing: {
+            /**
+             * Fire At
+             * Format: date-time
+             */
+            fire_at: string;
+            /** Jobs */
+            jobs: components["schemas"]["FiringJob"][];
+        };
+        /** FiringJob */
+        FiringJob: {
+            /** Agent */
+            agent: string;
+            /** Id */
+            id: number;
+            /** Percent */
+            percent: number | null;
+            /** Status */
+            status: string;
+        };
+        /** FiringPage */
+        FiringPage: {
+            /** Items */
+            items: components["schemas"]["Firing"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** FiringSummary */
+        FiringSummary: {
+            /**
+             * Fire At
+             * Format: date-time
+             */
+            fire_at: string;
+            /**
+             * Jobs
+             * @description how many of the firing's jobs are in each status
+             */
+            jobs: {
+                [key: string]: number;
+            };
+        };
         /**
          * GroupCell
          * @description One metric in one group: its value, and for the other groups the per-series change.
@@ -2633,6 +2809,152 @@ export interface components {
             workload: string;
             /** Write Cache */
             write_cache: string | null;
+        };
+        /** ScheduleCreate */
+        ScheduleCreate: {
+            /**
+             * Agents
+             * @description agent names and/or "label=value": an agent matches when it is one of the names given (if any) and has every label given
+             */
+            agents: string[];
+            /** Name */
+            name: string;
+            /**
+             * Paused
+             * @default false
+             */
+            paused: boolean;
+            spec: components["schemas"]["WorkloadSpec"];
+            /**
+             * Timezone
+             * @description an IANA time zone name: Europe/Paris, America/New_York, UTC
+             * @default UTC
+             */
+            timezone: string;
+            /**
+             * When
+             * @description "now", an ISO 8601 time (without an offset: read in `timezone`), or "cron:<minute> <hour> <day of month> <month> <day of week>" read in `timezone`
+             */
+            when: string;
+        };
+        /** ScheduleList */
+        ScheduleList: {
+            /** Items */
+            items: components["schemas"]["ScheduleRead"][];
+        };
+        /** SchedulePreview */
+        SchedulePreview: {
+            /**
+             * Matching Agents
+             * @description the enrolled agents the selector picks
+             */
+            matching_agents: string[];
+            /**
+             * Next Firings
+             * @description the next (at most five) firings, UTC
+             */
+            next_firings: string[];
+            /**
+             * Runs Per Agent
+             * @description targets × parameter combinations of the spec
+             */
+            runs_per_agent: number;
+            /**
+             * Runs Total
+             * @description runs per agent × matching agents, at each firing
+             */
+            runs_total: number;
+        };
+        /** SchedulePreviewIn */
+        SchedulePreviewIn: {
+            /**
+             * Agents
+             * @description agent names and/or "label=value": an agent matches when it is one of the names given (if any) and has every label given
+             */
+            agents: string[];
+            spec: components["schemas"]["WorkloadSpec"];
+            /**
+             * Timezone
+             * @description an IANA time zone name: Europe/Paris, America/New_York, UTC
+             * @default UTC
+             */
+            timezone: string;
+            /**
+             * When
+             * @description "now", an ISO 8601 time (without an offset: read in `timezone`), or "cron:<minute> <hour> <day of month> <month> <day of week>" read in `timezone`
+             */
+            when: string;
+        };
+        /** ScheduleRead */
+        ScheduleRead: {
+            /** Agents */
+            agents: string[];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Last Fired At */
+            last_fired_at: string | null;
+            last_firing: components["schemas"]["FiringSummary"] | null;
+            /** Matching Agents */
+            matching_agents: string[];
+            /** Name */
+            name: string;
+            /**
+             * Next Fire At
+             * @description None: a one-off that has fired
+             */
+            next_fire_at: string | null;
+            /** Paused */
+            paused: boolean;
+            /** Runs Per Agent */
+            runs_per_agent: number;
+            spec: components["schemas"]["WorkloadSpec"];
+            /** Timezone */
+            timezone: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /** When */
+            when: string;
+        };
+        /**
+         * ScheduleUpdate
+         * @description Any of the fields; those not given (or null) stay as they are.
+         */
+        ScheduleUpdate: {
+            /**
+             * Agents
+             * @default null
+             */
+            agents: string[] | null;
+            /**
+             * Name
+             * @default null
+             */
+            name: string | null;
+            /**
+             * Paused
+             * @default null
+             */
+            paused: boolean | null;
+            /** @default null */
+            spec: components["schemas"]["WorkloadSpec"] | null;
+            /**
+             * Timezone
+             * @default null
+             */
+            timezone: string | null;
+            /**
+             * When
+             * @default null
+             */
+            when: string | null;
         };
         /**
          * Scope
@@ -5406,6 +5728,535 @@ export interface operations {
             };
             /** @description nothing with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_schedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulePreviewIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_schedule_firings: {
+        parameters: {
+            query?: {
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiringPage"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pause_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resume_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
