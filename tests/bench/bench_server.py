@@ -30,6 +30,7 @@ from common import (
     METRICS,
     PERFATLAS,
     SAMPLES,
+    SEED,
     SERIES_POINTS,
     admin_dsn,
     create_token,
@@ -151,7 +152,7 @@ def main() -> int:
     server, base = start_server(env, workers=WORKERS)
     try:
         rss = PeakRss(server.pid)
-        rng = random.Random(20261121)
+        rng = random.Random(SEED)
         runs_total = TOTAL_RESULTS // METRICS
         print(f"generating {runs_total} runs ({TOTAL_RESULTS} results)", flush=True)
         batches = [orjson.dumps({"runs": make_runs(min(RUNS_PER_BATCH, runs_total - s), start=s, rng=rng)})

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import random
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from typing import Any
 
 import httpx
+import orjson
+import psycopg
 
 from perfatlas.runs.stats import quantile
 
@@ -32,6 +36,7 @@ SEED_AGENTS = 8
 K_VALUES = (1, 2, 3, 5, 10, 20, 30, 40, 50, 60)
 SEGSIZES = (32768, 131072, 1048576)
 VERSIONS = ("1.7.1", "1.8.2", "trunk")
+SEED = 20261121  # of the random numbers of the seeded runs
 
 # Explore requests over the seeded runs, as the UI asks them.
 EXPLORE_CASES: dict[str, dict[str, str]] = {
@@ -160,3 +165,44 @@ def start_server(env: dict[str, str], *, workers: int = 1) -> tuple[subprocess.P
         time.sleep(0.1)
     server.terminate()
     raise RuntimeError(f"perfatlas serve did not answer at {base}")
+
+
+def seed_database(db: str, results: int, *, uploaders: int = 2, batch: int = 1000) -> None:
+    """(Re)create `db` and store the seeded runs' first `results` results through the API, as
+    bench_server.py does (on-upload detection off), then VACUUM ANALYZE."""
+    with psycopg.connect(admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{db}"')
+    env = perfatlas_env(db, free_port(), PERFATLAS_DETECT_ON_INGEST="false")
+    subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
+    server, base = start_server(env)
+    runs_total, rng, lock = results // METRICS, random.Random(SEED), threading.Lock()
+    starts = iter(range(0, runs_total, batch))
+    print(f"seeding {db}: {results} results through the API", flush=True)
+
+    def upload(client: httpx.Client) -> None:
+        while True:
+            with lock:  # the runs are generated in order, as bench_server's
+                start = next(starts, None)
+                if start is None:
+                    return
+                runs = make_runs(min(batch, runs_total - start), start=start, rng=rng)
+            client.post(
+                "/api/v1/runs/batch", content=orjson.dumps({"runs": runs})
+            ).raise_for_status()
+            if (start // batch) % 100 == 0:
+                print(f"  {start * METRICS} results", flush=True)
+
+    try:
+        headers = {"Authorization": f"Bearer {create_token(env, 'upload')}"}
+        with httpx.Client(base_url=base, headers=headers, timeout=300) as client:
+            threads = [threading.Thread(target=upload, args=(client,)) for _ in range(uploaders)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    with psycopg.connect(admin_dsn(db), autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
