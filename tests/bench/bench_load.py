@@ -89,7 +89,8 @@ def prepare_database() -> dict[str, Any]:
         print(f"reusing {DB}: {found} seeded results", flush=True)
         return {"seeded_now": False}
     if not OWN_DB:
-        raise SystemExit(f"BENCH_LOAD_DB={DB} holds {found} seeded results, not {SEEDED}")
+        held = "is missing" if found is None else f"holds {found} seeded results"
+        raise SystemExit(f"BENCH_LOAD_DB={DB} {held}, not BENCH_LOAD_RESULTS={SEEDED}")
     started = time.perf_counter()
     seed_database(DB, SEEDED)
     if seeded_results(DB) != SEEDED:
@@ -143,10 +144,11 @@ def planted_runs(
     runs carry a new version label, as a new release that slows the workload would."""
     rng, t0 = random.Random(f"{tag}{first}"), dt.datetime.now(dt.UTC) - dt.timedelta(hours=2)
     version = f"{tag}-{'a' if scale == 1.0 else 'b'}"
-    return [sweep_run(agent=agent, workload="seqio", params={"k": 10, "segsize": 131072},
+    runs = [sweep_run(agent=agent, workload="seqio", params={"k": 10, "segsize": 131072},
                       started=t0 + dt.timedelta(minutes=i), rng=rng, metrics=LOAD_METRICS,
                       scale=scale, labels={"version": version})
             for i in range(first, first + count)]  # fmt: skip
+    return [{**run, "meta": {"bench_load": tag}} for run in runs]
 
 
 def upload_phase(
@@ -158,7 +160,8 @@ def upload_phase(
     orders = {"base": base, "token": tokens["upload"], "start_at": start_at,
               "deadline": start_at + UPLOAD_SECONDS, "tag": tag,
               "runs_per_batch": RUNS_PER_BATCH, "metrics": LOAD_METRICS}  # fmt: skip
-    workers = [{"agent": f"host-{u % AGENTS}", "seed": u} for u in range(UPLOADERS)]
+    # Seeded by the run's tag: a run on a reused database makes new uuids.
+    workers = [{"agent": f"host-{u % AGENTS}", "seed": f"{tag}-{u}"} for u in range(UPLOADERS)]
     procs = clients("upload", orders, workers, CLIENT_PROCS)
     print(f"upload load: {UPLOADERS} uploaders, {UPLOAD_SECONDS:.0f} s", flush=True)
     time.sleep(max(0.0, start_at + PLANT_AT - time.time()))
@@ -170,6 +173,7 @@ def upload_phase(
     planted_at = time.time()
     upload = gather(procs)
     upload["start_at"], upload["planted_at"], upload["end_at"] = start_at, planted_at, time.time()
+    upload["step_run"] = step[0]["uuid"]
     server_cpu, worker_cpu = (cpu_seconds(p) - c for p, c in zip(procs_cpu, cpu0, strict=True))
     upload["server_cpu_s"], upload["worker_cpu_s"] = round(server_cpu, 1), round(worker_cpu, 1)
     return upload
@@ -201,6 +205,16 @@ def wait_for(what: Any, until: float) -> float | None:
     return found  # type: ignore[no-any-return]
 
 
+def planted_alert(step_run: str) -> dict[str, Any] | None:
+    """The notified alert of the planted series (its agent is named planted-…), if any."""
+    for _, payload in list(Receiver.received):
+        for alert in payload.get("alerts") or []:
+            if alert.get("agent", "").startswith("planted-"):
+                return {"change_run_is_step": alert["change_run"]["uuid"] == step_run,
+                        "change_pct": alert["change_pct"], "event": payload["event"]}  # fmt: skip
+    return None
+
+
 def figure(value: Any, target: str, met: bool, **extra: Any) -> dict[str, Any]:
     return {"value": value, "target": target, "met": met, **extra}
 
@@ -217,6 +231,8 @@ def build_report(
     up = summary(upload["latencies"].get("upload", []))
     reads = summary([v for values in explore["latencies"].values() for v in values])
     delay = noticed - upload["planted_at"] if noticed is not None else None
+    alert = planted_alert(upload["step_run"])
+    right_alert = alert is not None and alert["change_run_is_step"]
 
     def phase(d: dict[str, Any]) -> dict[str, Any]:
         connection = sum(n for k, n in d["errors"].items() if k.startswith("connection"))
@@ -253,6 +269,8 @@ def build_report(
             "delay_s": round(delay, 1) if delay is not None else None,
             "arrived_while_uploading": noticed is not None and noticed <= upload["end_at"],
             "notifications_received": len(Receiver.received),
+            # The alert as notified: it must name the step's first run, about -20 %.
+            "alert": alert,
         },
         "detection_backlog": {
             "max_detection_requests": max((s["detection_requests"] for s in samples), default=0),
@@ -281,7 +299,7 @@ def build_report(
             "notify_delay_s": figure(
                 round(delay, 1) if delay is not None else None,
                 "<= 60",
-                delay is not None and delay <= TARGETS["notify_delay_s"],
+                delay is not None and delay <= TARGETS["notify_delay_s"] and right_alert,
             ),
             "explore_p99_ms": figure(
                 reads.get("p99_ms"),
@@ -328,8 +346,11 @@ def main() -> int:
         planted = f"planted-{tag}"
         with httpx.Client(base_url=base, timeout=120, headers=headers) as admin:
             hook = f"http://127.0.0.1:{receiver.server_port}/hook"
-            admin.post("/api/v1/channels", json={"name": "bench", "kind": "webhook", "target": hook}
-                       ).raise_for_status()  # fmt: skip
+            for old in admin.get("/api/v1/channels").raise_for_status().json()["items"]:
+                if old["name"].startswith("bench-load"):  # an earlier run's, on a reused db
+                    admin.delete(f"/api/v1/channels/{old['id']}").raise_for_status()
+            channel = {"name": f"bench-load-{tag}", "kind": "webhook", "target": hook}
+            admin.post("/api/v1/channels", json=channel).raise_for_status()
             # The planted series' history, before the load: 30 points at one level.
             history = planted_runs(planted, tag, first=0, count=30, scale=1.0)
             admin.post("/api/v1/runs/batch", json={"runs": history}).raise_for_status()

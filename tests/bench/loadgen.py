@@ -64,7 +64,7 @@ def upload_batch(
     return orjson.dumps({"runs": runs})
 
 
-async def uploader(orders: dict[str, Any], client: httpx.AsyncClient, agent: str, seed: int,
+async def uploader(orders: dict[str, Any], client: httpx.AsyncClient, agent: str, seed: str,
                    out: dict[str, Any]) -> None:  # fmt: skip
     rng = random.Random(seed)
     meta = {"bench_load": orders["tag"]}
