@@ -9,13 +9,14 @@ PORT ?= 8000
 AGENT := $(wildcard agent/pyproject.toml)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: up test lint typecheck pytest bench install services system-packages lock clean help \
+.PHONY: up test lint typecheck pytest bench bench-load install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
 	@echo "make up      run PerfAtlas on embedded defaults (SQLite under .data/) and print the URL"
 	@echo "make test    install what is needed, start PostgreSQL/Redis if needed, run every test"
 	@echo "make bench   run the benchmarks; results go to tests/bench/results/"
+	@echo "make bench-load  only the load benchmark (concurrent uploads, notifications, Explore readers)"
 	@echo "make lint    ruff + mypy only"
 	@echo "make ui      build the web UI into frontend/dist (make up and make test do it when needed)"
 	@echo "make typegen regenerate frontend/src/api/schema.gen.ts from the server's OpenAPI document"
@@ -59,6 +60,9 @@ test: lint ui-check pytest
 bench: install services system-packages ui
 	$(PIP) install -q -c requirements/constraints.txt -r requirements/bench.txt
 	$(PY) tests/bench/run.py
+
+bench-load: install services
+	$(PY) tests/bench/run.py load
 
 lock:
 	rm -rf /tmp/perfatlas-lock && $(PYTHON) -m venv /tmp/perfatlas-lock

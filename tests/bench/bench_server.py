@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +25,28 @@ import psutil
 import psycopg
 
 # Run as a script: its own folder is on sys.path.
-from common import PG, admin_dsn, free_port, percentile
+from common import (
+    EXPLORE_CASES,
+    METRICS,
+    PERFATLAS,
+    SAMPLES,
+    SEED,
+    SERIES_POINTS,
+    admin_dsn,
+    create_token,
+    free_port,
+    make_runs,
+    percentile,
+    perfatlas_env,
+    start_server,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "tests" / "bench" / "results"
 DB = "perfatlas_bench"
 TOTAL_RESULTS = int(os.environ.get("BENCH_RESULTS", "1000000"))
-METRICS = 10
-SAMPLES = 5
 RUNS_PER_BATCH = 1000
 QUERY_REPEATS = 60
-T0 = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
-SWEEP_WORKLOADS = ("partialread", "seqio", "extract", "treeops")
-SERIES_POINTS = 10_000
-FS_TYPES = ("ext4", "xfs", "btrfs")
 # Concurrent uploaders and API worker processes (this machine has 2 cores).
 UPLOADERS = int(os.environ.get("BENCH_UPLOADERS", "2"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "1"))
@@ -71,63 +78,6 @@ class PeakRss:
         self._stop.set()
         self._thread.join()
         return self.peak
-
-
-def make_runs(count: int, *, start: int, rng: random.Random) -> list[dict[str, Any]]:
-    runs = []
-    for i in range(start, start + count):
-        if i < SERIES_POINTS:
-            # One configuration run 10,000 times: every metric of it is a 10,000-point series.
-            workload, params, labels = (
-                "smallfile",
-                {"nfiles": 1000, "size": "30B"},
-                {"version": f"1.{i // 1000}"},
-            )
-            agent = "host-0"
-        else:
-            workload = SWEEP_WORKLOADS[i % len(SWEEP_WORKLOADS)]
-            params = {
-                "k": rng.choice((1, 2, 3, 5, 10, 20, 30, 40, 50, 60)),
-                "segsize": rng.choice((32768, 131072, 1048576)),
-            }
-            labels = {"version": rng.choice(("1.7.1", "1.8.2", "trunk"))}
-            # Every sweep workload on every agent and filesystem (FS_TYPES below).
-            agent = f"host-{(i // len(SWEEP_WORKLOADS)) % 8}"
-        base = 100.0 / (1 + params.get("k", 1) / 30)
-        started = T0 + dt.timedelta(minutes=i)
-        runs.append(
-            {
-                "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                "workload": workload,
-                "agent": agent,
-                "target": "/mnt/bench",
-                "parameters": params,
-                "labels": labels,
-                "started_at": started.isoformat(),
-                "finished_at": (started + dt.timedelta(seconds=20)).isoformat(),
-                "fsync_policy": "none",
-                "cold_method": "drop_caches",
-                "environment": {
-                    "hostname": agent,
-                    "kernel": "6.1.0",
-                    # Several filesystems per agent, so grouping by fs_type (another table)
-                    # is measured over real variety.
-                    "fs_type": FS_TYPES[(i // len(SWEEP_WORKLOADS)) % len(FS_TYPES)],
-                    "cores": 2,
-                },
-                "results": [
-                    {
-                        "metric": f"m{m}.mb_per_s",
-                        "unit": "MB/s",
-                        "samples": [
-                            round(base * (1 + 0.05 * rng.random()), 3) for _ in range(SAMPLES)
-                        ],
-                    }
-                    for m in range(METRICS)
-                ],
-            }
-        )
-    return runs
 
 
 def copy_anchor(batches: list[bytes]) -> dict[str, float]:
@@ -196,39 +146,13 @@ def main() -> int:
     with psycopg.connect(admin_dsn(), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{DB}"')
-    url = f"{PG}/{DB}"
-    port = free_port()
-    env = {
-        **os.environ,
-        "PERFATLAS_DATABASE_URL": url,
-        "PERFATLAS_PORT": str(port),
-        "PERFATLAS_MAX_BODY_BYTES": str(64 * 2**20),
-    }
-    perfatlas = [sys.executable, "-m", "perfatlas"]
-    subprocess.run([*perfatlas, "migrate"], env=env, check=True, capture_output=True)
-    token = subprocess.run(
-        [*perfatlas, "token", "create", "--scope", "upload", "-q"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    server = subprocess.Popen(
-        [*perfatlas, "serve", "--no-migrate", "--workers", str(WORKERS)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+    env = perfatlas_env(DB, free_port())
+    subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
+    token = create_token(env, "upload")
+    server, base = start_server(env, workers=WORKERS)
     try:
-        for _ in range(300):
-            try:
-                if httpx.get(f"{base}/api/v1/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
         rss = PeakRss(server.pid)
-        rng = random.Random(20261121)
+        rng = random.Random(SEED)
         runs_total = TOTAL_RESULTS // METRICS
         print(f"generating {runs_total} runs ({TOTAL_RESULTS} results)", flush=True)
         batches = [orjson.dumps({"runs": make_runs(min(RUNS_PER_BATCH, runs_total - s), start=s, rng=rng)})
@@ -270,59 +194,12 @@ def main() -> int:
         del batches
 
         rss.reset()
-        read_token = subprocess.run(
-            [*perfatlas, "token", "create", "--scope", "read", "-q"],
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        read_token = create_token(env, "read")
         queries: dict[str, Any] = {}
         with httpx.Client(
             base_url=base, headers={"Authorization": f"Bearer {read_token}"}, timeout=60
         ) as client:
-            explore_cases = {
-                "explore_k_by_version": {
-                    "workload": "partialread",
-                    "metric": "m0.mb_per_s",
-                    "x": "k",
-                    "group": "version",
-                },
-                "explore_segsize_by_agent_filtered": {
-                    "workload": "seqio",
-                    "metric": "m3.mb_per_s",
-                    "x": "segsize",
-                    "group": "agent",
-                    "filter": "version:trunk",
-                },
-                "explore_version_by_k": {
-                    "workload": "extract",
-                    "metric": "m5.mb_per_s",
-                    "x": "version",
-                    "group": "k",
-                },
-                # Dimensions from the agents and environments tables, joined from results.
-                "explore_k_by_agent": {
-                    "workload": "treeops",
-                    "metric": "m1.mb_per_s",
-                    "x": "k",
-                    "group": "agent",
-                },
-                "explore_fs_type_by_agent": {
-                    "workload": "partialread",
-                    "metric": "m2.mb_per_s",
-                    "x": "fs_type",
-                    "group": "agent",
-                },
-                "explore_segsize_by_fs_type": {
-                    "workload": "extract",
-                    "metric": "m4.mb_per_s",
-                    "x": "segsize",
-                    "group": "fs_type",
-                    "filter": "version:1.8.2",
-                },
-            }
-            for name, params in explore_cases.items():
+            for name, params in EXPLORE_CASES.items():
                 timed(client, "/api/v1/explore", params, 3)  # warm the caches
                 result = timed(client, "/api/v1/explore", params, QUERY_REPEATS)
                 body = result.pop("body")

@@ -1,0 +1,411 @@
+"""Load benchmark on PostgreSQL and Redis, from separate client processes on loopback:
+
+1. BENCH_LOAD_UPLOADERS (50) agents' uploaders post `POST /runs/batch` (10 runs × 5 metrics,
+   into the seeded agents' series) without pause for BENCH_LOAD_UPLOAD_SECONDS (60): latency
+   p50/p95/p99, runs/s, errors by kind (connection errors apart);
+2. meanwhile one upload plants a step in a series of its own, and a webhook channel (a receiver
+   in this process) times how long after that upload the notification arrives; the detection
+   backlog (detection_requests rows, the Redis queues' lengths) is sampled every second;
+3. BENCH_LOAD_READERS (50) Explore readers for BENCH_LOAD_READ_SECONDS (30) over bench_server's
+   explore cases on BENCH_LOAD_RESULTS (10,000,000) seeded results.
+
+A real `perfatlas serve` and `perfatlas worker` (its own Redis queue) serve it. The database is
+perfatlas_bench_load, seeded through the API like bench_server's (same runs) and kept for the
+next run; BENCH_LOAD_DB names another one to use as it is (bench_server's perfatlas_bench)
+when it holds BENCH_LOAD_RESULTS seeded results. Writes tests/bench/results/load.json (or
+BENCH_LOAD_OUT)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import redis
+
+# Run as a script: its own folder is on sys.path.
+from common import (
+    EXPLORE_CASES,
+    PERFATLAS,
+    admin_dsn,
+    create_token,
+    free_port,
+    perfatlas_env,
+    seed_database,
+    start_server,
+    sweep_run,
+)
+from loadgen import clients, cpu_seconds, gather, summary
+
+HERE = Path(__file__).resolve().parent
+OUT = Path(os.environ.get("BENCH_LOAD_OUT", HERE / "results" / "load.json"))
+DB = os.environ.get("BENCH_LOAD_DB", "perfatlas_bench_load")
+OWN_DB = "BENCH_LOAD_DB" not in os.environ
+SEEDED = int(os.environ.get("BENCH_LOAD_RESULTS", "10000000"))
+UPLOADERS = int(os.environ.get("BENCH_LOAD_UPLOADERS", "50"))
+UPLOAD_SECONDS = float(os.environ.get("BENCH_LOAD_UPLOAD_SECONDS", "60"))
+READERS = int(os.environ.get("BENCH_LOAD_READERS", "50"))
+READ_SECONDS = float(os.environ.get("BENCH_LOAD_READ_SECONDS", "30"))
+CLIENT_PROCS = int(os.environ.get("BENCH_LOAD_CLIENT_PROCS", "2"))
+API_WORKERS = int(os.environ.get("BENCH_LOAD_API_WORKERS", "1"))
+# The upload that plants the step goes out this far into the upload load.
+PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
+NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
+REDIS_URL = os.environ.get("PERFATLAS_TEST_REDIS", "redis://127.0.0.1:6379/0")
+AGENTS = 8  # the seeded agents host-0 .. host-7: uploads extend their series
+RUNS_PER_BATCH, LOAD_METRICS = 10, 5
+TARGETS = {"upload_p99_ms": 500, "notify_delay_s": 60, "explore_p99_ms": 1000}
+
+
+def seeded_results(db: str) -> int | None:
+    """Results in `db` that the seeding stored (not this benchmark's uploads); None if no db."""
+    try:
+        with psycopg.connect(admin_dsn(db)) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM results WHERE run_id IN "
+                "(SELECT id FROM runs WHERE NOT (meta ? 'bench_load'))"
+            ).fetchone()
+    except psycopg.Error:
+        return None
+    return int(row[0]) if row else 0
+
+
+def prepare_database() -> dict[str, Any]:
+    """Use DB as it is when it holds SEEDED seeded results; else (our own DB only) seed it."""
+    found = seeded_results(DB)
+    if found == SEEDED:
+        print(f"reusing {DB}: {found} seeded results", flush=True)
+        return {"seeded_now": False}
+    if not OWN_DB:
+        held = "is missing" if found is None else f"holds {found} seeded results"
+        raise SystemExit(f"BENCH_LOAD_DB={DB} {held}, not BENCH_LOAD_RESULTS={SEEDED}")
+    started = time.perf_counter()
+    seed_database(DB, SEEDED)
+    if seeded_results(DB) != SEEDED:
+        raise SystemExit(f"seeding {DB} stored {seeded_results(DB)} results, not {SEEDED}")
+    return {"seeded_now": True, "seed_seconds": time.perf_counter() - started}
+
+
+class Receiver(BaseHTTPRequestHandler):
+    """The webhook channel: keeps every notification with the time it arrived."""
+
+    received: list[tuple[float, dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Receiver.received.append((time.time(), json.loads(body or b"{}")))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class Backlog(threading.Thread):
+    """Every second: pending detection requests and the Redis queues' lengths (work, notify)."""
+
+    def __init__(self, queues: list[str]) -> None:
+        super().__init__(daemon=True)
+        self.queues, self.stop = queues, threading.Event()
+        self.samples: list[dict[str, float]] = []
+
+    def run(self) -> None:
+        broker = redis.Redis.from_url(REDIS_URL)
+        with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
+            while not self.stop.is_set():
+                row = conn.execute("SELECT count(*) FROM detection_requests").fetchone()
+                sample = {"t": time.time(), "detection_requests": row[0] if row else 0}
+                for name, queue in zip(("work", "notify"), self.queues, strict=True):
+                    sample[f"queue_{name}"] = broker.llen(queue)
+                self.samples.append(sample)
+                self.stop.wait(1.0)
+
+    def pending(self) -> int:
+        return int(self.samples[-1]["detection_requests"]) if self.samples else -1
+
+
+def planted_runs(
+    agent: str, tag: str, *, first: int, count: int, scale: float
+) -> list[dict[str, Any]]:
+    """Points of the planted series: one configuration of `agent`, level 100 × `scale`; the step's
+    runs carry a new version label, as a new release that slows the workload would."""
+    rng, t0 = random.Random(f"{tag}{first}"), dt.datetime.now(dt.UTC) - dt.timedelta(hours=2)
+    version = f"{tag}-{'a' if scale == 1.0 else 'b'}"
+    runs = [sweep_run(agent=agent, workload="seqio", params={"k": 10, "segsize": 131072},
+                      started=t0 + dt.timedelta(minutes=i), rng=rng, metrics=LOAD_METRICS,
+                      scale=scale, labels={"version": version})
+            for i in range(first, first + count)]  # fmt: skip
+    return [{**run, "meta": {"bench_load": tag}} for run in runs]
+
+
+def upload_phase(
+    base: str, tokens: dict[str, str], tag: str, planted: str, procs_cpu: list[Any]
+) -> dict[str, Any]:
+    """The upload load from the client processes; this process plants the step at PLANT_AT."""
+    cpu0 = [cpu_seconds(p) for p in procs_cpu]
+    start_at = time.time() + 3
+    orders = {"base": base, "token": tokens["upload"], "start_at": start_at,
+              "deadline": start_at + UPLOAD_SECONDS, "tag": tag,
+              "runs_per_batch": RUNS_PER_BATCH, "metrics": LOAD_METRICS}  # fmt: skip
+    # Seeded by the run's tag: a run on a reused database makes new uuids.
+    workers = [{"agent": f"host-{u % AGENTS}", "seed": f"{tag}-{u}"} for u in range(UPLOADERS)]
+    procs = clients("upload", orders, workers, CLIENT_PROCS)
+    print(f"upload load: {UPLOADERS} uploaders, {UPLOAD_SECONDS:.0f} s", flush=True)
+    time.sleep(max(0.0, start_at + PLANT_AT - time.time()))
+    # The upload that makes the change: the step's run and nine more at the new level.
+    step = planted_runs(planted, tag, first=30, count=10, scale=0.8)
+    with httpx.Client(base_url=base, timeout=120) as client:
+        client.post("/api/v1/runs/batch", json={"runs": step},
+                    headers={"Authorization": f"Bearer {tokens['upload']}"}).raise_for_status()  # fmt: skip
+    planted_at = time.time()
+    upload = gather(procs)
+    upload["start_at"], upload["planted_at"], upload["end_at"] = start_at, planted_at, time.time()
+    upload["step_run"] = step[0]["uuid"]
+    server_cpu, worker_cpu = (cpu_seconds(p) - c for p, c in zip(procs_cpu, cpu0, strict=True))
+    upload["server_cpu_s"], upload["worker_cpu_s"] = round(server_cpu, 1), round(worker_cpu, 1)
+    return upload
+
+
+def explore_phase(base: str, token: str) -> dict[str, Any]:
+    """Each case once (warm, and its traces counted), then the readers from client processes."""
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=base, timeout=120, headers=headers) as client:
+        traces = {
+            name: len(client.get("/api/v1/explore", params=p).raise_for_status().json()["traces"])
+            for name, p in EXPLORE_CASES.items()
+        }
+    start_at = time.time() + 3
+    orders = {"base": base, "token": token, "start_at": start_at,
+              "deadline": start_at + READ_SECONDS, "cases": EXPLORE_CASES}  # fmt: skip
+    print(f"explore load: {READERS} readers, {READ_SECONDS:.0f} s", flush=True)
+    explore = gather(
+        clients("explore", orders, [{"number": n} for n in range(READERS)], CLIENT_PROCS)
+    )
+    explore["traces"] = traces
+    return explore
+
+
+def wait_for(what: Any, until: float) -> float | None:
+    """Poll `what()` every 0.5 s until it gives a time (returned) or `until` passes."""
+    while (found := what()) is None and time.time() < until:
+        time.sleep(0.5)
+    return found  # type: ignore[no-any-return]
+
+
+def planted_alert(step_run: str) -> dict[str, Any] | None:
+    """The notified alert of the planted series (its agent is named planted-…), if any."""
+    for _, payload in list(Receiver.received):
+        for alert in payload.get("alerts") or []:
+            if alert.get("agent", "").startswith("planted-"):
+                return {"change_run_is_step": alert["change_run"]["uuid"] == step_run,
+                        "change_pct": alert["change_pct"], "event": payload["event"]}  # fmt: skip
+    return None
+
+
+def figure(value: Any, target: str, met: bool, **extra: Any) -> dict[str, Any]:
+    return {"value": value, "target": target, "met": met, **extra}
+
+
+def build_report(
+    upload: dict[str, Any], explore: dict[str, Any], noticed: float | None,
+    drained: float | None, samples: list[dict[str, float]],
+) -> dict[str, Any]:  # fmt: skip
+    with psycopg.connect(admin_dsn(DB)) as conn:
+        row = conn.execute(
+            "SELECT (SELECT count(*) FROM results), pg_database_size(current_database())"
+        ).fetchone()
+    results, size = row if row else (None, 0)
+    up = summary(upload["latencies"].get("upload", []))
+    reads = summary([v for values in explore["latencies"].values() for v in values])
+    delay = noticed - upload["planted_at"] if noticed is not None else None
+    alert = planted_alert(upload["step_run"])
+    right_alert = alert is not None and alert["change_run_is_step"]
+
+    def phase(d: dict[str, Any]) -> dict[str, Any]:
+        connection = sum(n for k, n in d["errors"].items() if k.startswith("connection"))
+        keep = ("seconds", "ok", "errors", "client_processes", "client_cpu_s",
+                "client_cpu_pct_of_one_core")  # fmt: skip
+        return {**{k: d[k] for k in keep}, "connection_errors": connection}
+
+    return {
+        "benchmark": "load",
+        "database": {
+            "name": DB,
+            "results": results,
+            "seeded_results": SEEDED,
+            "size_mb": round(size / 2**20),
+        },
+        "setup": {
+            "api_workers": API_WORKERS,
+            "worker": "perfatlas worker (concurrency 1, beat)",
+            "keepalive_seconds": int(os.environ.get("PERFATLAS_KEEPALIVE_SECONDS", "75")),
+            "notify_delay_seconds": float(os.environ.get("PERFATLAS_NOTIFY_DELAY_SECONDS", "30")),
+        },
+        "upload": {
+            **phase(upload),
+            "uploaders": UPLOADERS,
+            "batch": f"{RUNS_PER_BATCH} runs x {LOAD_METRICS} metrics",
+            "runs": upload["runs"],
+            "runs_per_s": round(upload["runs"] / upload["seconds"], 1),
+            "latency": up,
+            "server_cpu_s": upload["server_cpu_s"],
+            "worker_cpu_s": upload["worker_cpu_s"],
+        },
+        "notification": {
+            "planted_s_into_upload": round(upload["planted_at"] - upload["start_at"], 1),
+            "delay_s": round(delay, 1) if delay is not None else None,
+            "arrived_while_uploading": noticed is not None and noticed <= upload["end_at"],
+            "notifications_received": len(Receiver.received),
+            # The alert as notified: it must name the step's first run, about -20 %.
+            "alert": alert,
+        },
+        "detection_backlog": {
+            "max_detection_requests": max((s["detection_requests"] for s in samples), default=0),
+            "max_queue_work": max((s["queue_work"] for s in samples), default=0),
+            "max_queue_notify": max((s["queue_notify"] for s in samples), default=0),
+            "drained_s_after_upload": round(drained - upload["end_at"], 1) if drained else None,
+            "samples": len(samples),
+        },
+        "explore": {
+            **phase(explore),
+            "readers": READERS,
+            "latency": reads,
+            "by_case": {k: summary(v) for k, v in explore["latencies"].items()},
+            "traces": explore["traces"],
+        },
+        "figures": {
+            "upload_p99_ms": figure(
+                up.get("p99_ms"), "<= 500", up.get("p99_ms", 1e9) <= TARGETS["upload_p99_ms"]
+            ),
+            "upload_errors": figure(
+                sum(upload["errors"].values()),
+                "0",
+                not upload["errors"],
+                connection=phase(upload)["connection_errors"],
+            ),
+            "notify_delay_s": figure(
+                round(delay, 1) if delay is not None else None,
+                "<= 60",
+                delay is not None and delay <= TARGETS["notify_delay_s"] and right_alert,
+            ),
+            "explore_p99_ms": figure(
+                reads.get("p99_ms"),
+                "<= 1000",
+                reads.get("p99_ms", 1e9) <= TARGETS["explore_p99_ms"],
+            ),
+            "explore_errors": figure(
+                sum(explore["errors"].values()),
+                "0",
+                not explore["errors"],
+                connection=phase(explore)["connection_errors"],
+            ),
+        },
+    }
+
+
+def main() -> int:
+    load_before, started_at = os.getloadavg(), dt.datetime.now(dt.UTC)
+    database = prepare_database()
+    tag = f"{os.getpid()}-{int(time.time())}"
+    queue = f"perfatlas-bench-load-{tag}"
+    queues = [queue, f"{queue}.notify"]
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    env = perfatlas_env(DB, free_port(), PERFATLAS_BROKER_URL=REDIS_URL, PERFATLAS_QUEUE=queue,
+                        PERFATLAS_DATA_DIR=str(workdir))  # fmt: skip
+    subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
+    tokens = {scope: create_token(env, scope) for scope in ("admin", "upload", "read")}
+    server, base = start_server(env, workers=API_WORKERS)
+    log = (workdir / "worker.log").open("wb")
+    worker = subprocess.Popen([*PERFATLAS, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    backlog = Backlog(queues)
+    try:
+        ping = [*PERFATLAS, "ping", "--timeout", "2"]
+
+        def answered() -> float | None:
+            done = subprocess.run(ping, env=env, capture_output=True).returncode == 0
+            return time.time() if done else None
+
+        if wait_for(answered, time.time() + 120) is None:
+            raise SystemExit(f"the worker did not answer; its log: {workdir / 'worker.log'}")
+        headers = {"Authorization": f"Bearer {tokens['admin']}"}
+        planted = f"planted-{tag}"
+        with httpx.Client(base_url=base, timeout=120, headers=headers) as admin:
+            hook = f"http://127.0.0.1:{receiver.server_port}/hook"
+            for old in admin.get("/api/v1/channels").raise_for_status().json()["items"]:
+                if old["name"].startswith("bench-load"):  # an earlier run's, on a reused db
+                    admin.delete(f"/api/v1/channels/{old['id']}").raise_for_status()
+            channel = {"name": f"bench-load-{tag}", "kind": "webhook", "target": hook}
+            admin.post("/api/v1/channels", json=channel).raise_for_status()
+            # The planted series' history, before the load: 30 points at one level.
+            history = planted_runs(planted, tag, first=0, count=30, scale=1.0)
+            admin.post("/api/v1/runs/batch", json={"runs": history}).raise_for_status()
+        backlog.start()
+        # Its check done first, so that the step gets a check of its own.
+        wait_for(lambda: time.time() if backlog.pending() == 0 else None, time.time() + 60)
+
+        upload = upload_phase(base, tokens, tag, planted, [server, worker])
+
+        def planted_notice() -> float | None:
+            for at, payload in list(Receiver.received):
+                if any(a.get("agent") == planted for a in payload.get("alerts") or []):
+                    return at
+            return None
+
+        noticed = wait_for(planted_notice, upload["planted_at"] + NOTIFY_WAIT)
+        # The backlog drains before the reads begin.
+        drained = wait_for(lambda: time.time() if backlog.pending() == 0 else None,
+                           upload["end_at"] + NOTIFY_WAIT)  # fmt: skip
+        backlog.stop.set()
+        backlog.join()
+        explore = explore_phase(base, tokens["read"])
+        report = build_report(upload, explore, noticed, drained, backlog.samples)
+    finally:
+        backlog.stop.set()
+        for proc in (worker, server):
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        log.close()
+        receiver.shutdown()
+        broker = redis.Redis.from_url(REDIS_URL)  # the queues and kombu's bindings of them
+        if keys := [*broker.scan_iter(f"{queue}*"), *broker.scan_iter(f"_kombu.binding*{queue}*")]:
+            broker.delete(*keys)
+    report["database"].update(database)
+    report["started_at"] = started_at.isoformat(timespec="seconds")
+    report["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    sizes = zip(
+        (UPLOADERS, UPLOAD_SECONDS, READERS, READ_SECONDS, SEEDED),
+        (50, 60, 50, 30, 10**7),
+        strict=True,
+    )
+    report["full_size"] = all(a >= b for a, b in sizes)  # the issue's sizes
+    report["machine"] = {"cpus": os.cpu_count(), "loadavg_before": load_before,
+                         "loadavg_after": os.getloadavg()}  # fmt: skip
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({k: report[k] for k in ("figures", "notification", "detection_backlog")},
+                     indent=2))  # fmt: skip
+    print(f"written to {OUT}")
+    shutil.rmtree(workdir)  # kept, with the worker's log, when the run fails
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
