@@ -120,8 +120,6 @@ def test_spec_excludes_the_workload_options(tmp_path: Path, spool: Path) -> None
     assert "--target, --repetitions cannot be given with it" in res.stderr
 
 
-
-
 def test_labels_are_substituted_into_a_command_and_exported(tmp_path: Path, spool: Path) -> None:
     # The metric depends on the label twice: through {version} and through the environment.
     cmd = 'echo "{\\"v\\": {version}{k}, \\"e\\": $PERFATLAS_LABEL_VERSION, \\"p\\": $PERFATLAS_PARAM_K}"'
