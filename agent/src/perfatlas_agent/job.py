@@ -158,7 +158,8 @@ class JobExecution:
             report = self._upload(claim)
             if report:
                 self.say(f"job {self.job_id}: {report}")
-        body = {"attempt": self.attempt, "status": status, "error": self.error, "log": log,
+        error = None if self.error is None else self.error.replace("\x00", "")[:10_000]
+        body = {"attempt": self.attempt, "status": status, "error": error, "log": log,
                 "runs": inline}  # fmt: skip
         client = self.client()
         try:

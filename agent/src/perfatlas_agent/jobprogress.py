@@ -74,7 +74,7 @@ class Interrupter:
 
 
 def _short(value: Any) -> Any:
-    return value[:256] if isinstance(value, str) else value
+    return value.replace("\x00", "")[:256] if isinstance(value, str) else value
 
 
 class JobReporter(PlainReporter):
@@ -94,11 +94,11 @@ class JobReporter(PlainReporter):
     def _line(self, text: str) -> None:
         super()._line(text)
         with self._lock:
-            self._pending.append(text.strip()[:MAX_LINE])
+            self._pending.append(text.strip().replace("\x00", "")[:MAX_LINE])
 
     def run_started(self, index: int, total: int, workload: str, params: Mapping[str, Any]) -> None:
         with self._lock:
-            self.point = {k: _short(v) for k, v in params.items() if k != "cmd"}
+            self.point = {k: _short(v) for k, v in list(params.items())[:100] if k != "cmd"}
         super().run_started(index, total, workload, params)
 
     def phase(self, name: str) -> None:
@@ -129,7 +129,7 @@ class JobReporter(PlainReporter):
             total = max(1, self.total_runs * self.reps_per_run)
             percent = min(100.0, 100.0 * self.reps_done / total)
             return {
-                "phase": self.phase_name[:200],
+                "phase": self.phase_name[:64],
                 "percent": round(percent, 2),
                 "point": dict(self.point),
                 "done": self.runs_done,
