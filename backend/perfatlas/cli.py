@@ -13,6 +13,8 @@ from perfatlas.core.config import get_settings
 app = typer.Typer(help="PerfAtlas server.", no_args_is_help=True, add_completion=False)
 token_app = typer.Typer(help="API tokens for machines and scripts.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
+agent_app = typer.Typer(help="Agents: the test machines that take jobs.", no_args_is_help=True)
+app.add_typer(agent_app, name="agent")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -254,6 +256,39 @@ def token_revoke(token_id: int) -> None:
     with session_factory(engine)() as session:
         row = revoke_token(session, token_id=token_id)
     typer.echo(f"revoked token {row.id} ({row.name})")
+
+
+@agent_app.command("enroll-token")
+def agent_enroll_token(
+    label: Annotated[
+        list[str] | None, typer.Option("--label", help="k=v, a label the agent gets; repeatable")
+    ] = None,
+    hours: Annotated[int, typer.Option(help="hours until it expires (1..720)")] = 24,
+) -> None:
+    """Make a one-time enrollment token (perfatlas-agent enroll --enrollment-token T); it is
+    printed once and only its hash is stored."""
+    from perfatlas.agents.enrollment import create_enrollment_token
+    from perfatlas.agents.schemas import EnrollmentTokenCreate
+    from perfatlas.core.db import get_engine, session_factory
+
+    labels: dict[str, str] = {}
+    for item in label or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"{item!r} is not k=v", param_hint="--label")
+        labels[key] = value
+    try:
+        body = EnrollmentTokenCreate(labels=labels, expires_in_hours=hours)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    engine = get_engine(get_settings().effective_database_url)
+    with session_factory(engine)() as session:
+        row, token = create_enrollment_token(
+            session, labels=body.labels, expires_in_hours=body.expires_in_hours
+        )
+        session.commit()
+    typer.echo(token)
+    typer.echo(f"expires {row.expires_at:%Y-%m-%d %H:%M} UTC; shown only now", err=True)
 
 
 @app.command("detect")

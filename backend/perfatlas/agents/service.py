@@ -10,16 +10,36 @@ from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
-from perfatlas.agents.schemas import AgentRead
+from perfatlas.agents.schemas import AgentRead, CurrentJob
 from perfatlas.core.models import utcnow
 from perfatlas.runs.models import Run
 
+ONLINE_SECONDS = 45  # an agent is online while its last heartbeat is this recent
 
-def list_agents(session: Session) -> list[AgentRead]:
+
+def list_agents(session: Session, *, name: str | None = None) -> list[AgentRead]:
+    """Every agent (or the one named), with its run count, status and the job it holds."""
+    # Imported here: jobs' models import runs', which refer to the agents' models.
+    from perfatlas.jobs.enums import HELD
+    from perfatlas.jobs.models import Job
+
     counts = dict(session.execute(select(Run.agent_id, func.count()).group_by(Run.agent_id)).all())
-    agents = session.scalars(
-        select(Agent).order_by(Agent.last_seen_at.desc().nulls_last(), Agent.name)
-    )
+    holding: dict[int, CurrentJob] = {}
+    for job in session.scalars(
+        select(Job)
+        .where(Job.status.in_([s.value for s in HELD]), Job.leased_by_id.is_not(None))
+        .order_by(Job.id)
+    ):
+        assert job.leased_by_id is not None
+        percent = (job.progress or {}).get("percent")
+        holding[job.leased_by_id] = CurrentJob(
+            id=job.id,
+            status=job.status,
+            percent=float(percent) if isinstance(percent, int | float) else None,
+        )
+    query = select(Agent).order_by(Agent.last_seen_at.desc().nulls_last(), Agent.name)
+    agents = session.scalars(query if name is None else query.where(Agent.name == name))
+    online_since = utcnow() - dt.timedelta(seconds=ONLINE_SECONDS)
     return [
         AgentRead(
             name=a.name,
@@ -27,6 +47,13 @@ def list_agents(session: Session) -> list[AgentRead]:
             version=a.version,
             last_seen_at=a.last_seen_at,
             runs=counts.get(a.id, 0),
+            enrolled=a.enrolled_at is not None,
+            revoked=a.revoked_at is not None,
+            online=a.revoked_at is None
+            and a.heartbeat_at is not None
+            and a.heartbeat_at >= online_since,
+            heartbeat_at=a.heartbeat_at,
+            current_job=holding.get(a.id),
         )
         for a in agents
     ]

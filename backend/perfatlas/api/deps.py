@@ -85,6 +85,19 @@ TriagePrincipal = Annotated[Principal, require(Permission.TRIAGE)]
 AdminPrincipal = Annotated[Principal, require(Permission.ADMIN)]
 
 
+def _agent_principal(principal: UploadPrincipal) -> Principal:
+    if principal.agent is None:
+        raise Forbidden(
+            f"the token {principal.name!r} is not an agent's token: this route is for an "
+            "enrolled agent (perfatlas-agent enroll)"
+        )
+    return principal
+
+
+# An agent's own token (scope agent): the job protocol's routes.
+AgentPrincipal = Annotated[Principal, Depends(_agent_principal)]
+
+
 def json_body(model: type[ModelT]) -> Any:
     """The request body validated straight from its bytes by pydantic-core (about twice as fast
     as FastAPI's parse-then-validate for large uploads); errors read as FastAPI's own 422s.

@@ -17,11 +17,14 @@ from perfatlas.api.guard import route_facts
 from perfatlas.core.errors import ErrorBody
 
 # The operations whose service raises Conflict (a run uuid stored with another body, a
-# channel name taken).
+# channel name taken, an agent's name taken, a job's lease lost or the job final already).
 CONFLICTS = frozenset(
     {"create_run", "create_runs_batch", "import_fio", "import_bonnie", "create_channel",
-     "update_channel"}
+     "update_channel", "enroll_agent", "report_job_progress", "complete_job", "release_job",
+     "cancel_job"}
 )  # fmt: skip
+# Operations without an API token that still answer 401 (an enrollment token in the body).
+TOKEN_IN_BODY = frozenset({"enroll_agent"})
 _WRITES = frozenset({"post", "put", "patch"})
 _REF = {"$ref": "#/components/schemas/ErrorBody"}
 _MEANING = {
@@ -67,6 +70,8 @@ def _error_responses(operation: dict[str, Any], method: str, dependant: Dependan
         codes.add("401")
         if facts.permission != "read":
             codes.add("403")
+    if operation.get("operationId") in TOKEN_IN_BODY:
+        codes.add("401")
     if dependant.path_params:
         codes.add("404")
     if operation.get("operationId") in CONFLICTS:

@@ -14,6 +14,7 @@ from perfatlas.auth.router import router as auth_router
 from perfatlas.compare.router import router as compare_router
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
+from perfatlas.jobs.router import router as jobs_router
 from perfatlas.notifications.router import router as channels_router
 from perfatlas.runs.router import router as runs_router
 
@@ -26,6 +27,7 @@ api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
 api_router.include_router(auth_router)
 api_router.include_router(agents_router)
+api_router.include_router(jobs_router)
 
 
 class Health(BaseModel):

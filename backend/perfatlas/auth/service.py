@@ -25,6 +25,16 @@ def create_token(
     session: Session, *, name: str, scope: str, agent: str | None = None
 ) -> tuple[ApiToken, str]:
     """Returns the stored row and the token itself, which is shown once and never stored."""
+    row, token = issue_token(session, name=name, scope=scope, agent=agent)
+    session.commit()
+    return row, token
+
+
+def issue_token(
+    session: Session, *, name: str, scope: str, agent: str | None = None
+) -> tuple[ApiToken, str]:
+    """Adds a token in the caller's transaction (an agent's enrollment commits it with the
+    agent); returns the row and the token itself."""
     if scope not in SCOPES:
         raise Invalid("scope", f"{scope!r} is not a scope; one of {', '.join(SCOPES)}")
     if (scope == Scope.AGENT) != (agent is not None):
@@ -34,7 +44,7 @@ def create_token(
         name=name, scope=scope, agent_name=agent, token_hash=hash_token(token), prefix=token[:10]
     )
     session.add(row)
-    session.commit()
+    session.flush()
     return row, token
 
 
@@ -93,6 +103,16 @@ def revoke_token(session: Session, *, token_id: int) -> ApiToken:
         row.revoked_at = utcnow()
         session.commit()
     return row
+
+
+def revoke_agent_tokens(session: Session, *, agent: str) -> int:
+    """Revoke every token of this agent, in the caller's transaction."""
+    revoked = session.execute(
+        update(ApiToken)
+        .where(ApiToken.agent_name == agent, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
+    return int(revoked.rowcount)  # type: ignore[attr-defined]
 
 
 def revoke_by_name(session: Session, *, name: str) -> int:

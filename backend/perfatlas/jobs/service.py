@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
 from perfatlas.core.models import utcnow
+from perfatlas.jobs import wakeup
 from perfatlas.jobs.enums import JobKind, JobStatus
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.spec import WorkloadSpec
@@ -59,6 +60,8 @@ def enqueue(
         }
         for agent in sorted(agents, key=lambda a: a.id)
     ]
+    # Agents long-polling in this process claim at once when the caller commits.
+    wakeup.mark_queued(session)
     dialect = session.get_bind().dialect.name
     if schedule_id is not None and fire_at is not None:
         ins = postgresql.insert(Job) if dialect == "postgresql" else sqlite.insert(Job)

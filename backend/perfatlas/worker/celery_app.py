@@ -23,7 +23,7 @@ from perfatlas.worker.schedule import beat_schedule
 log = logging.getLogger(__name__)
 
 # Every module that defines tasks (module-level `shared_task`s); a new domain adds its own.
-TASK_MODULES = ("perfatlas.alerts.tasks", "perfatlas.notifications.tasks")
+TASK_MODULES = ("perfatlas.alerts.tasks", "perfatlas.notifications.tasks", "perfatlas.jobs.tasks")
 
 
 class PerfAtlasCelery(Celery):  # type: ignore[misc]

@@ -17,6 +17,7 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     # The task names are the domains'; imported here, when the app is made, because the task
     # modules themselves import the worker's helpers.
     from perfatlas.alerts.tasks import DETECT_ALL
+    from perfatlas.jobs.tasks import EXPIRE_JOBS, EXPIRE_JOBS_SECONDS
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
 
     return {
@@ -30,5 +31,10 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": settings.notify_sweep_seconds,
             # While one sweep is busy (a slow SMTP server), the next ones must not pile up.
             "options": {"queue": settings.queue, "expires": settings.notify_sweep_seconds},
+        },
+        "expire-jobs": {
+            "task": EXPIRE_JOBS,
+            "schedule": EXPIRE_JOBS_SECONDS,
+            "options": {"queue": settings.queue, "expires": EXPIRE_JOBS_SECONDS},
         },
     }

@@ -1,0 +1,48 @@
+"""Revoking an agent: its tokens stop working, the jobs it holds go back to the queue for other
+matching agents (pinned ones are cancelled), and the jobs queued for it are cancelled."""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, select, update
+from sqlalchemy.orm import Session
+
+from perfatlas.agents.models import Agent
+from perfatlas.auth.service import revoke_agent_tokens
+from perfatlas.core.errors import NotFound
+from perfatlas.core.models import utcnow
+from perfatlas.jobs.enums import HELD, JobStatus
+from perfatlas.jobs.models import Job
+from perfatlas.jobs.settle import put_back
+
+
+def revoke(session: Session, *, name: str) -> Agent:
+    """In the caller's transaction; revoking twice changes nothing more."""
+    agent = session.scalar(select(Agent).where(Agent.name == name).with_for_update())
+    if agent is None:
+        raise NotFound(f"no agent named {name!r}")
+    now = utcnow()
+    if agent.revoked_at is None:
+        agent.revoked_at = now
+    revoke_agent_tokens(session, agent=name)
+    # Its queued jobs first: the held ones put back below stay queued for other agents.
+    session.execute(
+        update(Job)
+        .where(Job.agent_id == agent.id, Job.status == JobStatus.queued.value)
+        .values(status=JobStatus.cancelled.value, finished_at=now, error="the agent was revoked")
+        .execution_options(synchronize_session=False)
+    )
+    mine = and_(Job.leased_by_id == agent.id, Job.status.in_([s.value for s in HELD]))
+    session.execute(
+        update(Job)
+        .where(mine, Job.pinned.is_(True))
+        .values(
+            status=JobStatus.cancelled.value,
+            lease_until=None,
+            finished_at=now,
+            error="the agent was revoked",
+        )
+        .execution_options(synchronize_session=False)
+    )
+    put_back(session, where=mine, now=now, error="the agent was revoked on the last attempt")
+    session.flush()
+    return agent

@@ -1,0 +1,207 @@
+"""Waking long-polling claims when a job may have become claimable, without holding a thread
+or a database connection while they wait, and without each waiter polling the database.
+
+- In this process: a transaction that queued a job (`mark_queued`) wakes every waiter when it
+  commits (a SQLAlchemy `after_commit` hook), at once.
+- From other processes (the beat worker firing schedules, another API process) and for what
+  only time changes (a lease that lapsed): one watcher per event loop reads a fingerprint of
+  the queue every `interval` seconds while anyone waits, and wakes the waiters when it changed.
+  A woken waiter tries to claim only when the fingerprint differs from the one it saw itself.
+- Every waiter also retries every `recheck` seconds (an agent that went offline makes its jobs
+  claimable by others without any row changing)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import case, event, func, select
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
+
+from perfatlas.core.models import utcnow
+from perfatlas.jobs.enums import HELD, JobStatus
+from perfatlas.jobs.models import Job
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_QUEUED_KEY = "perfatlas.jobs_queued"
+Fingerprint = tuple[int, ...]
+
+
+def mark_queued(session: Session) -> None:
+    """This transaction queues a job: wake this process's waiting claims when it commits."""
+    session.info[_QUEUED_KEY] = True
+
+
+@event.listens_for(Session, "after_commit")
+def _after_commit(session: Session) -> None:
+    if session.info.pop(_QUEUED_KEY, False):
+        notify()
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _after_rollback(session: Session, _previous: Any) -> None:
+    session.info.pop(_QUEUED_KEY, None)
+
+
+_POLLS: weakref.WeakSet[LongPoll] = weakref.WeakSet()
+_POLLS_LOCK = threading.Lock()
+
+
+def notify() -> None:
+    """Wake every waiting claim of this process (safe from any thread)."""
+    with _POLLS_LOCK:
+        polls = list(_POLLS)
+    for poll in polls:
+        poll.poke()
+
+
+def fingerprint(session: Session) -> Fingerprint:
+    """What changes when a job becomes claimable: the queued jobs (count, ids, attempts) and
+    the held jobs whose lease lapsed (a claim puts them back)."""
+    queued = Job.status == JobStatus.queued.value
+    lapsed = Job.status.in_([s.value for s in HELD]) & (Job.lease_until < utcnow())
+    row = session.execute(
+        select(
+            func.count(case((queued, 1))),
+            func.coalesce(func.sum(case((queued, Job.id))), 0),
+            func.coalesce(func.sum(case((queued, Job.attempts))), 0),
+            func.count(case((lapsed, 1))),
+        ).where(Job.status.in_([JobStatus.queued.value, *(s.value for s in HELD)]))
+    ).one()
+    return tuple(int(v) for v in row)
+
+
+@dataclass
+class Attempt(Generic[T]):
+    """One try of a claim: what it got (None: nothing) and the fingerprint it saw."""
+
+    value: T | None
+    seen: Fingerprint
+
+
+class LongPoll:
+    """The waiters of one event loop and their watcher."""
+
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        *,
+        interval: float = 0.25,
+        recheck: float = 10.0,
+        concurrency: int = 8,
+    ) -> None:
+        self.factory = factory
+        self.interval = interval
+        self.recheck = recheck
+        self.loop = asyncio.get_running_loop()
+        self.waiters: set[asyncio.Event] = set()
+        self.published: Fingerprint | None = None
+        self.forced = 0
+        self.watcher: asyncio.Task[None] | None = None
+        # Claims that touch the database at once: the rest wait here, not on the thread pool
+        # or the connection pool that other requests need.
+        self.slots = asyncio.Semaphore(concurrency)
+        with _POLLS_LOCK:
+            _POLLS.add(self)
+
+    def poke(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed
+            self.loop.call_soon_threadsafe(self._force)
+
+    def _force(self) -> None:
+        self.forced += 1
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        for waiter in self.waiters:
+            waiter.set()
+
+    def _read(self) -> Fingerprint:
+        with self.factory() as session:
+            return fingerprint(session)
+
+    async def _watch(self) -> None:
+        while self.waiters:
+            try:
+                current: Fingerprint | None = await run_in_threadpool(self._read)
+            except Exception as exc:  # the database is away: waiters recheck on their own
+                log.warning("job queue watcher: %s", exc)
+                current = None
+            if current is not None and current != self.published:
+                self.published = current
+                self._wake_all()
+            await asyncio.sleep(self.interval)
+        self.watcher = None
+
+    async def run(self, attempt: Callable[[], Attempt[T]]) -> Attempt[T]:
+        async with self.slots:
+            return await run_in_threadpool(attempt)
+
+    async def wait(
+        self,
+        attempt: Callable[[], Attempt[T]],
+        *,
+        timeout: float,
+        gone: Callable[[], Any] | None = None,
+    ) -> T | None:
+        """Try `attempt` now and again whenever something may have changed, until it gets
+        something or `timeout` seconds pass. `gone` (async) says the client went away."""
+        deadline = time.monotonic() + timeout
+        waiter = asyncio.Event()
+        self.waiters.add(waiter)
+        try:
+            forced = self.forced
+            tried = await self.run(attempt)
+            if tried.value is not None:
+                return tried.value
+            last = time.monotonic()
+            recheck = self.recheck * random.uniform(0.8, 1.2)
+            while (remaining := deadline - time.monotonic()) > 0:
+                if self.watcher is None:
+                    self.watcher = asyncio.create_task(self._watch())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), timeout=min(remaining, recheck))
+                waiter.clear()
+                if time.monotonic() >= deadline:
+                    break
+                changed = self.forced != forced or (
+                    self.published is not None and self.published != tried.seen
+                )
+                if not changed and time.monotonic() - last < recheck:
+                    continue
+                if gone is not None and await gone():
+                    return None
+                forced = self.forced
+                tried = await self.run(attempt)
+                last = time.monotonic()
+                if tried.value is not None:
+                    return tried.value
+            return None
+        finally:
+            self.waiters.discard(waiter)
+
+
+def poll_for(state: Any, factory: sessionmaker[Session]) -> LongPoll:
+    """The LongPoll of the running event loop, kept on `state` (the app's state)."""
+    loop = asyncio.get_running_loop()
+    polls: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LongPoll] | None = getattr(
+        state, "job_polls", None
+    )
+    if polls is None:
+        polls = weakref.WeakKeyDictionary()
+        state.job_polls = polls
+    poll = polls.get(loop)
+    if poll is None:
+        poll = polls[loop] = LongPoll(factory)
+    return poll
