@@ -4,6 +4,7 @@ own service, and `perfatlas-agent daemon` processes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -123,7 +124,9 @@ class RestartableServer:
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         while True:
-            page = self.get("/runs", agent=agent, limit=500, **({"cursor": cursor} if cursor else {}))
+            page = self.get(
+                "/runs", agent=agent, limit=500, **({"cursor": cursor} if cursor else {})
+            )
             items += page["items"]
             cursor = page.get("next_cursor")
             if not cursor:
@@ -136,13 +139,19 @@ class RestartableServer:
         return token
 
     def enqueue(self, agent: str, spec: dict[str, Any], selector: tuple[str, ...] = ()) -> int:
-        """A job for `agent`, queued by the server's own service (as a schedule's firing)."""
+        """A job for `agent`, queued by the server's own service (as a schedule's firing).
+        Without a selector it is pinned to the agent: an empty selector picks every agent, so
+        a job released in one test would otherwise be taken by another test's daemon."""
         factory = session_factory(get_engine(self.database_url))
         with factory() as session:
             row = session.scalar(select(Agent).where(Agent.name == agent))
             assert row is not None, f"no agent {agent}"
             (job,) = enqueue(
-                session, spec=WorkloadSpec.model_validate(spec), agents=[row], selector=selector
+                session,
+                spec=WorkloadSpec.model_validate(spec),
+                agents=[row],
+                selector=selector,
+                pinned=not selector,
             )
             session.commit()
             return int(job.id)
@@ -220,7 +229,5 @@ def kill_group_in(pid_file: Path) -> None:
     """The process group a test's command wrote its shell's pid to (`echo $$ > file`): the
     command runs in a session of its own, so a daemon killed by SIGKILL leaves it behind."""
     if pid_file.exists():
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(int(pid_file.read_text().strip()), signal.SIGKILL)
-        except ProcessLookupError:
-            pass

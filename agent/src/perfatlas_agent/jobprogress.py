@@ -156,6 +156,7 @@ class ProgressThread(threading.Thread):
         self.failures = 0
 
     def stop(self) -> None:
+        """Ends the reports after a last one (the counts at the end, the last lines)."""
         self._done.set()
         self.join()
 
@@ -166,6 +167,7 @@ class ProgressThread(threading.Thread):
                 if not self._send(client):
                     return
                 if self._done.wait(self.every):
+                    self._send(client)
                     return
         finally:
             client.close()
