@@ -226,8 +226,9 @@ def agent_json(config_dir: Path) -> dict[str, Any]:
 
 
 def kill_group_in(pid_file: Path) -> None:
-    """The process group a test's command wrote its shell's pid to (`echo $$ > file`): the
+    """The process groups a test's commands wrote their shell's pid to (`echo $$ >> file`): a
     command runs in a session of its own, so a daemon killed by SIGKILL leaves it behind."""
     if pid_file.exists():
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(int(pid_file.read_text().strip()), signal.SIGKILL)
+        for pid in pid_file.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(int(pid), signal.SIGKILL)

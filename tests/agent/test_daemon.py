@@ -292,3 +292,73 @@ def test_enroll_refuses_a_spent_token_and_keeps_no_config(
                              env=clean_env(), capture_output=True, text=True, timeout=60)  # fmt: skip
     assert replace.returncode == 2 and "--force replaces it" in replace.stderr
     assert json.loads((first / "agent.json").read_text())["name"] == "spent-1"
+
+
+def test_a_lost_lease_uploads_the_runs_and_drops_the_job(
+    server: RestartableServer, machines: Any, tmp_path: Path
+) -> None:
+    frozen_machine = machines("pool=p2")
+    other = machines("pool=p2")
+    block = tmp_path / "block"
+    block.write_text("the second point sleeps while this exists")
+    pid_file = tmp_path / "frozen.pid"
+    cmd = (f"if [ {{k}} -eq 1 ]; then echo $$ >> {pid_file}; "
+           f"while [ -e {block} ]; do sleep 0.1; done; fi; echo '{{\"x\": {{k}}}}'")  # fmt: skip
+    spec = command_spec(frozen_machine.target, cmd, params={"k": [0, 1]})
+    job_id = server.enqueue(frozen_machine.name, spec, selector=("pool=p2",))
+    frozen = frozen_machine.start()
+    wait_for("the second point to be under way",
+             lambda: pid_file.exists() and server.job(job_id)["progress"].get("done") == 1)  # fmt: skip
+    frozen.signal(signal.SIGSTOP)  # no progress: its lease lapses, and the other agent takes it
+    taker = other.start()
+    wait_for("the other agent to take the job",
+             lambda: server.job(job_id)["leased_by"] == other.name, timeout=120)  # fmt: skip
+    frozen.signal(signal.SIGCONT)  # its next report hears that the lease is lost
+    wait_for("the frozen daemon to drop the job", lambda: "dropped (lease lost)" in frozen.log())
+    assert frozen.proc.poll() is None, "it carries on"
+    mine = server.runs_of(frozen_machine.name)
+    assert [(r["job_id"], r["parameters"]["k"]) for r in mine] == [(job_id, 0)], frozen.log()
+    assert not list(frozen_machine.spool.glob("*.json"))
+    block.unlink()
+    job = wait_for("the job to be done by the other agent", settled(server, job_id), timeout=120)
+    assert job["status"] == "succeeded" and job["attempts"] == 2, taker.log()
+    theirs = server.runs_of(other.name)
+    assert sorted(r["parameters"]["k"] for r in theirs) == [0, 1]
+    assert {r["uuid"] for r in theirs} <= set(job["runs"])
+    assert os.listdir(frozen_machine.target) == []
+    for pid in pid_file.read_text().split():
+        wait_for("the frozen daemon's command to be gone", lambda p=int(pid): group_gone(p))
+
+
+def test_a_job_the_agent_cannot_run_fails_naming_why(
+    server: RestartableServer, machines: Any, tmp_path: Path
+) -> None:
+    machine = machines()
+    machine.start()
+    spec = {"workload": "smallfile", "targets": [str(machine.target)], "params": {"nfile": 10}}
+    job_id = server.enqueue(machine.name, spec)
+    job = wait_for("the job to settle", settled(server, job_id))
+    assert job["status"] == "failed" and job["runs"] == []
+    assert "unknown parameter(s) nfile" in job["error"]
+    assert not machine.target.exists(), "nothing ran"
+    machine.target.mkdir()
+    (machine.target / "precious").write_text("not the agent's")
+    job_id = server.enqueue(machine.name, command_spec(machine.target, "echo '{\"x\": 1}'"))
+    job = wait_for("the job to settle", settled(server, job_id))
+    assert job["status"] == "failed" and "is not empty (precious)" in job["error"]
+    assert os.listdir(machine.target) == ["precious"]
+
+
+def test_run_uses_the_enrolled_server_token_and_name(
+    server: RestartableServer, machines: Any, tmp_path: Path
+) -> None:
+    machine = machines()
+    out = subprocess.run(
+        agent_cmd("run", "command", "--target", str(machine.target), "-n", "1", "--no-warmup",
+                  "-p", "cmd=echo '{\"y\": 9}'", "--spool", str(tmp_path / "run-spool")),
+        env=clean_env(PERFATLAS_AGENT_CONFIG_DIR=str(machine.config)), capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    (run,) = server.runs_of(machine.name)
+    assert run["job_id"] is None and metric(server.get(f"/runs/{run['uuid']}"), "y") == 9
