@@ -362,3 +362,22 @@ def test_run_uses_the_enrolled_server_token_and_name(
     assert out.returncode == 0, out.stderr
     (run,) = server.runs_of(machine.name)
     assert run["job_id"] is None and metric(server.get(f"/runs/{run['uuid']}"), "y") == 9
+
+
+def test_many_runs_go_up_before_the_completion(server: RestartableServer, machines: Any) -> None:
+    machine = machines()
+    machine.start()
+    points = 60  # more than a completion carries (50): they go through /runs/batch first
+    spec = command_spec(machine.target, "echo '{\"sq\": '$(({k} * {k}))'}'",
+                        params={"k": list(range(points))})  # fmt: skip
+    job_id = server.enqueue(machine.name, spec)
+    job = wait_for("the job to settle", settled(server, job_id), timeout=180)
+    assert job["status"] == "succeeded" and len(job["runs"]) == points == job["points"]
+    runs = server.runs_of(machine.name)
+    assert sorted(r["uuid"] for r in runs) == sorted(job["runs"])
+    assert all(r["job_id"] == job_id for r in runs)
+    values = {}
+    for run in runs:
+        full = server.get(f"/runs/{run['uuid']}")
+        values[full["parameters"]["k"]] = metric(full, "sq")
+    assert values == {k: k * k for k in range(points)}

@@ -17,12 +17,13 @@ from perfatlas_agent import __version__
 from perfatlas_agent.client import Client, flush
 from perfatlas_agent.config import AgentConfig
 from perfatlas_agent.job import JobExecution
-from perfatlas_agent.jobclient import JobClient, Revoked, Stopped, Transient, retrying
+from perfatlas_agent.jobclient import JobClient, Refused, Revoked, Stopped, Transient, retrying
 from perfatlas_agent.jobprogress import STOPPING, Interrupter
 from perfatlas_agent.spool import Spool, default_spool_dir
 
 HEARTBEAT_EVERY = 15.0
 CLAIM_WAIT = 25.0
+REFUSED_WAIT = 30.0
 EXIT_REVOKED = 4
 
 
@@ -124,6 +125,10 @@ class Daemon:
             except Revoked as exc:
                 self.revoke(exc)
                 return
+            except Refused as exc:  # a server without the job routes, or a bug: wait, retry
+                self.say(f"claim refused ({exc}); trying again in {REFUSED_WAIT:.0f}s")
+                self.stop.wait(REFUSED_WAIT)
+                continue
             if job is None:
                 continue
             outcome = JobExecution(
