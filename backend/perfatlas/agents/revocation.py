@@ -1,5 +1,5 @@
 """Revoking an agent: its tokens stop working, the jobs it holds go back to the queue for other
-matching agents (pinned ones are cancelled), and the jobs queued for it are cancelled."""
+matching agents (pinned ones, and those without a selector, are cancelled), and the jobs queued for it are cancelled."""
 
 from __future__ import annotations
 
@@ -32,9 +32,17 @@ def revoke(session: Session, *, name: str) -> Agent:
         .execution_options(synchronize_session=False)
     )
     mine = and_(Job.leased_by_id == agent.id, Job.status.in_([s.value for s in HELD]))
+    # Pinned jobs, and jobs without a selector, can go to no other agent.
+    stay = [
+        job_id
+        for job_id, pinned, selector in session.execute(
+            select(Job.id, Job.pinned, Job.selector).where(mine)
+        )
+        if pinned or not selector
+    ]
     session.execute(
         update(Job)
-        .where(mine, Job.pinned.is_(True))
+        .where(mine, Job.id.in_(stay))
         .values(
             status=JobStatus.cancelled.value,
             lease_until=None,

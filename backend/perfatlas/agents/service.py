@@ -12,6 +12,8 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.models import Agent
 from perfatlas.agents.schemas import AgentRead, CurrentJob
 from perfatlas.core.models import utcnow
+from perfatlas.jobs.enums import HELD
+from perfatlas.jobs.models import Job
 from perfatlas.runs.models import Run
 
 ONLINE_SECONDS = 45  # an agent is online while its last heartbeat is this recent
@@ -19,10 +21,6 @@ ONLINE_SECONDS = 45  # an agent is online while its last heartbeat is this recen
 
 def list_agents(session: Session, *, name: str | None = None) -> list[AgentRead]:
     """Every agent (or the one named), with its run count, status and the job it holds."""
-    # Imported here: jobs' models import runs', which refer to the agents' models.
-    from perfatlas.jobs.enums import HELD
-    from perfatlas.jobs.models import Job
-
     counts = dict(session.execute(select(Run.agent_id, func.count()).group_by(Run.agent_id)).all())
     holding: dict[int, CurrentJob] = {}
     for job in session.scalars(

@@ -2,10 +2,11 @@
 
 Claimable by agent X: queued jobs made for X; and unpinned queued jobs made for another agent
 whose selector picks X, once a lease of theirs lapsed (attempts ≥ 1) or while their own agent is
-revoked or offline. One code path on both databases: on PostgreSQL the candidate row is locked
-with `FOR UPDATE SKIP LOCKED` (concurrent claimers pass over it instead of queueing behind it),
-then on both a conditional UPDATE (`status = 'queued'` in its WHERE) takes it, so of two
-claimers of one row at most one changes it (SQLite serializes the writers)."""
+revoked or offline (a job without a selector stays with its agent). One code path on both
+databases: on PostgreSQL the candidate row is locked with `FOR UPDATE SKIP LOCKED` (concurrent
+claimers pass over it instead of queueing behind it), then on both a conditional UPDATE
+(`status = 'queued'` in its WHERE) takes it, so of two claimers of one row at most one changes
+it (SQLite serializes the writers)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def _candidates(session: Session, *, agent: Agent, now: dt.datetime) -> list[int
     return [
         job_id
         for job_id, agent_id, selector in rows
-        if agent_id == agent.id or selects(agent, selector or [])
+        # A job without a selector (queued by hand) stays with its agent.
+        if agent_id == agent.id or (selector and selects(agent, selector))
     ]
 
 
@@ -85,7 +87,7 @@ def claim(
             )
             if locked is None:
                 continue  # another agent is taking it
-        attempt = session.execute(
+        job = session.scalars(
             update(Job)
             .where(Job.id == job_id, Job.status == JobStatus.queued.value)
             .values(
@@ -94,13 +96,11 @@ def claim(
                 attempts=Job.attempts + 1,
                 lease_until=now + dt.timedelta(seconds=lease_seconds),
             )
-            .returning(Job.attempts)
-            .execution_options(synchronize_session=False)
-        ).scalar_one_or_none()
-        if attempt is not None:
-            job = session.get(Job, job_id, populate_existing=True)
-            assert job is not None
-            return Claimed(job=job, attempt=attempt)
+            .returning(Job)
+            .execution_options(populate_existing=True)
+        ).one_or_none()
+        if job is not None:
+            return Claimed(job=job, attempt=job.attempts)
     return None
 
 
@@ -114,17 +114,16 @@ def start(factory: sessionmaker[Session], *, name: str) -> None:
 
 
 def try_claim(factory: sessionmaker[Session], *, name: str) -> wakeup.Attempt[Claimed]:
-    """One try of a long poll, each step in its own short transaction: put back lapsed leases
-    (so an agent's death is recovered without the beat task), then claim."""
+    """One try of a long poll: put back lapsed leases when there are any (so an agent's death
+    is recovered without the beat task), then claim. (The poll's start was the heartbeat.)"""
     with factory() as session:
-        now = utcnow()
-        settle.recover_lapsed(session, now=now)
-        session.commit()
-        agent = enrolled_agent(session, name=name)
         seen = wakeup.fingerprint(session)
+        if seen[wakeup.LAPSED]:
+            settle.recover_lapsed(session, now=utcnow())
+            session.commit()
+            seen = wakeup.fingerprint(session)
+        agent = enrolled_agent(session, name=name)
         claimed = claim(session, agent=agent)
-        if claimed is not None:
-            touch_heartbeat(session, agent_id=agent.id)
         session.commit()
         return wakeup.Attempt(value=claimed, seen=seen)
 

@@ -3,9 +3,12 @@ or a database connection while they wait, and without each waiter polling the da
 
 - In this process: a transaction that queued a job (`mark_queued`) wakes every waiter when it
   commits (a SQLAlchemy `after_commit` hook), at once.
-- From other processes (the beat worker firing schedules, another API process) and for what
-  only time changes (a lease that lapsed): one watcher per event loop reads a fingerprint of
-  the queue every `interval` seconds while anyone waits, and wakes the waiters when it changed.
+- From other processes (the beat worker firing schedules, another API process): on PostgreSQL
+  the committing transaction's NOTIFY, heard by one LISTENing thread per event loop while
+  anyone waits.
+- Everywhere, and for what only time changes (a lease that lapsed): one watcher per event loop
+  reads a fingerprint of the queue every `interval` seconds (every second while LISTENing)
+  while anyone waits, and wakes the waiters when it changed.
   A woken waiter tries to claim only when the fingerprint differs from the one it saw itself.
 - Every waiter also retries every `recheck` seconds (an agent that went offline makes its jobs
   claimable by others without any row changing)."""
@@ -23,8 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import case, event, func, select
-from sqlalchemy.orm import Session, sessionmaker
+import psycopg
+from sqlalchemy import case, event, func, select, text
+from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from perfatlas.core.models import utcnow
@@ -35,12 +39,20 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 _QUEUED_KEY = "perfatlas.jobs_queued"
+CHANNEL = "perfatlas_jobs"  # PostgreSQL's NOTIFY channel of queued jobs
 Fingerprint = tuple[int, ...]
+LAPSED = 3  # in a fingerprint: how many held jobs' leases lapsed
 
 
 def mark_queued(session: Session) -> None:
-    """This transaction queues a job: wake this process's waiting claims when it commits."""
+    """This transaction queues a job: wake the waiting claims when it commits, this process's
+    at once, other processes' on PostgreSQL through NOTIFY (sent by the commit itself, and
+    dropped by a rollback)."""
+    if session.info.get(_QUEUED_KEY):
+        return
     session.info[_QUEUED_KEY] = True
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text(f"NOTIFY {CHANNEL}"))
 
 
 @event.listens_for(Session, "after_commit")
@@ -49,9 +61,10 @@ def _after_commit(session: Session) -> None:
         notify()
 
 
-@event.listens_for(Session, "after_soft_rollback")
-def _after_rollback(session: Session, _previous: Any) -> None:
-    session.info.pop(_QUEUED_KEY, None)
+@event.listens_for(Session, "after_transaction_end")
+def _after_end(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:  # committed (notified above) or rolled back
+        session.info.pop(_QUEUED_KEY, None)
 
 
 _POLLS: weakref.WeakSet[LongPoll] = weakref.WeakSet()
@@ -109,6 +122,9 @@ class LongPoll:
         self.published: Fingerprint | None = None
         self.forced = 0
         self.watcher: asyncio.Task[None] | None = None
+        self.listener: threading.Thread | None = None
+        self.listening = False
+        self.listen_interval = 1.0
         # Claims that touch the database at once: the rest wait here, not on the thread pool
         # or the connection pool that other requests need.
         self.slots = asyncio.Semaphore(concurrency)
@@ -127,12 +143,40 @@ class LongPoll:
         for waiter in self.waiters:
             waiter.set()
 
+    def _listen(self, conninfo: str) -> None:
+        """A thread of its own (not the pool's), while anyone waits: LISTEN for jobs queued
+        by other processes. On any error the watcher's polling carries on alone."""
+        try:
+            with psycopg.connect(conninfo, autocommit=True, connect_timeout=5) as conn:
+                conn.execute(f"LISTEN {CHANNEL}")
+                self.listening = True
+                while self.waiters:
+                    for _ in conn.notifies(timeout=1.0, stop_after=1):
+                        self.poke()
+        except Exception as exc:
+            log.warning("job queue listener: %s", exc)
+        finally:
+            self.listening = False
+            self.listener = None
+
+    def _start_listener(self) -> None:
+        engine = self.factory.kw.get("bind")
+        url = getattr(engine, "url", None)
+        if url is None or url.get_backend_name() != "postgresql" or self.listener is not None:
+            return
+        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.listener = threading.Thread(
+            target=self._listen, args=(conninfo,), name="perfatlas-jobs-listen", daemon=True
+        )
+        self.listener.start()
+
     def _read(self) -> Fingerprint:
         with self.factory() as session:
             return fingerprint(session)
 
     async def _watch(self) -> None:
         while self.waiters:
+            self._start_listener()
             try:
                 current: Fingerprint | None = await run_in_threadpool(self._read)
             except Exception as exc:  # the database is away: waiters recheck on their own
@@ -141,7 +185,8 @@ class LongPoll:
             if current is not None and current != self.published:
                 self.published = current
                 self._wake_all()
-            await asyncio.sleep(self.interval)
+            # While NOTIFY brings new jobs, polling is for what only time changes (lapses).
+            await asyncio.sleep(self.listen_interval if self.listening else self.interval)
         self.watcher = None
 
     async def run(self, attempt: Callable[[], Attempt[T]]) -> Attempt[T]:

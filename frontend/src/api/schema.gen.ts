@@ -13,11 +13,111 @@ export interface paths {
         };
         /**
          * List Agents
-         * @description The machines that have uploaded runs, most recently seen first.
+         * @description The machines: those that uploaded runs and those enrolled, most recently seen first.
          */
         get: operations["list_agents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/enroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enroll Agent
+         * @description Exchange an enrollment token (spent by this call) for the agent's own token.
+         */
+        post: operations["enroll_agent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/enrollment-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Enrollment Token
+         * @description A one-time token an agent enrolls with; shown only in this response.
+         */
+        post: operations["create_enrollment_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Heartbeat
+         * @description The agent's daemon is alive (an agent's token).
+         */
+        post: operations["agent_heartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/jobs/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim Job
+         * @description Long-poll for a job to run (an agent's token): the job under a lease, or 204.
+         */
+        post: operations["claim_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{name}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke Agent
+         * @description Revoke an agent: its tokens stop working, its jobs go to other agents or are cancelled.
+         */
+        post: operations["revoke_agent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -457,6 +557,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Jobs
+         * @description Jobs, newest first, with filters and cursor pagination.
+         */
+        get: operations["list_jobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Job
+         * @description One job with its progress, log tail and runs.
+         */
+        get: operations["get_job"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Job
+         * @description Cancel a job: a queued one at once; a running one when its agent next reports.
+         */
+        post: operations["cancel_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete Job
+         * @description Settle the job held and store its runs, in one transaction; a retry is harmless. On
+         *     409 lease_lost nothing is stored: upload the runs through /runs/batch with job_id.
+         */
+        post: operations["complete_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report Progress
+         * @description Progress of the job held (renews the lease); says whether to cancel. 409 lease_lost.
+         */
+        post: operations["report_job_progress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release Job
+         * @description Give the job held back to the queue now (the agent is stopping); the attempt counts.
+         */
+        post: operations["release_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/notifications": {
         parameters: {
             query?: never;
@@ -652,6 +873,15 @@ export interface components {
     schemas: {
         /** AgentRead */
         AgentRead: {
+            /** @description the job it holds, if any */
+            current_job: components["schemas"]["CurrentJob"] | null;
+            /**
+             * Enrolled
+             * @description its daemon enrolled (perfatlas-agent enroll)
+             */
+            enrolled: boolean;
+            /** Heartbeat At */
+            heartbeat_at: string | null;
             /** Labels */
             labels: {
                 [key: string]: unknown;
@@ -660,6 +890,13 @@ export interface components {
             last_seen_at: string | null;
             /** Name */
             name: string;
+            /**
+             * Online
+             * @description a heartbeat (or claim, or progress) within 45 s
+             */
+            online: boolean;
+            /** Revoked */
+            revoked: boolean;
             /** Runs */
             runs: number;
             /** Version */
@@ -1043,6 +1280,28 @@ export interface components {
              */
             target: string | null;
         };
+        /** ClaimedJob */
+        ClaimedJob: {
+            /** Attempt */
+            attempt: number;
+            /** Id */
+            id: number;
+            /** Kind */
+            kind: string;
+            /** Lease Seconds */
+            lease_seconds: number;
+            /**
+             * Lease Until
+             * Format: date-time
+             */
+            lease_until: string;
+            /**
+             * Progress Every
+             * @description send progress at least this often (seconds)
+             */
+            progress_every: number;
+            spec: components["schemas"]["WorkloadSpec"];
+        };
         /** CompareMetric */
         CompareMetric: {
             /**
@@ -1174,6 +1433,37 @@ export interface components {
             /** Write Cache */
             write_cache: string | null;
         };
+        /** CompleteIn */
+        CompleteIn: {
+            /**
+             * Attempt
+             * @description the attempt the claim gave
+             */
+            attempt: number;
+            /**
+             * Error
+             * @default null
+             */
+            error: string | null;
+            /** Log */
+            log?: string[];
+            /** Runs */
+            runs?: components["schemas"]["RunCreate"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "cancelled";
+        };
+        /** CurrentJob */
+        CurrentJob: {
+            /** Id */
+            id: number;
+            /** Percent */
+            percent: number | null;
+            /** Status */
+            status: string;
+        };
         /** Difference */
         Difference: {
             /** Key */
@@ -1202,6 +1492,70 @@ export interface components {
             parameters: {
                 [key: string]: components["schemas"]["Change"];
             };
+        };
+        /** EnrollIn */
+        EnrollIn: {
+            /** Enrollment Token */
+            enrollment_token: string;
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /** Name */
+            name: string;
+            /**
+             * Version
+             * @default null
+             */
+            version: string | null;
+        };
+        /** Enrolled */
+        Enrolled: {
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Name */
+            name: string;
+            /**
+             * Token
+             * @description the agent's own API token (scope agent): shown only here
+             */
+            token: string;
+        };
+        /** EnrollmentTokenCreate */
+        EnrollmentTokenCreate: {
+            /**
+             * Expires In Hours
+             * @default 24
+             */
+            expires_in_hours: number;
+            /**
+             * Labels
+             * @description labels the enrolled agent gets
+             */
+            labels?: {
+                [key: string]: string;
+            };
+        };
+        /** EnrollmentTokenCreated */
+        EnrollmentTokenCreated: {
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Prefix */
+            prefix: string;
+            /**
+             * Token
+             * @description the enrollment token itself: shown only in this response
+             */
+            token: string;
         };
         /** EnvironmentRead */
         EnvironmentRead: {
@@ -1518,6 +1872,30 @@ export interface components {
             /** Version */
             version: string;
         };
+        /** HeartbeatIn */
+        HeartbeatIn: {
+            /**
+             * Labels
+             * @description when given, they replace the agent's labels
+             * @default null
+             */
+            labels: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Version
+             * @default null
+             */
+            version: string | null;
+        };
+        /** HeartbeatOut */
+        HeartbeatOut: {
+            /**
+             * Server Time
+             * Format: date-time
+             */
+            server_time: string;
+        };
         /** ImportRead */
         ImportRead: {
             /** Created */
@@ -1615,6 +1993,96 @@ export interface components {
              */
             updated_at: string;
         };
+        /**
+         * JobKind
+         * @enum {string}
+         */
+        JobKind: "run" | "confirm";
+        /** JobPage */
+        JobPage: {
+            /** Items */
+            items: components["schemas"]["JobRead"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** JobRead */
+        JobRead: {
+            /**
+             * Agent
+             * @description the agent the job was made for
+             */
+            agent: string;
+            /** Alert Id */
+            alert_id: number | null;
+            /** Attempts */
+            attempts: number;
+            /** Cancel Requested */
+            cancel_requested: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Error */
+            error: string | null;
+            /** Expires At */
+            expires_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /** Fire At */
+            fire_at: string | null;
+            /** Id */
+            id: number;
+            /** Kind */
+            kind: string;
+            /** Lease Until */
+            lease_until: string | null;
+            /**
+             * Leased By
+             * @description the agent holding (or that last held) its lease
+             */
+            leased_by: string | null;
+            /** Log Tail */
+            log_tail: string[];
+            /** Max Attempts */
+            max_attempts: number;
+            /**
+             * Points
+             * @description runs the spec expands to on one agent
+             */
+            points: number;
+            /** Progress */
+            progress: {
+                [key: string]: unknown;
+            };
+            /**
+             * Runs
+             * @description the runs stored for this job
+             */
+            runs: string[];
+            /** Schedule Id */
+            schedule_id: number | null;
+            /** Schedule Name */
+            schedule_name: string | null;
+            /** Spec */
+            spec: {
+                [key: string]: unknown;
+            };
+            /** Started At */
+            started_at: string | null;
+            /** Status */
+            status: string;
+            /** Verdict */
+            verdict: string | null;
+        };
+        /**
+         * JobStatus
+         * @description queued → leased (claimed by an agent) → running (it reported progress) → one of the
+         *     final states. A lease that lapses puts the job back to queued while it has attempts left,
+         *     else failed; a queued job nobody claimed by its `expires_at` is expired.
+         * @enum {string}
+         */
+        JobStatus: "queued" | "leased" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
         /** NotificationList */
         NotificationList: {
             /** Items */
@@ -1675,6 +2143,73 @@ export interface components {
              * @description median of the samples
              */
             value: number | null;
+        };
+        /** ProgressIn */
+        ProgressIn: {
+            /**
+             * Attempt
+             * @description the attempt the claim gave
+             */
+            attempt: number;
+            /**
+             * Done
+             * @default null
+             */
+            done: number | null;
+            /**
+             * Log
+             * @description new log lines since the last call
+             */
+            log?: string[];
+            /**
+             * Percent
+             * @default null
+             */
+            percent: number | null;
+            /**
+             * Phase
+             * @default null
+             */
+            phase: string | null;
+            /**
+             * Point
+             * @description the parameters of the run in progress
+             * @default null
+             */
+            point: {
+                [key: string]: boolean | number | string;
+            } | null;
+            /**
+             * Total
+             * @default null
+             */
+            total: number | null;
+        };
+        /** ProgressOut */
+        ProgressOut: {
+            /**
+             * Cancel
+             * @description stop, clean up and complete with status cancelled
+             */
+            cancel: boolean;
+            /**
+             * Lease Until
+             * Format: date-time
+             */
+            lease_until: string;
+        };
+        /** ReleaseIn */
+        ReleaseIn: {
+            /**
+             * Attempt
+             * @description the attempt the claim gave
+             */
+            attempt: number;
+            /**
+             * Reason
+             * @default
+             */
+            reason: string;
         };
         /**
          * ResultCreate
@@ -2371,6 +2906,41 @@ export interface components {
             /** Reason */
             reason: string;
         };
+        /**
+         * WorkloadSpec
+         * @description `params` maps a name to one value or a list of values; lists sweep as a cartesian
+         *     product. Labels go on every run and are substituted into a `command`'s `{name}` like
+         *     parameters (and exported as PERFATLAS_LABEL_<NAME>), without being part of the series.
+         */
+        WorkloadSpec: {
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Min Seconds
+             * @default 0.5
+             */
+            min_seconds: number;
+            /** Params */
+            params?: {
+                [key: string]: string | number | boolean | (string | number | boolean)[];
+            };
+            /**
+             * Repetitions
+             * @default 3
+             */
+            repetitions: number;
+            /** Targets */
+            targets: string[];
+            /**
+             * Warmup
+             * @default true
+             */
+            warmup: boolean;
+            /** Workload */
+            workload: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2400,6 +2970,319 @@ export interface operations {
             };
             /** @description no API token, or one that is unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enroll_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrolled"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_enrollment_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollmentTokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentTokenCreated"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_heartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HeartbeatIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatOut"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    claim_job: {
+        parameters: {
+            query?: {
+                /** @description seconds to wait for a job */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimedJob"];
+                };
+            };
+            /** @description no job arrived within `wait` seconds */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3804,6 +4687,417 @@ export interface operations {
             };
             /** @description nothing with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_jobs: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["JobStatus"] | null;
+                /** @description made for or held by */
+                agent?: string | null;
+                schedule?: number | null;
+                kind?: components["schemas"]["JobKind"] | null;
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPage"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancel_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    complete_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    report_job_progress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProgressIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgressOut"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    release_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

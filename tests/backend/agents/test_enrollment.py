@@ -139,6 +139,8 @@ def test_revoke_ends_tokens_and_hands_jobs_on(client, tokens, engine):
     assert claim(client, old)["id"] == held[0]
     pinned_held = queue(engine, ["old"], selector=["pool=a"], pinned=True)
     assert claim(client, old)["id"] == pinned_held[0]
+    bare = queue(engine, ["old"])  # no selector: no other agent may take it
+    assert claim(client, old)["id"] == bare[0]
     waiting = queue(engine, ["old"], selector=["pool=a"])
 
     resp = client.post("/api/v1/agents/old/revoke", headers=admin)
@@ -155,7 +157,10 @@ def test_revoke_ends_tokens_and_hands_jobs_on(client, tokens, engine):
         assert refused.status_code == 401, (path, refused.text)
     with Session(engine) as session:
         status = dict(session.execute(select(Job.id, Job.status)).all())
-    assert status == {held[0]: "queued", pinned_held[0]: "cancelled", waiting[0]: "cancelled"}
+    assert status == {
+        held[0]: "queued", pinned_held[0]: "cancelled", bare[0]: "cancelled",
+        waiting[0]: "cancelled",
+    }  # fmt: skip
     # The held job goes to another agent its selector picks, as its second attempt.
     taken = claim(client, other)
     assert taken is not None and taken["id"] == held[0] and taken["attempt"] == 2
