@@ -146,11 +146,11 @@ def _newest(rows: np.ndarray[Any, Any]) -> list[uuid_mod.UUID]:
 
 
 def grouped_sql(session: Session, query: Query) -> Iterator[Cell]:
-    """PostgreSQL: one row per point from one hashed aggregation in the database, which also
-    hands over each point's values, p5s, p95s, start times and run ids as packed arrays: their
-    percentiles (as percentile_cont interpolates) and the newest runs are taken here. Ordered
-    aggregates would make PostgreSQL sort every row by point, then each point's rows four
-    more times."""
+    """PostgreSQL: one row per point with its plain aggregates, and the point's results packed
+    (_PACKED) so that its percentiles (interpolated as percentile_cont does) and newest runs
+    are taken here. Ordered aggregates (percentile_cont, array_agg ORDER BY) would make
+    PostgreSQL sort every row by point and then each point's rows four more times; without
+    them it hashes the rows into points, in about half the time at 1,000,000 results."""
     assert query.x is not None
     keys = [query.x.label("x")]
     if query.group is not None:
@@ -170,6 +170,8 @@ def grouped_sql(session: Session, query: Query) -> Iterator[Cell]:
     for row in session.execute(statement):
         m = row._mapping
         rows = _unpack(m["packed"])
+        if len(rows) != m["n"]:  # every packed column is NOT NULL: one record per result
+            raise ValueError(f"{len(rows)} packed results for a point of {m['n']}")
         yield Cell(
             x=m["x"], group=m["g"] if query.group is not None else None, n=m["n"],
             repetitions=int(m["repetitions"]), median=_quantile(rows["value"], 0.5),
