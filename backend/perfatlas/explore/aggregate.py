@@ -141,8 +141,9 @@ def _newest(rows: np.ndarray[Any, Any]) -> list[uuid_mod.UUID]:
         started = rows["started"]
         nth = len(rows) - RUNS_PER_POINT
         rows = rows[started >= np.partition(started, nth)[nth]]
-    order = np.lexsort((rows["lo"], rows["hi"], rows["started"]))[::-1][:RUNS_PER_POINT]
-    return [uuid_mod.UUID(int=(int(rows["hi"][i]) << 64) | int(rows["lo"][i])) for i in order]
+    newest = rows[np.lexsort((rows["lo"], rows["hi"], rows["started"]))[::-1][:RUNS_PER_POINT]]
+    halves = zip(newest["hi"].tolist(), newest["lo"].tolist(), strict=True)
+    return [uuid_mod.UUID(int=(hi << 64) | lo) for hi, lo in halves]
 
 
 def grouped_sql(session: Session, query: Query) -> Iterator[Cell]:
