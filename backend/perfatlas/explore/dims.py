@@ -166,7 +166,8 @@ class Reading:
 def reading(x: Dimension | None, group: Dimension | None, matched: Filters) -> Reading:
     """x, group and filters together. When the runs are needed only for what the results'
     series also hold (parameters, the target), those are read from the series: the join hashes
-    a metric's few series instead of every run of the workload (a third of explore's time)."""
+    a metric's few series instead of every run of the workload (at 1,000,000 results, a third
+    of the query's time)."""
     chosen = [d for d in (x, group) if d is not None] + [d for d, _ in matched.matched]
     spare = all(d.of_series is not None for d in chosen if dims.RUNS in d.tables)
 
