@@ -98,12 +98,11 @@ def explore(
     scope = dims.Scope(session, workload, metric)
     x_dim = None if x == TIME else dims.resolve(scope, x, field="x")
     group_dim = dims.resolve(scope, group, field="group") if group else None
-    matched = dims.filters(scope, filters)
-    tables = matched.tables | (x_dim.tables if x_dim else frozenset())
+    read = dims.reading(x_dim, group_dim, dims.filters(scope, filters))
     query = aggregate.Query(
-        workload=workload, metric=metric, x=x_dim.expr if x_dim else None,
-        group=group_dim.expr if group_dim else None, conditions=matched.conditions,
-        tables=tables | (group_dim.tables if group_dim else frozenset()),
+        workload=workload, metric=metric, x=read.x.expr if read.x else None,
+        group=read.group.expr if read.group else None, conditions=read.conditions,
+        tables=read.tables,
         tentative=tentative_series_of_metric(session, workload=workload, metric=metric),
     )  # fmt: skip
     if x_dim is None:

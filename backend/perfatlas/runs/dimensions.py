@@ -4,20 +4,23 @@ A name is a built-in (time, agent, fs_type, kernel, ...), `param.NAME`, `label.N
 `env.KEY`, or a bare NAME that means the parameter NAME, else the label NAME. Each
 expression says which tables it reads, so a reader joins exactly those: results carry their
 run's agent and environment ids, so agent and environment dimensions join their small tables
-straight from results, and only run fields (target, durability, parameters, labels) need runs."""
+straight from results, and only run fields (target, durability, parameters, labels) need runs.
+A series fixes its runs' parameters and target, so those can also be read from the results'
+series (`Dimension.on_series`): a reader that needs runs for nothing else joins the few series
+of one metric instead of every run of the workload."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import String, case, cast, func
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
-from perfatlas.runs.models import Environment, Result, Run
+from perfatlas.runs.models import Environment, Result, Run, Series
 
-RUNS, AGENTS, ENVIRONMENTS = "runs", "agents", "environments"
+RUNS, AGENTS, ENVIRONMENTS, SERIES = "runs", "agents", "environments", "series"
 TIME = "time"
 
 
@@ -27,6 +30,15 @@ class Dimension:
     expr: ColumnElement[Any]
     # The tables besides results that expr reads: the reader joins them (and only them).
     tables: frozenset[str]
+    # The same value read from the result's series (which reads only the series table), for
+    # what a series fixes: its runs' parameters and target.
+    of_series: ColumnElement[Any] | None = None
+
+    def on_series(self) -> Dimension:
+        """This dimension read from the results' series, if it can be."""
+        if self.of_series is None:
+            return self
+        return replace(self, expr=self.of_series, tables=frozenset({SERIES}))
 
 
 def _flag(column: Any) -> ColumnElement[Any]:
@@ -66,7 +78,7 @@ BUILTIN: tuple[str, ...] = tuple(_BUILTIN)
 
 def builtin(name: str) -> Dimension:
     expr, tables = _BUILTIN[name]
-    return Dimension(name, expr, tables)
+    return Dimension(name, expr, tables, Series.target.expression if name == "target" else None)
 
 
 def json_text(column: Any, key: str, dialect: str) -> ColumnElement[Any]:
@@ -88,7 +100,10 @@ def json_path(key: str) -> str:
 
 
 def param(key: str, dialect: str) -> Dimension:
-    return Dimension(f"param.{key}", json_text(Run.parameters, key, dialect), frozenset({RUNS}))
+    return Dimension(
+        f"param.{key}", json_text(Run.parameters, key, dialect), frozenset({RUNS}),
+        json_text(Series.parameters, key, dialect),
+    )  # fmt: skip
 
 
 def label(key: str, dialect: str) -> Dimension:

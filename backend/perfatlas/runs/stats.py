@@ -11,14 +11,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-def quantile(sorted_values: Sequence[float], q: float) -> float:
-    if not sorted_values:
+def quantile(sorted_values: Sequence[float] | NDArray[Any], q: float) -> float:
+    """The q-th quantile, interpolating linearly between the values at floor(q * (n - 1)) and
+    the next; only those two positions are read, so they may be the only ones in order."""
+    if len(sorted_values) == 0:
         raise ValueError("quantile of no values")
     pos = q * (len(sorted_values) - 1)
     lo = math.floor(pos)
     hi = min(lo + 1, len(sorted_values) - 1)
     frac = pos - lo
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac
+    return float(sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * frac)
 
 
 class Summary(NamedTuple):

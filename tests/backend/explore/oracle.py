@@ -189,7 +189,8 @@ def point(runs: list[Run], tentative: set[int]) -> dict[str, Any]:
         "p5": float(np.percentile([np.percentile(r.samples, 5) for r in runs], 5)),
         "p95": float(np.percentile([np.percentile(r.samples, 95) for r in runs], 95)),
         "flags": sorted(flags),
-        "runs": {r.uuid for r in runs},
+        # The runs a point lists: the newest (start times are distinct here), newest first.
+        "newest": [r.uuid for r in sorted(runs, key=lambda r: r.started_at, reverse=True)][:20],
     }
 
 
