@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { COMPARE_MAX, jobCompareLink, jobExploreLink } from "./links";
+import { barPercent, isActive, progressText, readProgress } from "./progress";
+import { jobsQuery, jobsSearch, parseJobsState } from "./url-state";
+
+describe("progress", () => {
+  it("reads what the agent reported, refusing what is not of its type", () => {
+    const p = readProgress({ phase: "measure", percent: 37.5, point: { size: "64k", threads: 2, bad: [1] }, done: 3, total: 8, completed_by: 1 });
+    expect(p).toEqual({ phase: "measure", percent: 37.5, point: { size: "64k", threads: 2 }, done: 3, total: 8 });
+    expect(progressText(p)).toBe("measure · size=64k threads=2 · run 3/8");
+    expect(readProgress({ percent: "50", phase: 3, point: [1], done: null })).toEqual({ percent: null, phase: null, point: null, done: null, total: null });
+    expect(readProgress({ percent: 140 }).percent).toBe(100);
+  });
+
+  it("fills the bar from percent, else done/total; a success is full", () => {
+    expect(barPercent("running", readProgress({ percent: 20, done: 1, total: 2 }))).toBe(20);
+    expect(barPercent("running", readProgress({ done: 1, total: 4 }))).toBe(25);
+    expect(barPercent("queued", readProgress({}))).toBeNull();
+    expect(barPercent("succeeded", readProgress({ percent: 90 }))).toBe(100);
+  });
+
+  it("calls queued, leased and running active", () => {
+    expect(["queued", "leased", "running"].every(isActive)).toBe(true);
+    expect(["succeeded", "failed", "cancelled", "expired"].some(isActive)).toBe(false);
+  });
+});
+
+describe("links from a job", () => {
+  const job = {
+    spec: { workload: "smallfile" }, agent: "lab-1", leased_by: "lab-2", created_at: "2026-11-23T02:00:00Z",
+    started_at: "2026-11-23T03:00:00Z", finished_at: "2026-11-23T03:10:00Z",
+  };
+  it("explores the workload on the agent that ran it, over its time a minute either side", () => {
+    const url = new URL(jobExploreLink(job) ?? "", "http://x");
+    expect(url.pathname).toBe("/explore");
+    expect(url.searchParams.get("workload")).toBe("smallfile");
+    expect(url.searchParams.getAll("filter")).toEqual(["agent:lab-2", "time:2026-11-23T02:59:00.000Z..2026-11-23T03:11:00.000Z"]);
+    expect(new URL(jobExploreLink({ ...job, leased_by: null, finished_at: null }) ?? "", "http://x").searchParams.getAll("filter")).toEqual(["agent:lab-1"]);
+  });
+
+  it("compares two to twenty runs", () => {
+    expect(jobCompareLink(["a"])).toBeNull();
+    expect(jobCompareLink(["a", "b"])).toBe("/compare?runs=a,b");
+    const many = Array.from({ length: 25 }, (_, i) => `r${i}`);
+    expect(jobCompareLink(many)?.split("=")[1]?.split(",")).toHaveLength(COMPARE_MAX);
+  });
+});
+
+describe("the jobs list's URL", () => {
+  it("keeps known filters and drops the rest", () => {
+    const state = parseJobsState(new URLSearchParams("status=running&agent=lab-1&schedule=3&x=1"));
+    expect(state).toEqual({ status: "running", agent: "lab-1", schedule: "3", cursor: "" });
+    expect(jobsSearch(state).toString()).toBe("status=running&agent=lab-1&schedule=3");
+    expect(jobsQuery(state)).toEqual({ limit: 50, status: "running", agent: "lab-1", schedule: 3 });
+    expect(parseJobsState(new URLSearchParams("status=bogus&schedule=abc"))).toEqual({ status: "", agent: "", schedule: "", cursor: "" });
+  });
+});
