@@ -35,6 +35,7 @@ describe("links from a job", () => {
     expect(url.pathname).toBe("/explore");
     expect(url.searchParams.get("workload")).toBe("smallfile");
     expect(url.searchParams.getAll("filter")).toEqual(["agent:lab-2", "time:2026-11-23T02:59:00.000Z..2026-11-23T03:11:00.000Z"]);
+    expect(new URL(jobExploreLink(job, "create.ops_per_s") ?? "", "http://x").searchParams.get("metric")).toBe("create.ops_per_s");
     expect(new URL(jobExploreLink({ ...job, leased_by: null, finished_at: null }) ?? "", "http://x").searchParams.getAll("filter")).toEqual(["agent:lab-1"]);
   });
 

@@ -8,8 +8,9 @@ export const COMPARE_MAX = 20; // the API compares 2 to 20 runs
 // The agent stamps runs with its own clock: a minute either side allows for a skew.
 const SLACK_MS = 60_000;
 
-/** Explore of the job's workload, filtered to the agent that ran it and the time it ran. */
-export function jobExploreLink(job: Pick<Job, "spec" | "agent" | "leased_by" | "created_at" | "started_at" | "finished_at">): string | null {
+/** Explore of the job's workload (one metric of it, if given), filtered to the agent that ran it
+ * and the time it ran. */
+export function jobExploreLink(job: Pick<Job, "spec" | "agent" | "leased_by" | "created_at" | "started_at" | "finished_at">, metric = ""): string | null {
   const workload = typeof job.spec.workload === "string" ? job.spec.workload : "";
   if (!workload) return null;
   const filter = [`agent:${job.leased_by ?? job.agent}`];
@@ -19,7 +20,7 @@ export function jobExploreLink(job: Pick<Job, "spec" | "agent" | "leased_by" | "
     const end = new Date(new Date(job.finished_at).getTime() + SLACK_MS).toISOString();
     filter.push(`time:${start}..${end}`);
   }
-  return exploreLink({ workload, filter });
+  return exploreLink({ workload, metric, filter });
 }
 
 /** Compare of the job's runs (the first 20 when it made more); null with fewer than two. */
