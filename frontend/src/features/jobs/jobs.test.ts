@@ -5,9 +5,10 @@ import { jobsQuery, jobsSearch, parseJobsState } from "./url-state";
 
 describe("progress", () => {
   it("reads what the agent reported, refusing what is not of its type", () => {
-    const p = readProgress({ phase: "measure", percent: 37.5, point: { size: "64k", threads: 2, bad: [1] }, done: 3, total: 8, completed_by: 1 });
-    expect(p).toEqual({ phase: "measure", percent: 37.5, point: { size: "64k", threads: 2 }, done: 3, total: 8 });
-    expect(progressText(p)).toBe("measure · size=64k threads=2 · run 3/8");
+    const p = readProgress({ phase: "measure", percent: 37.5, point: { threads: 2, size: "64k", target: "/mnt/a", bad: [1] }, done: 3, total: 8, completed_by: 1 });
+    expect(p).toEqual({ phase: "measure", percent: 37.5, point: { threads: 2, size: "64k", target: "/mnt/a" }, done: 3, total: 8 });
+    // target first, then the parameters by name (the server keeps no key order)
+    expect(progressText(p)).toBe("measure · target=/mnt/a size=64k threads=2 · run 3/8");
     expect(readProgress({ percent: "50", phase: 3, point: [1], done: null })).toEqual({ percent: null, phase: null, point: null, done: null, total: null });
     expect(readProgress({ percent: 140 }).percent).toBe(100);
   });

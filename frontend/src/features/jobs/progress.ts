@@ -52,7 +52,11 @@ export function barPercent(status: string, p: Progress): number | null {
 export function progressText(p: Progress): string {
   const parts: string[] = [];
   if (p.phase) parts.push(p.phase);
-  if (p.point && Object.keys(p.point).length > 0) parts.push(Object.entries(p.point).map(([k, v]) => `${k}=${String(v)}`).join(" "));
+  if (p.point && Object.keys(p.point).length > 0) {
+    // the server stores JSON without its key order: target first, then the names alphabetically
+    const keys = Object.keys(p.point).sort((a, b) => (a === "target" ? -1 : b === "target" ? 1 : a.localeCompare(b)));
+    parts.push(keys.map((k) => `${k}=${String(p.point?.[k])}`).join(" "));
+  }
   if (p.done !== null && p.total !== null) parts.push(`run ${p.done}/${p.total}`);
   return parts.join(" · ");
 }

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { Link } from "react-router-dom";
 import { useCatalog } from "../../explore";
 import { formatPairs } from "../../../lib/format";
@@ -104,8 +105,18 @@ export function JobRuns({ job }: { job: Job }) {
 }
 
 function JobRunLinks({ job, explore, compare }: { job: Job; explore: string | null; compare: string | null }) {
-  const catalog = useCatalog(spec(job).workload);
+  const workload = spec(job).workload;
+  const catalog = useCatalog(workload);
   const metrics = catalog.data?.metrics ?? [];
+  // A catalog read before this job stored its runs may not know its workload yet: ask once more.
+  const asked = useRef(false);
+  const { data, isFetching, refetch } = catalog;
+  useEffect(() => {
+    if (data && !isFetching && !data.workloads.includes(workload) && !asked.current) {
+      asked.current = true;
+      void refetch();
+    }
+  }, [data, isFetching, workload, refetch]);
   return (
     <>
       <div className="actions" data-testid="job-run-links">
