@@ -158,11 +158,12 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     )
     expect(page.get_by_test_id("preview-agents")).to_have_text("Agents: sched-a")
     expect(page.get_by_test_id("cron-words")).to_have_text("every day at 03:00, Europe/Paris time")
-    firings = page.get_by_test_id("preview-firings").locator("li")
+    firings = page.get_by_test_id("preview-firings").locator("tbody tr")
     expect(firings).to_have_count(5)
-    shown = [re.sub(r" = .*", "", t) for t in firings.all_inner_texts()]
+    # in the browser's zone (UTC here), and in the schedule's: 03:00 in Paris each day
+    shown = [row.locator("td").first.inner_text() for row in firings.all()]
     assert shown == next_paris_3am(5)
-    assert "03:00 Europe/Paris" in firings.first.inner_text()
+    assert all(row.locator("td").nth(1).inner_text().endswith(" 03:00") for row in firings.all())
     expect(page.get_by_test_id("save-schedule")).to_be_enabled()
     shot(page, "38-schedule-form-preview")
 
@@ -241,6 +242,7 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     )  # fmt: skip
     assert resp.status_code == 200, resp.text
     expect(page.locator("h1")).to_contain_text("succeeded")
+    expect(bar).to_contain_text("finished · 4 runs stored")
     run_links = page.get_by_test_id("job-runs").get_by_role("link")
     expect(run_links).to_have_count(len(runs))
     uuids = [r["uuid"] for r in runs]  # started one second apart: the API's order
@@ -290,7 +292,7 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     expect(made).to_contain_text("succeeded ×1")
     nightly.get_by_role("button", name="Pause").click()
     expect(nightly.get_by_role("button", name="Resume")).to_be_visible()
-    expect(nightly).to_contain_text("paused")
+    expect(nightly).to_contain_text("none while paused")
     schedules = {s["name"]: s for s in fleet.api("GET", "/schedules").json()["items"]}
     assert schedules["nightly paris"]["paused"] is True
     assert schedules["nvme nightly"]["paused"] is False
@@ -314,6 +316,9 @@ def test_cancel_a_queued_job(page: Any, ui_server: LiveServer, fleet: Fleet) -> 
     page.get_by_role("button", name="Cancel job…").click()
     page.get_by_role("button", name="Really cancel").click()
     expect(page.locator("h1")).to_contain_text("cancelled")
+    expect(page.get_by_test_id("job-progress")).to_contain_text(
+        "cancelled before an agent started it"
+    )
     assert fleet.api("GET", f"/jobs/{job['id']}").json()["status"] == "cancelled"
     # nothing is left for sched-b to claim
     assert (
@@ -333,6 +338,7 @@ def test_agents_enrollment_and_revoke(
         row = page.locator(f"tr[data-agent='{name}']")
         expect(row).to_contain_text("online")
         expect(row).to_contain_text(re.compile(r"last heartbeat \d+ s ago"))
+        expect(row.locator("td").nth(4)).to_have_text("just now")  # a heartbeat is being seen
     expect(page.locator("tr[data-agent='sched-a']")).to_contain_text("disk=nvme role=nightly")
     expect(page.locator("tr[data-agent='lab-1']")).to_contain_text("uploads only")
     shot(page, "47-agents")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentState, enrollCommand, heartbeatText, parseLabelPairs } from "./liveness";
+import { agentState, enrollCommand, heartbeatText, lastSeen, parseLabelPairs } from "./liveness";
 
 describe("agent state", () => {
   it("is revoked first, then uploads only, then online or offline", () => {
@@ -26,5 +26,13 @@ describe("enrollment", () => {
     expect(parseLabelPairs("role=nightly, disk=nvme")).toEqual({ role: "nightly", disk: "nvme" });
     expect(parseLabelPairs("")).toEqual({});
     expect(parseLabelPairs("role")).toBe("“role” is not name=value");
+  });
+});
+
+describe("lastSeen", () => {
+  it("is the newer of the last upload and the last heartbeat", () => {
+    expect(lastSeen({ last_seen_at: null, heartbeat_at: "2026-11-23T11:00:00Z" })).toBe("2026-11-23T11:00:00Z");
+    expect(lastSeen({ last_seen_at: "2026-11-23T12:00:00+00:00", heartbeat_at: "2026-11-23T11:00:00Z" })).toBe("2026-11-23T12:00:00+00:00");
+    expect(lastSeen({ last_seen_at: null, heartbeat_at: null })).toBeNull();
   });
 });

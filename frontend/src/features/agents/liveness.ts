@@ -33,3 +33,10 @@ export function parseLabelPairs(text: string): Record<string, string> | string {
   }
   return labels;
 }
+
+/** When the agent was last heard from: an upload or (enrolled) a heartbeat, whichever is newer. */
+export function lastSeen(agent: Pick<Agent, "last_seen_at" | "heartbeat_at">): string | null {
+  const times = [agent.last_seen_at, agent.heartbeat_at].filter((t): t is string => Boolean(t));
+  if (times.length === 0) return null;
+  return times.reduce((a, b) => (new Date(b).getTime() > new Date(a).getTime() ? b : a));
+}

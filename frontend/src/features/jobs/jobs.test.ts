@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { COMPARE_MAX, jobCompareLink, jobExploreLink } from "./links";
-import { barPercent, isActive, progressText, readProgress } from "./progress";
+import { barPercent, isActive, progressLine, progressText, readProgress } from "./progress";
 import { jobsQuery, jobsSearch, parseJobsState } from "./url-state";
 
 describe("progress", () => {
@@ -18,6 +18,19 @@ describe("progress", () => {
     expect(barPercent("running", readProgress({ done: 1, total: 4 }))).toBe(25);
     expect(barPercent("queued", readProgress({}))).toBeNull();
     expect(barPercent("succeeded", readProgress({ percent: 90 }))).toBe(100);
+  });
+
+  it("says what a job waits for, does, or how it ended", () => {
+    const base = { points: 4, runs: [] as string[], started_at: null, leased_by: null, progress: {} };
+    const doing = { phase: "measure", done: 3, total: 4, point: { size: "4k" } };
+    expect(progressLine({ ...base, status: "queued" })).toBe("waiting for an agent · 4 runs to make");
+    expect(progressLine({ ...base, status: "leased", leased_by: "lab-1" })).toBe("claimed by lab-1, starting");
+    expect(progressLine({ ...base, status: "running", progress: doing })).toBe("measure · size=4k · run 3/4");
+    // a finished job says what it left, not its last report
+    expect(progressLine({ ...base, status: "succeeded", progress: doing, runs: ["a", "b", "c", "d"] })).toBe("finished · 4 runs stored");
+    expect(progressLine({ ...base, status: "cancelled" })).toBe("cancelled before an agent started it");
+    expect(progressLine({ ...base, status: "failed", started_at: "2026-11-23T03:00:00Z", progress: doing, runs: ["a"] })).toBe("failed during: measure · size=4k · run 3/4 · 1 run stored");
+    expect(progressLine({ ...base, status: "expired" })).toBe("expired: no agent took it in time");
   });
 
   it("calls queued, leased and running active", () => {

@@ -61,6 +61,28 @@ export function progressText(p: Progress): string {
   return parts.join(" · ");
 }
 
+/** One line under the bar: what the job waits for, does now, or how it ended. */
+export function progressLine(job: Pick<Job, "status" | "progress" | "points" | "runs" | "started_at" | "leased_by">): string {
+  const p = readProgress(job.progress);
+  const doing = progressText(p);
+  const runs = `${job.runs.length} run${job.runs.length === 1 ? "" : "s"} stored`;
+  switch (job.status) {
+    case "queued":
+      return `waiting for an agent · ${job.points} run${job.points === 1 ? "" : "s"} to make`;
+    case "leased":
+      return `claimed by ${job.leased_by ?? "an agent"}, starting`;
+    case "running":
+      return doing || "running";
+    case "succeeded":
+      return `finished · ${runs}`;
+    case "expired":
+      return "expired: no agent took it in time";
+    default: // failed, cancelled
+      if (!job.started_at) return `${job.status} before an agent started it`;
+      return `${job.status}${doing ? ` during: ${doing}` : ""} · ${runs}`;
+  }
+}
+
 /** The badge class of a status (colours in styles.css). */
 export function statusClass(status: string): string {
   return `badge job-${status}`;

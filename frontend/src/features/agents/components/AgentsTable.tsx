@@ -4,7 +4,7 @@ import { formatPairs, formatTime, timeAgo } from "../../../lib/format";
 import { useNow } from "../../../lib/use-now";
 import { JobStatusBadge, toneOf } from "../../jobs";
 import type { Agent } from "../api/get-agents";
-import { agentState, heartbeatText } from "../liveness";
+import { agentState, heartbeatText, lastSeen } from "../liveness";
 import { RevokeAgent } from "./RevokeAgent";
 
 function StateBadge({ agent }: { agent: Agent }) {
@@ -63,17 +63,19 @@ export function AgentsTable({ agents, compact = false }: { agents: Agent[]; comp
                 <CurrentJob agent={a} />
               </td>
             )}
-            <td title={formatTime(a.last_seen_at)}>{timeAgo(a.last_seen_at, now)}</td>
+            <td title={formatTime(lastSeen(a))}>{timeAgo(lastSeen(a), now)}</td>
             <td className="num">{a.runs}</td>
             {!compact && <td className="mono small">{formatPairs(a.labels) || "–"}</td>}
             {!compact && <td className="mono">{a.version ?? "–"}</td>}
             {!compact && (
               <td className="nowrap">
-                {a.enrolled && !a.revoked && <RevokeAgent name={a.name} />}
                 {a.enrolled && !a.revoked && (
-                  <Link className="button small" to={`/jobs?agent=${encodeURIComponent(a.name)}`}>
-                    Jobs
-                  </Link>
+                  <span className="actions">
+                    <Link className="button small" to={`/jobs?agent=${encodeURIComponent(a.name)}`}>
+                      Jobs
+                    </Link>
+                    <RevokeAgent name={a.name} />
+                  </span>
                 )}
               </td>
             )}

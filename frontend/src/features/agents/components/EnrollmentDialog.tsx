@@ -1,6 +1,6 @@
 import { useRef, useState } from "react";
 import { WriteError } from "../../../components/ui/WriteError";
-import { formatTime } from "../../../lib/format";
+import { formatInZone, userTimeZone } from "../../../lib/time";
 import { useCreateEnrollmentToken, type EnrollmentTokenCreated } from "../api/write-agents";
 import { enrollCommand, parseLabelPairs } from "../liveness";
 
@@ -26,7 +26,7 @@ function Created({ token }: { token: EnrollmentTokenCreated }) {
   return (
     <div data-testid="enrollment-created">
       <p>
-        <strong>This token is shown only now.</strong> It enrolls one machine, once, until {formatTime(token.expires_at)}. On the test machine run:
+        <strong>This token is shown only now.</strong> It enrolls one machine, once, until {formatInZone(token.expires_at, userTimeZone())} ({userTimeZone()}). On the test machine run:
       </p>
       <pre className="code wrap" data-testid="enroll-command">
         {command}

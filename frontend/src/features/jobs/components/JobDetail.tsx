@@ -88,8 +88,8 @@ export function JobLive({ job }: { job: Job }) {
           <strong>Error.</strong> {job.error}
         </div>
       )}
-      <h3>Log (last {job.log_tail.length} lines)</h3>
-      <JobLog lines={job.log_tail} />
+      <h3>Log{job.log_tail.length > 0 ? ` (last ${job.log_tail.length} lines)` : ""}</h3>
+      <JobLog lines={job.log_tail} final={!isActive(job.status)} />
     </>
   );
 }

@@ -37,7 +37,7 @@ export function Firings({ scheduleId }: { scheduleId: number }) {
                         {f.jobs.map((j) => (
                           <li key={j.id}>
                             <Link to={`/jobs/${j.id}`}>#{j.id}</Link> {j.agent} <JobStatusBadge status={j.status} />
-                            {j.percent !== null && j.status !== "succeeded" && <span className="muted small"> {Math.round(j.percent)} %</span>}
+                            {j.percent !== null && j.status === "running" && <span className="muted small"> {Math.round(j.percent)} %</span>}
                           </li>
                         ))}
                       </ul>

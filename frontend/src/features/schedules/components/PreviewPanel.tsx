@@ -36,18 +36,26 @@ export function PreviewPanel({ preview, missing, fresh, timezone }: { preview: U
           Agents: <span className="mono">{data.matching_agents.join(", ")}</span>
         </p>
       )}
-      <h3>Next firings ({zone})</h3>
+      <h3>Next firings</h3>
       {data.next_firings.length === 0 ? (
         <p className="muted">none</p>
       ) : (
-        <ol className="firings-list" data-testid="preview-firings">
-          {data.next_firings.map((t) => (
-            <li key={t}>
-              {formatInZone(t, zone)}
-              {timezone && timezone !== zone && <span className="muted small"> = {formatInZone(t, timezone, { weekday: false })} {timezone}</span>}
-            </li>
-          ))}
-        </ol>
+        <table className="table firings-list" data-testid="preview-firings">
+          <thead>
+            <tr>
+              <th>your time ({zone})</th>
+              {timezone && timezone !== zone && <th>{timezone}</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {data.next_firings.map((t) => (
+              <tr key={t}>
+                <td>{formatInZone(t, zone)}</td>
+                {timezone && timezone !== zone && <td className="muted">{formatInZone(t, timezone)}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </div>
   );

@@ -132,8 +132,8 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
             </label>
           </section>
         </div>
-        <div className="stack">
-          <section className="card preview-card">
+        <div className="stack form-side">
+          <section className="card">
             <h2>Preview</h2>
             <PreviewPanel preview={preview} missing={lacking} fresh={fresh} timezone={form.timezone} />
           </section>

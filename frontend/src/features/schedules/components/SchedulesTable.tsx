@@ -1,4 +1,5 @@
 import { Link } from "react-router-dom";
+import { plural } from "../../../lib/format";
 import { formatInZone, relativeTime, userTimeZone } from "../../../lib/time";
 import { JobStatusBadge } from "../../jobs";
 import type { Schedule } from "../api/get-schedules";
@@ -23,10 +24,16 @@ export function JobCounts({ jobs }: { jobs: Record<string, number> }) {
 
 export function NextFiring({ schedule, zone }: { schedule: Pick<Schedule, "next_fire_at" | "paused"> ; zone: string }) {
   if (!schedule.next_fire_at) return <span className="muted">none (fired)</span>;
+  if (schedule.paused) {
+    return (
+      <span>
+        none while paused
+      </span>
+    );
+  }
   return (
-    <span className={schedule.paused ? "muted" : undefined}>
+    <span>
       {formatInZone(schedule.next_fire_at, zone)} <span className="muted small">({relativeTime(schedule.next_fire_at)})</span>
-      {schedule.paused && <span className="small"> · paused</span>}
     </span>
   );
 }
@@ -57,7 +64,7 @@ export function SchedulesTable({ schedules }: { schedules: Schedule[] }) {
             </td>
             <td className="mono small">
               {s.spec.workload}
-              <div className="muted">{s.runs_per_agent} runs per agent</div>
+              <div className="muted">{plural(s.runs_per_agent, "run")} per agent</div>
             </td>
             <td>
               <span className="mono small">{describeSelector(s.agents)}</span>
