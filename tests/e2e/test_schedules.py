@@ -165,6 +165,7 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     assert shown == next_paris_3am(5)
     assert all(row.locator("td").nth(1).inner_text().endswith(" 03:00") for row in firings.all())
     expect(page.get_by_test_id("save-schedule")).to_be_enabled()
+    page.evaluate("window.scrollTo(0, 0)")
     shot(page, "38-schedule-form-preview")
 
     # A 422 is shown beside the field it names: a one-off in the past.
@@ -172,6 +173,7 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     page.get_by_test_id("once-at").fill("2020-01-01T06:00")
     expect(page.get_by_test_id("error-when")).to_contain_text("is in the past")
     expect(page.get_by_test_id("save-schedule")).to_be_disabled()
+    page.evaluate("window.scrollTo(0, 0)")
     shot(page, "39-schedule-form-when-error")
 
     # Now: saving fires at once, one job for sched-a only.
@@ -297,6 +299,31 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     assert schedules["nightly paris"]["paused"] is True
     assert schedules["nvme nightly"]["paused"] is False
     shot(page, "45-schedules")
+
+    # Editing: renaming the fired "now" schedule does not fire it again (only changes are sent);
+    # a new cron reads in words on its page.
+    made.get_by_role("link", name="Edit").click()
+    page.get_by_test_id("name").fill("nvme nightly (renamed)")
+    expect(page.get_by_test_id("save-schedule")).to_be_enabled()
+    page.get_by_test_id("save-schedule").click()
+    page.wait_for_url(re.compile(rf"/schedules/{schedule_id}$"))
+    expect(page.locator("h1")).to_have_text("nvme nightly (renamed)")
+    assert len(fleet.api("GET", "/jobs", params={"schedule": schedule_id}).json()["items"]) == 1
+    page.goto(f"{ui_server.url}/schedules/{schedules['nightly paris']['id']}/edit")
+    page.get_by_role("button", name="weekdays at 06:00").click()
+    expect(page.get_by_test_id("cron-words")).to_have_text(
+        "on weekdays at 06:00, Europe/Paris time"
+    )
+    expect(page.get_by_test_id("save-schedule")).to_be_enabled()
+    page.get_by_test_id("save-schedule").click()
+    facts = page.get_by_test_id("schedule-facts")
+    expect(facts).to_contain_text("on weekdays at 06:00 Europe/Paris")
+    edited = fleet.api("GET", f"/schedules/{schedules['nightly paris']['id']}").json()
+    assert (edited["when"], edited["timezone"], edited["paused"]) == (
+        "cron:0 6 * * 1-5",
+        "Europe/Paris",
+        True,
+    )
 
 
 def test_cancel_a_queued_job(page: Any, ui_server: LiveServer, fleet: Fleet) -> None:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { groupFieldErrors, formField } from "./field-errors";
 import {
-  createBody, emptyForm, formFromSchedule, missing, paramsFromRows, parseLabels, parseValue, rowsFromParams,
+  createBody, emptyForm, formFromSchedule, missing, updateBody, paramsFromRows, parseLabels, parseValue, rowsFromParams,
   sweepCount, whenFromForm, type ScheduleRead,
 } from "./form";
 
@@ -79,6 +79,16 @@ describe("the form and the API bodies", () => {
     const once = formFromSchedule({ ...s, when: "2026-12-01T06:00:00" });
     expect(once.whenKind).toBe("once");
     expect(once.onceAt).toBe("2026-12-01T06:00");
+  });
+
+  it("patches only what an edit changed", () => {
+    const before = { ...emptyForm("UTC"), name: "a", workload: "w", targets: ["/t"], agents: ["x"], whenKind: "now" as const };
+    expect(updateBody(before, before)).toEqual({});
+    expect(updateBody(before, { ...before, name: "b" })).toEqual({ name: "b" });
+    expect(updateBody(before, { ...before, params: [{ name: "n", values: "1,2" }] })).toEqual({
+      spec: { workload: "w", targets: ["/t"], params: { n: [1, 2] }, repetitions: 3, labels: {}, min_seconds: 0.5, warmup: true },
+    });
+    expect(updateBody(before, { ...before, whenKind: "cron", timezone: "Europe/Paris" })).toEqual({ when: "cron:0 3 * * *", timezone: "Europe/Paris" });
   });
 
   it("says what is missing before a preview", () => {

@@ -124,6 +124,22 @@ export function createBody(form: ScheduleForm): ScheduleCreate {
   return { name: form.name.trim(), ...previewBody(form), paused: form.paused };
 }
 
+export type ScheduleUpdate = Partial<Schemas["ScheduleUpdate"]>;
+
+/** The PATCH of an edit: only what changed, so that saving a renamed "now" schedule does not fire it again. */
+export function updateBody(before: ScheduleForm, after: ScheduleForm): ScheduleUpdate {
+  const a = createBody(before);
+  const b = createBody(after);
+  const out: ScheduleUpdate = {};
+  if (a.name !== b.name) out.name = b.name;
+  if (JSON.stringify(a.spec) !== JSON.stringify(b.spec)) out.spec = b.spec;
+  if (JSON.stringify(a.agents) !== JSON.stringify(b.agents)) out.agents = b.agents;
+  if (a.when !== b.when) out.when = b.when;
+  if (a.timezone !== b.timezone) out.timezone = b.timezone;
+  if (a.paused !== b.paused) out.paused = b.paused;
+  return out;
+}
+
 export function formFromSchedule(s: ScheduleRead): ScheduleForm {
   const kind = whenKind(s.when);
   return {

@@ -4,6 +4,7 @@ import { apiSend, type Schemas } from "../../../api/client";
 
 type Schedule = Schemas["ScheduleRead"];
 export type ScheduleCreate = Schemas["ScheduleCreate"];
+export type ScheduleUpdate = Partial<Schemas["ScheduleUpdate"]>;
 
 function useScheduleMutation<V, T>(send: (vars: V) => Promise<T>) {
   const client = useQueryClient();
@@ -15,8 +16,8 @@ function useScheduleMutation<V, T>(send: (vars: V) => Promise<T>) {
 }
 
 export function useSaveSchedule() {
-  return useScheduleMutation(({ id, body }: { id: number | null; body: ScheduleCreate }) =>
-    id === null ? apiSend<Schedule>("POST", "/schedules", body) : apiSend<Schedule>("PATCH", `/schedules/${id}`, body),
+  return useScheduleMutation((vars: { id: null; body: ScheduleCreate } | { id: number; body: ScheduleUpdate }) =>
+    vars.id === null ? apiSend<Schedule>("POST", "/schedules", vars.body) : apiSend<Schedule>("PATCH", `/schedules/${vars.id}`, vars.body),
   );
 }
 

@@ -10,7 +10,7 @@ import type { Schedule } from "../api/get-schedules";
 import { usePreview } from "../api/preview-schedule";
 import { useSaveSchedule } from "../api/write-schedule";
 import { groupFieldErrors } from "../field-errors";
-import { createBody, missing, previewBody, sweepCount, specFromForm, type ScheduleForm } from "../form";
+import { createBody, missing, previewBody, sweepCount, specFromForm, updateBody, type ScheduleForm } from "../form";
 import { parseSelectorItem, selectorSuggestions } from "../selector";
 import { FieldErrors, ParamRows, WhenFields } from "./FormParts";
 import { PreviewPanel } from "./PreviewPanel";
@@ -58,7 +58,9 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
       data-testid="schedule-form"
       onSubmit={(e) => {
         e.preventDefault();
-        if (canSave) save.mutate({ id, body: createBody(form) }, { onSuccess: onSaved });
+        if (!canSave) return;
+        if (id === null) save.mutate({ id: null, body: createBody(form) }, { onSuccess: onSaved });
+        else save.mutate({ id, body: updateBody(initial, form) }, { onSuccess: onSaved });
       }}
     >
       <div className="grid-2">
