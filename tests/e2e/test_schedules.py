@@ -245,6 +245,7 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     assert resp.status_code == 200, resp.text
     expect(page.locator("h1")).to_contain_text("succeeded")
     expect(bar).to_contain_text("finished · 4 runs stored")
+    expect(bar.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "100")
     run_links = page.get_by_test_id("job-runs").get_by_role("link")
     expect(run_links).to_have_count(len(runs))
     uuids = [r["uuid"] for r in runs]  # started one second apart: the API's order
@@ -292,6 +293,7 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     made = page.locator("tr[data-schedule='nvme nightly']")
     expect(made).to_contain_text("now")
     expect(made).to_contain_text("succeeded ×1")
+    expect(made.get_by_role("button", name="Pause")).to_have_count(0)  # fired: nothing to pause
     nightly.get_by_role("button", name="Pause").click()
     expect(nightly.get_by_role("button", name="Resume")).to_be_visible()
     expect(nightly).to_contain_text("none while paused")

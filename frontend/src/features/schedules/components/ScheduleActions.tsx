@@ -5,7 +5,7 @@ import type { Schedule } from "../api/get-schedules";
 import { useDeleteSchedule, usePauseSchedule } from "../api/write-schedule";
 
 /** Edit, pause or resume, delete (confirmed; its queued jobs are cancelled, its history kept). */
-export function ScheduleActions({ schedule, afterDelete }: { schedule: Pick<Schedule, "id" | "name" | "paused">; afterDelete?: string }) {
+export function ScheduleActions({ schedule, afterDelete }: { schedule: Pick<Schedule, "id" | "name" | "paused" | "next_fire_at">; afterDelete?: string }) {
   const pause = usePauseSchedule();
   const remove = useDeleteSchedule();
   const navigate = useNavigate();
@@ -14,9 +14,12 @@ export function ScheduleActions({ schedule, afterDelete }: { schedule: Pick<Sche
       <Link className="button small" to={`/schedules/${schedule.id}/edit`}>
         Edit
       </Link>
-      <button type="button" className="button small" disabled={pause.isPending} onClick={() => pause.mutate({ id: schedule.id, paused: !schedule.paused })}>
-        {schedule.paused ? "Resume" : "Pause"}
-      </button>
+      {/* a one-off that has fired has nothing left to pause */}
+      {schedule.next_fire_at !== null && (
+        <button type="button" className="button small" disabled={pause.isPending} onClick={() => pause.mutate({ id: schedule.id, paused: !schedule.paused })}>
+          {schedule.paused ? "Resume" : "Pause"}
+        </button>
+      )}
       <ConfirmButton
         label="Delete"
         confirm={`Really delete “${schedule.name}”`}
