@@ -235,6 +235,9 @@ def test_schedule_from_form_to_job_to_runs(page: Any, ui_server: LiveServer, fle
     )
     expect(page.locator("h1")).to_contain_text("running")
     shot(page, "42-job-running")
+    page.get_by_role("button", name="Switch to dark theme").click()
+    shot(page, "42b-job-running-dark")
+    page.get_by_role("button", name="Switch to light theme").click()
 
     # Completion with the runs: the page shows them, with links to Explore, Compare and each run.
     runs, values = job_runs("sched-a", started)

@@ -88,7 +88,8 @@ export function JobLive({ job }: { job: Job }) {
           <strong>Error.</strong> {job.error}
         </div>
       )}
-      <h3>Log{job.log_tail.length > 0 ? ` (last ${job.log_tail.length} lines)` : ""}</h3>
+      {/* the server keeps a job's last 500 lines */}
+      <h3>Log{job.log_tail.length >= 500 ? " (the last 500 lines)" : ""}</h3>
       <JobLog lines={job.log_tail} final={!isActive(job.status)} />
     </>
   );
