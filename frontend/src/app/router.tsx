@@ -10,6 +10,11 @@ import { Runs } from "./routes/Runs";
 import { RunDetail } from "./routes/RunDetail";
 import { Compare } from "./routes/Compare";
 import { Agents } from "./routes/Agents";
+import { Schedules } from "./routes/Schedules";
+import { ScheduleDetail } from "./routes/ScheduleDetail";
+import { ScheduleEdit, ScheduleNew } from "./routes/ScheduleEdit";
+import { Jobs } from "./routes/Jobs";
+import { JobDetail } from "./routes/JobDetail";
 import { Alerts } from "./routes/Alerts";
 import { AlertDetail } from "./routes/AlertDetail";
 import { Incidents } from "./routes/Incidents";
@@ -32,6 +37,12 @@ export const router = createBrowserRouter([
       { path: "/runs/:uuid", element: <RunDetail /> },
       { path: "/compare", element: <Compare /> },
       { path: "/agents", element: <Agents /> },
+      { path: "/schedules", element: <Schedules /> },
+      { path: "/schedules/new", element: <ScheduleNew /> },
+      { path: "/schedules/:id", element: <ScheduleDetail /> },
+      { path: "/schedules/:id/edit", element: <ScheduleEdit /> },
+      { path: "/jobs", element: <Jobs /> },
+      { path: "/jobs/:id", element: <JobDetail /> },
       { path: "/alerts", element: <Alerts /> },
       { path: "/alerts/:id", element: <AlertDetail /> },
       { path: "/incidents", element: <Incidents /> },

@@ -1,21 +1,31 @@
 import { useAgents } from "../../features/agents/api/get-agents";
 import { AgentsTable } from "../../features/agents/components/AgentsTable";
+import { EnrollmentDialog } from "../../features/agents/components/EnrollmentDialog";
 import { AgentHelp } from "../../components/ui/AgentHelp";
 import { Empty, QueryView } from "../../components/ui/States";
 
 export function Agents() {
-  const agents = useAgents();
+  // heartbeats come every 15 s and jobs move: poll so "online" and progress stay true
+  const agents = useAgents(5000);
   return (
     <div className="page">
       <div className="page-head">
-        <h1>Agents</h1>
+        <div>
+          <h1>Agents</h1>
+          <p className="muted">
+            Every machine that has uploaded runs or enrolled, most recently seen first. Enrolled agents take jobs from schedules; they are online while
+            their heartbeat is under 45 s old.
+          </p>
+        </div>
+        <div className="actions">
+          <EnrollmentDialog />
+        </div>
       </div>
-      <p className="muted">Every machine that has uploaded runs, most recently seen first.</p>
       <section className="card">
         <QueryView query={agents} what="agents">
           {(list) =>
             list.length === 0 ? (
-              <Empty title="No agent has uploaded a run yet.">
+              <Empty title="No agent has uploaded a run or enrolled yet.">
                 <AgentHelp />
               </Empty>
             ) : (

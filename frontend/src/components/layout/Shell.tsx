@@ -5,7 +5,6 @@ import { useTheme } from "../../lib/use-theme";
 import { TokenDialog } from "./TokenDialog";
 import { openTokenDialog } from "./token-dialog-events";
 
-// Schedules and Jobs join this list when their issues land (no empty pages until then).
 const NAV = [
   { to: "/", label: "Overview", end: true },
   { to: "/explore", label: "Explore" },
@@ -13,6 +12,8 @@ const NAV = [
   { to: "/series", label: "Series" },
   { to: "/runs", label: "Runs" },
   { to: "/compare", label: "Compare" },
+  { to: "/schedules", label: "Schedules" },
+  { to: "/jobs", label: "Jobs" },
   { to: "/agents", label: "Agents" },
   { to: "/alerts", label: "Alerts" },
   { to: "/settings", label: "Settings" },

@@ -7,6 +7,7 @@ export function getAgents(signal?: AbortSignal): Promise<Agent[]> {
   return apiGet<Agent[]>("/agents", {}, signal);
 }
 
-export function useAgents() {
-  return useQuery({ queryKey: ["agents"], queryFn: ({ signal }) => getAgents(signal) });
+/** The agents; `poll` (ms) keeps heartbeats and current jobs fresh on the Agents page. */
+export function useAgents(poll: number | false = false) {
+  return useQuery({ queryKey: ["agents"], queryFn: ({ signal }) => getAgents(signal), refetchInterval: poll });
 }

@@ -1,0 +1,66 @@
+import { useState } from "react";
+import { Link } from "react-router-dom";
+import { Empty, QueryView } from "../../../components/ui/States";
+import { formatInZone, relativeTime, userTimeZone } from "../../../lib/time";
+import { JobStatusBadge } from "../../jobs";
+import { useFirings } from "../api/get-schedules";
+
+/** The schedule's firings, newest first, each with its jobs (agent, status, percent) linked. */
+export function Firings({ scheduleId }: { scheduleId: number }) {
+  const [cursors, setCursors] = useState<string[]>([""]);
+  const cursor = cursors[cursors.length - 1] ?? "";
+  const firings = useFirings(scheduleId, cursor);
+  const zone = userTimeZone();
+  return (
+    <QueryView query={firings} what="the firings">
+      {(page) =>
+        page.items.length === 0 ? (
+          <Empty title="It has not fired yet." />
+        ) : (
+          <>
+            <table className="table" data-testid="firings-table">
+              <thead>
+                <tr>
+                  <th>fired at ({zone})</th>
+                  <th>jobs</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((f) => (
+                  <tr key={f.fire_at}>
+                    <td className="nowrap">
+                      {formatInZone(f.fire_at, zone)} <div className="muted small">{relativeTime(f.fire_at)}</div>
+                    </td>
+                    <td>
+                      {f.jobs.length === 0 && <span className="muted">no agent matched</span>}
+                      <ul className="firing-jobs">
+                        {f.jobs.map((j) => (
+                          <li key={j.id}>
+                            <Link to={`/jobs/${j.id}`}>#{j.id}</Link> {j.agent} <JobStatusBadge status={j.status} />
+                            {j.percent !== null && j.status === "running" && <span className="muted small"> {Math.round(j.percent)} %</span>}
+                          </li>
+                        ))}
+                      </ul>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <div className="pager">
+              {cursors.length > 1 && (
+                <button type="button" className="button small" onClick={() => setCursors(cursors.slice(0, -1))}>
+                  ← Newer
+                </button>
+              )}
+              {page.next_cursor && (
+                <button type="button" className="button small" onClick={() => setCursors([...cursors, page.next_cursor ?? ""])}>
+                  Older →
+                </button>
+              )}
+            </div>
+          </>
+        )
+      }
+    </QueryView>
+  );
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { formatInZone, isTimeZone, relativeTime } from "./time";
+
+describe("formatInZone", () => {
+  it("reads one instant on each zone's wall clock, summer and winter offsets", () => {
+    // 2026-11-23 02:00 UTC: Paris is on UTC+1 (CET), New York on UTC-5, Kolkata on UTC+5:30.
+    const t = "2026-11-23T02:00:00Z";
+    expect(formatInZone(t, "UTC")).toBe("Mon 2026-11-23 02:00");
+    expect(formatInZone(t, "Europe/Paris")).toBe("Mon 2026-11-23 03:00");
+    expect(formatInZone(t, "America/New_York")).toBe("Sun 2026-11-22 21:00");
+    expect(formatInZone(t, "Asia/Kolkata", { weekday: false })).toBe("2026-11-23 07:30");
+    // In July Paris is on UTC+2 (CEST).
+    expect(formatInZone("2026-07-01T01:00:00Z", "Europe/Paris")).toBe("Wed 2026-07-01 03:00");
+  });
+
+  it("shows midnight as 00:00, not 24:00", () => {
+    expect(formatInZone("2026-11-22T23:00:00Z", "Europe/Paris", { weekday: false })).toBe("2026-11-23 00:00");
+  });
+
+  it("says – for no time", () => {
+    expect(formatInZone(null, "UTC")).toBe("–");
+  });
+});
+
+describe("relativeTime", () => {
+  const now = Date.parse("2026-11-23T12:00:00Z");
+  it("counts seconds, minutes, hours and days, past and future", () => {
+    expect(relativeTime("2026-11-23T11:59:48Z", now)).toBe("12 s ago");
+    expect(relativeTime("2026-11-23T11:57:00Z", now)).toBe("3 min ago");
+    expect(relativeTime("2026-11-23T17:00:00Z", now)).toBe("in 5 h");
+    expect(relativeTime("2026-11-20T12:00:00Z", now)).toBe("3 days ago");
+    expect(relativeTime(null, now)).toBe("–");
+  });
+});
+
+describe("isTimeZone", () => {
+  it("knows IANA names and refuses others", () => {
+    expect(isTimeZone("Europe/Paris")).toBe(true);
+    expect(isTimeZone("Mars/Olympus")).toBe(false);
+    expect(isTimeZone("")).toBe(false);
+  });
+});
