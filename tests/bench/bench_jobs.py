@@ -11,8 +11,10 @@
    Claim-to-start: from the answer to the schedule's POST (its jobs are committed) to the
    agent holding the job (the claim's answer received); both processes read time.time() on
    this machine. Split by whether the agent's poll was waiting when the POST went out.
-2. Then BENCH_JOBS_QUEUED (2) jobs per agent are queued first, and every agent claims with
-   wait=0 until nothing is left: the claim's latency when a job is waiting already.
+2. Then BENCH_JOBS_QUEUED (2) jobs per agent are queued first, and the agents, one after
+   another (BENCH_JOBS_STAGGER, 0.2 s apart), claim with wait=0 until nothing is left: the
+   claim's latency when a job is waiting already, on a quiet server. (Under load, the same
+   is measured for the claims whose poll went out after their job was committed.)
 
 Every job must be claimed exactly once (the clients' records and GET /jobs agree: one claim
 per job, attempt 1, held by the agent that logged it) and completed. The API's resident memory
@@ -54,7 +56,9 @@ DRAIN = float(os.environ.get("BENCH_JOBS_DRAIN", "5"))
 QUEUED = int(os.environ.get("BENCH_JOBS_QUEUED", "2"))
 WAIT = float(os.environ.get("BENCH_JOBS_WAIT", "25"))
 CLIENT_PROCS = int(os.environ.get("BENCH_JOBS_CLIENT_PROCS", "2"))
+STAGGER = float(os.environ.get("BENCH_JOBS_STAGGER", "0.2"))
 TARGETS = {"claim_to_start_p99_ms": 200}
+SCRIPT = HERE / "jobagents.py"
 SPEC = {"workload": "command", "targets": ["/tmp/bench-jobs"], "params": {"cmd": "true"},
         "repetitions": 1, "min_seconds": 0, "warmup": False}  # fmt: skip
 
@@ -84,6 +88,10 @@ class Memory(threading.Thread):
         return round(max(values, default=0) / 2**20, 1)
 
 
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
 def enroll(admin: httpx.Client, base: str, tag: str) -> list[dict[str, Any]]:
     """AGENTS agents through the API: an enrollment token each (its group label), then enroll."""
     workers = []
@@ -94,7 +102,7 @@ def enroll(admin: httpx.Client, base: str, tag: str) -> list[dict[str, Any]]:
         body = {"enrollment_token": made.raise_for_status().json()["token"], "name": name,
                 "labels": {"bench": tag}, "version": "bench"}  # fmt: skip
         answer = httpx.post(f"{base}/api/v1/agents/enroll", json=body).raise_for_status().json()
-        workers.append({"name": name, "token": answer["token"], "group": f"g{i % GROUPS}"})
+        workers.append({"name": name, "token": answer["token"], "index": i})
     return workers
 
 
@@ -158,12 +166,15 @@ def phase_jobs(
     )
     unlogged = sorted(j["id"] for j in mine if j["leased_by"] and j["id"] not in claims)
     from_commit, from_sent, waiting, already, during = [], [], [], [], []
+    by_selector: dict[str, list[float]] = {"one_agent": [], "label_group": []}
     for job in mine:
         if job["id"] not in claims:
             continue
         post, claim = by_schedule[job["schedule_id"]], claims[job["id"]][0]
         ms = (claim["got"] - post["committed"]) * 1000
         from_commit.append(ms)
+        group = any("=" in item for item in post["selector"])
+        by_selector["label_group" if group else "one_agent"].append(ms)
         from_sent.append((claim["got"] - post["sent"]) * 1000)
         if claim["sent"] < post["sent"]:
             waiting.append(ms)  # the agent was long-polling when the job was queued
@@ -187,6 +198,8 @@ def phase_jobs(
         "claim_to_start": summary(from_commit),
         "claim_to_start_negative": sum(1 for v in from_commit if v < 0),
         "claim_to_start_from_post_sent": summary(from_sent),
+        # A label group's schedule queues a job for each agent of the group at once.
+        "claim_to_start_by_selector": {k: summary(v) for k, v in by_selector.items()},
         "agent_was_waiting": summary(waiting),
         "agent_polled_after_commit": summary(already),
         "agent_polled_during_post": summary(during),
@@ -215,64 +228,54 @@ def errors_of(*outcomes: dict[str, Any]) -> tuple[dict[str, int], int]:
     return dict(total), sum(n for kind, n in total.items() if ":connection:" in f":{kind}")
 
 
-def main() -> int:
-    load_before, started_at = os.getloadavg(), dt.datetime.now(dt.UTC)
-    tag = f"{os.getpid()}-{int(time.time())}"
-    with psycopg.connect(admin_dsn(), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DB}"')
-    env = perfatlas_env(DB, free_port(), PERFATLAS_DETECT_ON_INGEST="false")
-    subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
-    tokens = {scope: create_token(env, scope) for scope in ("admin", "read")}
-    server, base = start_server(env, workers=1)
-    memory = Memory(server.pid)
-    memory.start()
-    script = HERE / "jobagents.py"
-    try:
-        admin = httpx.Client(base_url=base, timeout=60,
-                             headers={"Authorization": f"Bearer {tokens['admin']}"})  # fmt: skip
-        workers = enroll(admin, base, tag)
-        rss_enrolled = memory.rss()
-        print(f"{AGENTS} agents enrolled; long polls for {SECONDS:.0f} s, {RATE}/s", flush=True)
-        cpu0, xacts0 = cpu_seconds(server), transactions()
-        start_at = time.time() + 3
-        orders = {"base": base, "start_at": start_at, "deadline": start_at + SECONDS,
-                  "wait": WAIT, "tag": tag}  # fmt: skip
-        procs = clients("daemon", orders, workers, CLIENT_PROCS, script=script)
-        # The first POST a second in: the agents are waiting by then.
-        posted = produce(admin, workers, tag, start_at + 1, start_at + SECONDS - DRAIN)
-        daemon = gather(procs)
-        server_cpu, xacts = cpu_seconds(server) - cpu0, transactions() - xacts0
-        rss_after_load = memory.rss()
+def load_phase(
+    server: Any, base: str, admin: httpx.Client, workers: list[dict[str, Any]], tag: str,
+    memory: Memory,
+) -> dict[str, Any]:  # fmt: skip
+    """The agents long-poll for SECONDS while the producer queues jobs."""
+    print(f"{AGENTS} agents long-poll for {SECONDS:.0f} s, {RATE} schedules/s", flush=True)
+    cpu0, xacts0 = cpu_seconds(server), transactions()
+    start_at = time.time() + 3
+    orders = {"base": base, "start_at": start_at, "deadline": start_at + SECONDS, "wait": WAIT,
+              "tag": tag}  # fmt: skip
+    procs = clients("daemon", orders, workers, CLIENT_PROCS, script=SCRIPT)
+    # The first POST a second in: the agents are waiting by then.
+    posted = produce(admin, workers, tag, start_at + 1, start_at + SECONDS - DRAIN)
+    daemon = gather(procs)
+    return {**daemon, "posted": posted, "start_at": start_at,
+            "server_cpu_s": cpu_seconds(server) - cpu0, "xacts": transactions() - xacts0,
+            "rss_after": memory.rss()}  # fmt: skip
 
-        print(f"then {QUEUED} jobs per agent queued before the agents claim", flush=True)
-        queued_posts = [post_schedule(admin, f"bench-{tag}-q{n}-{w['name']}", [w["name"]])
-                        for n in range(QUEUED) for w in workers]  # fmt: skip
-        orders = {"base": base, "start_at": time.time() + 2, "deadline": time.time() + 120,
-                  "wait": 0.0, "tag": tag}  # fmt: skip
-        queued = gather(clients("queued", orders, workers, CLIENT_PROCS, script=script))
-        with httpx.Client(base_url=base, timeout=60,
-                          headers={"Authorization": f"Bearer {tokens['read']}"}) as reader:  # fmt: skip
-            jobs = all_jobs(reader)
-        admin.close()
-    finally:
-        memory.stop.set()
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    load = phase_jobs(posted, jobs, daemon["records"])
-    first = phase_jobs(queued_posts, jobs, queued["records"])
+
+def queued_phase(base: str, admin: httpx.Client, workers: list[dict[str, Any]],
+                 tag: str) -> dict[str, Any]:  # fmt: skip
+    """QUEUED jobs per agent, queued first; then the agents claim them one after another."""
+    print(f"then {QUEUED} jobs per agent queued before the agents claim", flush=True)
+    posted = [post_schedule(admin, f"bench-{tag}-q{n}-{w['name']}", [w["name"]])
+              for n in range(QUEUED) for w in workers]  # fmt: skip
+    orders = {"base": base, "start_at": time.time() + 2, "wait": 0.0, "tag": tag,
+              "stagger": STAGGER, "deadline": time.time() + 120 + STAGGER * AGENTS}  # fmt: skip
+    return {**gather(clients("queued", orders, workers, CLIENT_PROCS, script=SCRIPT)),
+            "posted": posted}  # fmt: skip
+
+
+def build_report(
+    daemon: dict[str, Any], queued: dict[str, Any], jobs: list[dict[str, Any]], memory: Memory,
+    rss_enrolled: int,
+) -> dict[str, Any]:  # fmt: skip
+    load = phase_jobs(daemon["posted"], jobs, daemon["records"])
+    first = phase_jobs(queued["posted"], jobs, queued["records"])
     errors, connection = errors_of(
         daemon["errors"], queued["errors"], load["schedule_errors"], first["schedule_errors"]
     )
-    dupes = sum(len(p[k]) for p in (load, first) for k in (
-        "claimed_twice_in_client_logs", "claimed_twice_on_server", "held_by_another_agent",
-        "leased_but_not_logged"))  # fmt: skip
-    lags = [p["lag_s"] for p in posted]
+    checks = ("claimed_twice_in_client_logs", "claimed_twice_on_server", "held_by_another_agent",
+              "leased_but_not_logged")  # fmt: skip
+    dupes = sum(len(p[k]) for p in (load, first) for k in checks)
+    lags = [p["lag_s"] for p in daemon["posted"]]
     p99 = load["claim_to_start"].get("p99_ms")
-    report = {
+    quiet = summary([(r["got"] - r["sent"]) * 1000 for r in queued["records"]])
+    start_at, seconds = daemon["start_at"], daemon["seconds"]
+    return {
         "benchmark": "jobs",
         "setup": {
             "api_workers": 1,
@@ -284,6 +287,8 @@ def main() -> int:
             "drain_s": DRAIN,
             "claim_wait_s": WAIT,
             "client_processes": CLIENT_PROCS,
+            "queued_per_agent": QUEUED,
+            "stagger_s": STAGGER,
             "database": DB,
             "spec": SPEC,
         },
@@ -293,22 +298,22 @@ def main() -> int:
                 "max": round(max(lags, default=0), 3),
                 "late_over_100ms": sum(1 for v in lags if v > 0.1),
             },
-            "seconds": round(daemon["seconds"], 1),
+            "seconds": round(seconds, 1),
             "requests_ok": daemon["ok"],
             "latency": {k: summary(v) for k, v in daemon["latencies"].items()},
             "errors": daemon["errors"],
             "client_cpu_s": daemon["client_cpu_s"],
             "client_cpu_pct_of_one_core": daemon["client_cpu_pct_of_one_core"],
-            "server_cpu_s": round(server_cpu, 1),
-            "server_cpu_pct_of_one_core": round(100 * server_cpu / daemon["seconds"], 1),
+            "server_cpu_s": round(daemon["server_cpu_s"], 1),
+            "server_cpu_pct_of_one_core": round(100 * daemon["server_cpu_s"] / seconds, 1),
             # Every transaction of the database while the agents ran (requests, claims' tries,
-            # the watcher's reads), per job queued.
-            "db_transactions": xacts,
-            "db_transactions_per_job": round(xacts / max(1, load["jobs_queued"]), 1),
+            # the watcher's reads, the pool's pings), per job queued.
+            "db_transactions": daemon["xacts"],
+            "db_transactions_per_job": round(daemon["xacts"] / max(1, load["jobs_queued"]), 1),
         },
         "already_queued": {
             **first,
-            "claim_latency": summary([(r["got"] - r["sent"]) * 1000 for r in queued["records"]]),
+            "claim_latency": quiet,
             "latency": {k: summary(v) for k, v in queued["latencies"].items()},
             "errors": queued["errors"],
         },
@@ -316,7 +321,7 @@ def main() -> int:
             "peak_rss_mb": memory.peak_mb(),
             "peak_rss_mb_during_load": memory.peak_mb(start_at, start_at + SECONDS),
             "rss_mb_after_enrollment": round(rss_enrolled / 2**20, 1),
-            "rss_mb_after_load": round(rss_after_load / 2**20, 1),
+            "rss_mb_after_load": round(daemon["rss_after"] / 2**20, 1),
             "samples": len(memory.samples),
         },
         "figures": {
@@ -334,21 +339,48 @@ def main() -> int:
             ),
             "api_peak_rss_mb": figure(memory.peak_mb(), "recorded (no target)", True),
             "already_queued_claim_p99_ms": figure(
-                summary([(r["got"] - r["sent"]) * 1000 for r in queued["records"]]).get("p99_ms"),
-                "recorded (no target)",
-                True,
+                quiet.get("p99_ms"), "recorded (no target)", True
             ),
         },
-        "started_at": started_at.isoformat(timespec="seconds"),
-        "finished_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         # The issue's sizes: 50 agents for 60 s.
         "full_size": AGENTS >= 50 and SECONDS >= 60,
-        "machine": {
-            "cpus": os.cpu_count(),
-            "loadavg_before": load_before,
-            "loadavg_after": os.getloadavg(),
-        },
     }
+
+
+def main() -> int:
+    load_before, started_at = os.getloadavg(), dt.datetime.now(dt.UTC)
+    tag = f"{os.getpid()}-{int(time.time())}"
+    with psycopg.connect(admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB}"')
+    env = perfatlas_env(DB, free_port(), PERFATLAS_DETECT_ON_INGEST="false")
+    subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
+    tokens = {scope: create_token(env, scope) for scope in ("admin", "read")}
+    server, base = start_server(env, workers=1)
+    memory = Memory(server.pid)
+    memory.start()
+    try:
+        with (
+            httpx.Client(base_url=base, timeout=60, headers=bearer(tokens["admin"])) as admin,
+            httpx.Client(base_url=base, timeout=60, headers=bearer(tokens["read"])) as reader,
+        ):
+            workers = enroll(admin, base, tag)
+            rss_enrolled = memory.rss()
+            daemon = load_phase(server, base, admin, workers, tag, memory)
+            queued = queued_phase(base, admin, workers, tag)
+            jobs = all_jobs(reader)
+    finally:
+        memory.stop.set()
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    report = build_report(daemon, queued, jobs, memory, rss_enrolled)
+    report["started_at"] = started_at.isoformat(timespec="seconds")
+    report["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    report["machine"] = {"cpus": os.cpu_count(), "loadavg_before": load_before,
+                         "loadavg_after": os.getloadavg()}  # fmt: skip
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["figures"], indent=2))

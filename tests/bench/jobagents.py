@@ -6,8 +6,9 @@ claim request went out and its answer came back (time.time(), the clock bench_jo
 
 Modes: "daemon" long-polls `POST /agents/jobs/claim?wait=S` until the deadline (the last poll
 waits only until then); "queued" claims with wait=0 until the server answers 204 (the jobs
-were queued before it started). On a job an agent reports progress twice, each with a log
-line, then completes it with one small run (job_id set), and polls again."""
+were queued before it started), each agent `stagger` seconds after the one before. On a job
+an agent reports progress twice, each with a log line, then completes it with one small run
+(job_id set), and polls again."""
 
 from __future__ import annotations
 
@@ -81,7 +82,9 @@ async def agent(orders: dict[str, Any], worker: dict[str, Any], out: dict[str, A
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     async with httpx.AsyncClient(base_url=orders["base"], headers=headers, limits=limits,
                                  timeout=orders["wait"] + 15.0) as client:  # fmt: skip
-        await asyncio.sleep(max(0.0, orders["start_at"] - time.time()))
+        # "queued": one agent after another, so that each claim meets a quiet server.
+        turn = orders["start_at"] + orders.get("stagger", 0.0) * worker.get("index", 0)
+        await asyncio.sleep(max(0.0, turn - time.time()))
         while True:
             if mode == "daemon":
                 remaining = orders["deadline"] - time.time()
