@@ -138,13 +138,16 @@ async def run(orders: dict[str, Any]) -> dict[str, Any]:
 
 
 def clients(
-    mode: str, orders: dict[str, Any], workers: list[dict[str, Any]], count: int
-) -> list[Any]:
-    """Start `count` processes of this script sharing `workers`; returns them running."""
+    mode: str, orders: dict[str, Any], workers: list[dict[str, Any]], count: int,
+    script: Path | None = None,
+) -> list[Any]:  # fmt: skip
+    """Start `count` processes of this script (or of `script`, another client that reads its
+    orders on standard input and answers as `run` does) sharing `workers`; returns them
+    running."""
     procs = []
     for p in range(min(count, len(workers))):
         mine = {**orders, "mode": mode, "workers": workers[p::count]}
-        here = Path(__file__).resolve()
+        here = (script or Path(__file__)).resolve()
         proc = subprocess.Popen([sys.executable, str(here)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, cwd=here.parent)  # fmt: skip
         assert proc.stdin is not None
@@ -171,7 +174,10 @@ def gather(procs: list[Any]) -> dict[str, Any]:
     first = min(o["first_start"] for o in outs)
     last = max((o["last_end"] or first) for o in outs)
     cpu = sum(o["cpu_s"] for o in outs)
+    # What a client logged one line per event (bench_jobs' claims), all processes' together.
+    records = [r for o in outs for r in o.get("records", [])]
     return {"latencies": latencies, "errors": errors, "runs": sum(o["runs"] for o in outs),
+            "records": records,
             "ok": sum(o["requests_ok"] for o in outs), "seconds": last - first,
             "client_cpu_s": round(cpu, 2), "client_cpu_pct_of_one_core": round(100 * cpu / (last - first), 1),
             "client_processes": len(outs)}  # fmt: skip

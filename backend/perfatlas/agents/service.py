@@ -37,7 +37,7 @@ def list_agents(session: Session, *, name: str | None = None) -> list[AgentRead]
         )
     query = select(Agent).order_by(Agent.last_seen_at.desc().nulls_last(), Agent.name)
     agents = session.scalars(query if name is None else query.where(Agent.name == name))
-    online_since = utcnow() - dt.timedelta(seconds=ONLINE_SECONDS)
+    now = utcnow()
     return [
         AgentRead(
             name=a.name,
@@ -47,14 +47,21 @@ def list_agents(session: Session, *, name: str | None = None) -> list[AgentRead]
             runs=counts.get(a.id, 0),
             enrolled=a.enrolled_at is not None,
             revoked=a.revoked_at is not None,
-            online=a.revoked_at is None
-            and a.heartbeat_at is not None
-            and a.heartbeat_at >= online_since,
+            online=online(a, now=now),
             heartbeat_at=a.heartbeat_at,
             current_job=holding.get(a.id),
         )
         for a in agents
     ]
+
+
+def online(agent: Agent, *, now: dt.datetime) -> bool:
+    """Not revoked, and its last heartbeat within ONLINE_SECONDS of `now`."""
+    return (
+        agent.revoked_at is None
+        and agent.heartbeat_at is not None
+        and agent.heartbeat_at >= now - dt.timedelta(seconds=ONLINE_SECONDS)
+    )
 
 
 def touch_agents(

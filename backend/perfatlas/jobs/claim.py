@@ -11,14 +11,13 @@ it (SQLite serializes the writers)."""
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from sqlalchemy import and_, case, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
-from starlette.concurrency import run_in_threadpool
 
 from perfatlas.agents.enrollment import enrolled_agent, touch_heartbeat
 from perfatlas.agents.models import Agent
@@ -104,25 +103,22 @@ def claim(
     return None
 
 
-def start(factory: sessionmaker[Session], *, name: str) -> None:
-    """Before a long poll: the agent must be enrolled and not revoked (401 otherwise); its
-    claim counts as a heartbeat."""
+def try_claim(
+    factory: sessionmaker[Session], *, name: str, first: bool = False
+) -> wakeup.Attempt[Claimed]:
+    """One try of a long poll: the agent must be enrolled and not revoked (401 otherwise); the
+    poll's first try counts as a heartbeat. Put back lapsed leases when there are any (so an
+    agent's death is recovered without the beat task), then claim. One transaction (two when
+    leases lapsed)."""
     with factory() as session:
         agent = enrolled_agent(session, name=name)
-        touch_heartbeat(session, agent_id=agent.id)
-        session.commit()
-
-
-def try_claim(factory: sessionmaker[Session], *, name: str) -> wakeup.Attempt[Claimed]:
-    """One try of a long poll: put back lapsed leases when there are any (so an agent's death
-    is recovered without the beat task), then claim. (The poll's start was the heartbeat.)"""
-    with factory() as session:
+        if first:
+            touch_heartbeat(session, agent_id=agent.id)
         seen = wakeup.fingerprint(session)
         if seen[wakeup.LAPSED]:
             settle.recover_lapsed(session, now=utcnow())
             session.commit()
             seen = wakeup.fingerprint(session)
-        agent = enrolled_agent(session, name=name)
         claimed = claim(session, agent=agent)
         session.commit()
         return wakeup.Attempt(value=claimed, seen=seen)
@@ -137,7 +133,12 @@ async def long_poll(
     gone: Callable[[], Awaitable[bool]] | None = None,
 ) -> Claimed | None:
     """Claim a job for agent `name`, waiting up to `wait` seconds for one. Waits on the event
-    loop: no thread and no database connection is held in between tries."""
-    await run_in_threadpool(start, factory, name=name)
+    loop: no thread and no database connection is held in between tries. Woken by the jobs
+    queued for this agent (and by those any agent may take)."""
+    tries = itertools.count()
+
+    def attempt() -> wakeup.Attempt[Claimed]:
+        return try_claim(factory, name=name, first=next(tries) == 0)
+
     poll = wakeup.poll_for(state, factory)
-    return await poll.wait(partial(try_claim, factory, name=name), timeout=wait, gone=gone)
+    return await poll.wait(attempt, timeout=wait, gone=gone, key=name)

@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
+from perfatlas.agents.service import online
 from perfatlas.core.models import utcnow
 from perfatlas.jobs import wakeup
 from perfatlas.jobs.enums import JobKind, JobStatus
@@ -60,8 +61,11 @@ def enqueue(
         }
         for agent in sorted(agents, key=lambda a: a.id)
     ]
-    # Agents long-polling in this process claim at once when the caller commits.
-    wakeup.mark_queued(session)
+    # Agents long-polling claim at once when the caller commits: only the jobs' own agents'
+    # claims are woken when no other agent may take the jobs (pinned, without a selector, or
+    # their agent is online), every waiting claim otherwise.
+    own_only = pinned or not selector or all(online(a, now=now) for a in agents)
+    wakeup.mark_queued(session, agents=[a.name for a in agents] if own_only else None)
     dialect = session.get_bind().dialect.name
     if schedule_id is not None and fire_at is not None:
         ins = postgresql.insert(Job) if dialect == "postgresql" else sqlite.insert(Job)

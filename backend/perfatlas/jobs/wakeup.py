@@ -1,15 +1,20 @@
 """Waking long-polling claims when a job may have become claimable, without holding a thread
 or a database connection while they wait, and without each waiter polling the database.
 
-- In this process: a transaction that queued a job (`mark_queued`) wakes every waiter when it
-  commits (a SQLAlchemy `after_commit` hook), at once.
+- In this process: a transaction that queued a job (`mark_queued`) wakes the waiters when it
+  commits (a SQLAlchemy `after_commit` hook), at once: only the waiting claims of the agents
+  the jobs were made for, when no other agent may take them (a job made for an agent that is
+  online); every waiter otherwise (a job put back after a lapsed lease, or made for an agent
+  that is away). So a job for one of 50 waiting agents costs one claim's try, not 50.
 - From other processes (the beat worker firing schedules, another API process): on PostgreSQL
-  the committing transaction's NOTIFY, heard by one LISTENing thread per event loop while
-  anyone waits.
+  the committing transaction's NOTIFY (its payload: the sending process and those agents),
+  heard by one LISTENing thread per event loop while anyone waits; a process ignores its own.
 - Everywhere, and for what only time changes (a lease that lapsed): one watcher per event loop
   reads a fingerprint of the queue every `interval` seconds (every second while LISTENing)
-  while anyone waits, and wakes the waiters when it changed.
-  A woken waiter tries to claim only when the fingerprint differs from the one it saw itself.
+  while anyone waits, and wakes every waiter when it changed (while LISTENing: only when
+  leases lapsed, since NOTIFY brings every job queued).
+  A woken waiter tries to claim only when it was poked or the fingerprint differs from the one
+  it saw itself.
 - Every waiter also retries every `recheck` seconds (an agent that went offline makes its jobs
   claimable by others without any row changing)."""
 
@@ -18,16 +23,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import secrets
 import threading
 import time
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import psycopg
-from sqlalchemy import case, event, func, select, text
+from sqlalchemy import case, event, func, select
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
@@ -42,23 +49,52 @@ _QUEUED_KEY = "perfatlas.jobs_queued"
 CHANNEL = "perfatlas_jobs"  # PostgreSQL's NOTIFY channel of queued jobs
 Fingerprint = tuple[int, ...]
 LAPSED = 3  # in a fingerprint: how many held jobs' leases lapsed
+EVERYONE = "*"  # in a NOTIFY's payload: wake every waiter
+MAX_PAYLOAD = 7000  # characters of a NOTIFY's payload (PostgreSQL's limit is 8000 bytes)
+Keys = frozenset[str] | None  # the waiters to wake (by agent name); None: every one
+_BOOT = secrets.token_hex(4)
 
 
-def mark_queued(session: Session) -> None:
-    """This transaction queues a job: wake the waiting claims when it commits, this process's
-    at once, other processes' on PostgreSQL through NOTIFY (sent by the commit itself, and
-    dropped by a rollback)."""
-    if session.info.get(_QUEUED_KEY):
-        return
-    session.info[_QUEUED_KEY] = True
+def origin() -> str:
+    """This process, in a NOTIFY's payload (the pid tells apart processes forked after import)."""
+    return f"{os.getpid()}.{_BOOT}"
+
+
+def mark_queued(session: Session, *, agents: Iterable[str] | None = None) -> None:
+    """This transaction queues jobs that only the agents named `agents` may claim (None: any
+    agent might): wake their waiting claims when it commits, this process's at once, other
+    processes' on PostgreSQL through NOTIFY (sent by the commit itself, and dropped by a
+    rollback)."""
+    keys: Keys = None if agents is None else frozenset(agents)
+    if _QUEUED_KEY in session.info:
+        before: Keys = session.info[_QUEUED_KEY]
+        keys = None if before is None or keys is None else before | keys
+        if keys == before:
+            return
+    session.info[_QUEUED_KEY] = keys
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(text(f"NOTIFY {CHANNEL}"))
+        session.execute(select(func.pg_notify(CHANNEL, _payload(keys))))
+
+
+def _payload(keys: Keys) -> str:
+    """A NOTIFY's payload: this process, then the agents' names, comma-separated, or EVERYONE
+    (also when they would not read back: an enrolled agent's name has no comma or space)."""
+    names = EVERYONE
+    if keys and not any(c in key for key in keys for c in ", *"):
+        names = ",".join(sorted(keys))
+    return f"{origin()} {names if len(names) <= MAX_PAYLOAD else EVERYONE}"
+
+
+def _heard(payload: str) -> Keys:
+    """The waiters a NOTIFY's payload asks to wake (every one for a payload it cannot read)."""
+    _, _, names = payload.partition(" ")
+    return None if names in ("", EVERYONE) else frozenset(names.split(","))
 
 
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
-    if session.info.pop(_QUEUED_KEY, False):
-        notify()
+    if _QUEUED_KEY in session.info:
+        notify(session.info.pop(_QUEUED_KEY))
 
 
 @event.listens_for(Session, "after_transaction_end")
@@ -71,12 +107,13 @@ _POLLS: weakref.WeakSet[LongPoll] = weakref.WeakSet()
 _POLLS_LOCK = threading.Lock()
 
 
-def notify() -> None:
-    """Wake every waiting claim of this process (safe from any thread)."""
+def notify(keys: Keys = None) -> None:
+    """Wake the waiting claims of this process under `keys` (None: every one; safe from any
+    thread)."""
     with _POLLS_LOCK:
         polls = list(_POLLS)
     for poll in polls:
-        poll.poke()
+        poll.poke(keys)
 
 
 def fingerprint(session: Session) -> Fingerprint:
@@ -103,6 +140,16 @@ class Attempt(Generic[T]):
     seen: Fingerprint
 
 
+@dataclass(eq=False)
+class Waiter:
+    """One waiting claim: its key (the agent's name; None: woken by every poke), whether a poke
+    for it came since its last try, and the event it sleeps on."""
+
+    key: str | None
+    poked: bool = False
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 class LongPoll:
     """The waiters of one event loop and their watcher."""
 
@@ -118,9 +165,8 @@ class LongPoll:
         self.interval = interval
         self.recheck = recheck
         self.loop = asyncio.get_running_loop()
-        self.waiters: set[asyncio.Event] = set()
+        self.waiters: set[Waiter] = set()
         self.published: Fingerprint | None = None
-        self.forced = 0
         self.watcher: asyncio.Task[None] | None = None
         self.listener: threading.Thread | None = None
         self.listening = False
@@ -131,17 +177,20 @@ class LongPoll:
         with _POLLS_LOCK:
             _POLLS.add(self)
 
-    def poke(self) -> None:
+    def poke(self, keys: Keys = None) -> None:
+        """Make the waiters under `keys` (None: every one) try again (from any thread)."""
         with contextlib.suppress(RuntimeError):  # the loop is closed
-            self.loop.call_soon_threadsafe(self._force)
+            self.loop.call_soon_threadsafe(self._force, keys)
 
-    def _force(self) -> None:
-        self.forced += 1
-        self._wake_all()
+    def _force(self, keys: Keys) -> None:
+        for waiter in self.waiters:
+            if keys is None or waiter.key is None or waiter.key in keys:
+                waiter.poked = True
+                waiter.event.set()
 
     def _wake_all(self) -> None:
         for waiter in self.waiters:
-            waiter.set()
+            waiter.event.set()
 
     def _listen(self, conninfo: str) -> None:
         """A thread of its own (not the pool's), while anyone waits: LISTEN for jobs queued
@@ -150,9 +199,13 @@ class LongPoll:
             with psycopg.connect(conninfo, autocommit=True, connect_timeout=5) as conn:
                 conn.execute(f"LISTEN {CHANNEL}")
                 self.listening = True
+                # What was queued before LISTEN, no NOTIFY will tell: every waiter tries.
+                self.poke()
+                me = origin()
                 while self.waiters:
-                    for _ in conn.notifies(timeout=1.0, stop_after=1):
-                        self.poke()
+                    for heard in conn.notifies(timeout=1.0, stop_after=1):
+                        if heard.payload.partition(" ")[0] != me:  # ours woke at commit
+                            self.poke(_heard(heard.payload))
         except Exception as exc:
             log.warning("job queue listener: %s", exc)
         finally:
@@ -184,7 +237,9 @@ class LongPoll:
                 current = None
             if current is not None and current != self.published:
                 self.published = current
-                self._wake_all()
+                # While NOTIFY tells of every job queued, only lapsed leases need a try.
+                if not self.listening or current[LAPSED]:
+                    self._wake_all()
             # While NOTIFY brings new jobs, polling is for what only time changes (lapses).
             await asyncio.sleep(self.listen_interval if self.listening else self.interval)
         self.watcher = None
@@ -199,14 +254,15 @@ class LongPoll:
         *,
         timeout: float,
         gone: Callable[[], Any] | None = None,
+        key: str | None = None,
     ) -> T | None:
         """Try `attempt` now and again whenever something may have changed, until it gets
-        something or `timeout` seconds pass. `gone` (async) says the client went away."""
+        something or `timeout` seconds pass. `gone` (async) says the client went away. `key`
+        (the agent's name) says which pokes are for this waiter (None: every one)."""
         deadline = time.monotonic() + timeout
-        waiter = asyncio.Event()
+        waiter = Waiter(key)
         self.waiters.add(waiter)
         try:
-            forced = self.forced
             tried = await self.run(attempt)
             if tried.value is not None:
                 return tried.value
@@ -216,18 +272,18 @@ class LongPoll:
                 if self.watcher is None:
                     self.watcher = asyncio.create_task(self._watch())
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.wait(), timeout=min(remaining, recheck))
-                waiter.clear()
+                    await asyncio.wait_for(waiter.event.wait(), timeout=min(remaining, recheck))
+                waiter.event.clear()
                 if time.monotonic() >= deadline:
                     break
-                changed = self.forced != forced or (
+                changed = waiter.poked or (
                     self.published is not None and self.published != tried.seen
                 )
                 if not changed and time.monotonic() - last < recheck:
                     continue
                 if gone is not None and await gone():
                     return None
-                forced = self.forced
+                waiter.poked = False  # a poke during the try makes another
                 tried = await self.run(attempt)
                 last = time.monotonic()
                 if tried.value is not None:
