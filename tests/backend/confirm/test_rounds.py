@@ -182,4 +182,4 @@ def test_a_confirmation_that_fails_leaves_the_answer_unknown(
     assert got["status"] == "resolved" and got["resolution"] == "unconfirmed"
     assert got["confirmation"]["status"] == "failed"
     assert _notifications(factory) == 0
-    assert METRIC == got["series"]["metric"]
+    assert got["series"]["metric"] == METRIC

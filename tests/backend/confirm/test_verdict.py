@@ -54,7 +54,7 @@ def test_one_slow_run_re_run_is_the_same_as_the_history() -> None:
     )  # fmt: skip
     assert found.verdict == Verdict.same and not found.go_on
     assert found.change is not None and found.change.ci_low_pct is not None
-    assert -5.0 < found.change.ci_low_pct and found.change.ci_high_pct < 5.0
+    assert found.change.ci_low_pct > -5.0 and found.change.ci_high_pct < 5.0
     assert found.change.change_pct == pytest.approx(pct(history, candidate))
 
 
