@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import socket
 import sys
 from pathlib import Path
@@ -12,16 +11,30 @@ import click
 
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import AgentError, UploadError
-from perfatlas_agent.client import Client, UploadReport, check_server, flush
+from perfatlas_agent.config import (
+    AgentConfig,
+    ConfigError,
+    config_path,
+    default_config_dir,
+    load_config,
+    save_config,
+)
+from perfatlas_agent.daemon import Daemon, default_daemon_spool
+from perfatlas_agent.jobclient import enroll as enroll_agent
 from perfatlas_agent.params import parse_assignments
-from perfatlas_agent.progress import make_reporter
-from perfatlas_agent.runner import Interrupted, RunRequest, plan_runs, run_sweep
-from perfatlas_agent.spool import Claim, Spool, default_spool_dir, write_durably
+from perfatlas_agent.report import (
+    EXIT_INTERRUPTED,
+    exit_code,
+    flush_spool,
+    load_runs,
+    print_status,
+    say,
+)
+from perfatlas_agent.runcmd import Upload, run_requests
+from perfatlas_agent.runner import RunRequest
+from perfatlas_agent.spec import load_spec
+from perfatlas_agent.spool import Spool, default_spool_dir
 from perfatlas_agent.workloads import all_workloads
-
-EXIT_REJECTED = 3
-EXIT_RUN_FAILED = 5
-EXIT_INTERRUPTED = 130
 
 
 def _upload_options(fn: Any) -> Any:
@@ -49,72 +62,6 @@ def _upload_options(fn: Any) -> Any:
     return fn
 
 
-def _say(text: str, *, err: bool = True, fg: str | None = None) -> None:
-    click.secho(text, err=err, fg=fg)
-
-
-def _flush(
-    spool: Spool, server: str, token: str | None, deadline: float, claim: Claim | None = None
-) -> UploadReport:
-    def on_retry(problem: str, wait: float) -> None:
-        _say(f"upload failed ({problem}); retrying in {wait:.1f}s", fg="yellow")
-
-    with Client(server, token, deadline_s=deadline, on_retry=on_retry) as client:
-        report = flush(spool, client, on_message=lambda m: _say(m, fg="red"), claim=claim)
-    # Counted per invocation: a run made by another process is never reported as this one's.
-    mine = claim.uuids if claim is not None else None
-    created = [u for u in report.created if mine is None or u in mine]
-    existing = [u for u in report.existing if mine is None or u in mine]
-    if created or existing:
-        whose = " of this invocation" if mine is not None else ""
-        _say(
-            f"uploaded {len(created) + len(existing)} run(s){whose} to {server} "
-            f"({len(created)} new, {len(existing)} already there)",
-            fg="green",
-        )
-    if mine is not None:
-        earlier = [u for u in report.created + report.existing if u not in mine]
-        if earlier:
-            _say(f"also uploaded {len(earlier)} run(s) left in the spool by earlier invocations")
-    for run_uuid, reason in report.rejected:
-        _say(f"REJECTED {run_uuid}: {reason}", fg="red")
-    if report.rejected:
-        _say(
-            f"{len(report.rejected)} run(s) moved to {spool.rejected_dir}; "
-            "they will not be retried",
-            fg="red",
-        )
-    for run_uuid, reason in report.held:
-        _say(f"KEPT {run_uuid}: the server failed on it: {reason}", fg="red")
-    if report.error:
-        _say(f"upload error: {report.error}", fg="red")
-    if report.remaining:
-        _say(
-            f"{report.remaining} run(s) remain in the spool {spool.root}; "
-            "`perfatlas-agent upload` sends them (`perfatlas-agent status` lists them)",
-            fg="yellow",
-        )
-    if report.left_to_others:
-        pids = ", ".join(str(p) for p in sorted(set(report.left_to_others.values())))
-        _say(
-            f"{len(report.left_to_others)} run(s) in the spool belong to a running "
-            f"perfatlas-agent (pid {pids}), which uploads them itself"
-        )
-    return report
-
-
-def _exit_code(report: UploadReport | None) -> int:
-    if report is None:
-        return 0
-    if report.error and "token" in report.error:
-        return 4
-    if report.remaining:
-        return 1
-    if report.rejected:
-        return EXIT_REJECTED
-    return 0
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="perfatlas-agent")
 def cli() -> None:
@@ -136,11 +83,39 @@ def workloads() -> None:
             click.echo("    (any other --param name=value is substituted as {name})")
 
 
+def _config_option(fn: Any) -> Any:
+    return click.option(
+        "--config-dir",
+        envvar="PERFATLAS_AGENT_CONFIG_DIR",
+        type=click.Path(path_type=Path, file_okay=False),
+        help=f"folder of agent.json ($PERFATLAS_AGENT_CONFIG_DIR, default {default_config_dir()})",
+    )(fn)
+
+
+def _server_and_token(
+    server: str | None, token: str | None, config: AgentConfig | None
+) -> tuple[str | None, str | None]:
+    """--server/--token (or their variables) first; else the enrolled agent's, whose token is
+    used only with its own server."""
+    if config is None:
+        return server, token
+    if not server:
+        return config.server, token or config.token
+    same = server.rstrip("/") == config.server.rstrip("/")
+    return server, token or (config.token if same else None)
+
+
 @cli.command()
-@click.argument("workload")
-@click.option("--target", required=True, type=click.Path(path_type=Path), help="folder to test in")
+@click.argument("workload", required=False)
+@click.option(
+    "--spec",
+    "spec_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="run a WorkloadSpec JSON file (workload, targets, params, labels...)",
+)
+@click.option("--target", type=click.Path(path_type=Path), help="folder to test in")
 @click.option("--param", "-p", "params", multiple=True, help="k=v; k=a,b,c sweeps")
-@click.option("--repetitions", "-n", default=3, show_default=True, type=int)
+@click.option("--repetitions", "-n", type=int, help="samples per run (default 3)")
 @click.option("--label", "-l", "labels", multiple=True, help="k=v label on every run")
 @click.option(
     "--output",
@@ -162,133 +137,145 @@ def workloads() -> None:
 @click.option(
     "--agent-name",
     envvar="PERFATLAS_AGENT_NAME",
-    default=socket.gethostname,
-    show_default="hostname",
+    help="the machine's name on the runs (default: the enrolled name, else the hostname)",
 )
 @_upload_options
+@_config_option
+@click.pass_context
 def run(
-    workload: str,
-    target: Path,
+    ctx: click.Context,
+    workload: str | None,
+    spec_file: Path | None,
+    target: Path | None,
     params: tuple[str, ...],
-    repetitions: int,
+    repetitions: int | None,
     labels: tuple[str, ...],
     output: Path | None,
     no_warmup: bool,
     min_seconds: float,
     force: bool,
-    agent_name: str,
+    agent_name: str | None,
     server: str | None,
     token: str | None,
     spool_dir: Path | None,
     retry_deadline: float,
+    config_dir: Path | None,
 ) -> None:
-    """Run WORKLOAD on --target, spool every run, then upload (or write --output)."""
-    request = RunRequest(
-        workload=workload,
-        target=target,
-        params=parse_assignments(params),
-        repetitions=repetitions,
+    """Run WORKLOAD on --target (or a --spec file), spool every run, then upload (or write
+    --output)."""
+    config = load_config(config_dir)
+    server, token = _server_and_token(server, token, config)
+    name = agent_name or (config.name if config else None) or socket.gethostname()
+    extra_labels = parse_assignments(labels, "--label")
+    if spec_file is not None:
+        given = [what for what, value in (
+            ("WORKLOAD", workload), ("--target", target), ("--param", params),
+            ("--repetitions", repetitions), ("--no-warmup", no_warmup),
+        ) if value]  # fmt: skip
+        if ctx.get_parameter_source("min_seconds") == click.core.ParameterSource.COMMANDLINE:
+            given.append("--min-seconds")
+        if given:
+            raise click.UsageError(
+                f"--spec says what to run; {', '.join(given)} cannot be given with it "
+                "(--label adds labels)"
+            )
+        spec = load_spec(spec_file)
+        requests = spec.requests(agent_name=name, extra_labels=extra_labels, force=force)
+    else:
+        if workload is None or target is None:
+            raise click.UsageError("give WORKLOAD and --target, or --spec FILE.json")
+        requests = [
+            RunRequest(
+                workload=workload,
+                target=target,
+                params=dict(parse_assignments(params)),
+                repetitions=3 if repetitions is None else repetitions,
+                labels=extra_labels,
+                warmup=not no_warmup,
+                force=force,
+                min_seconds=min_seconds,
+                agent_name=name,
+            )
+        ]
+    upload = Upload(server, token, Spool(spool_dir), retry_deadline)
+    sys.exit(run_requests(requests, upload, output))
+
+
+@cli.command()
+@click.option("--server", required=True, help="the PerfAtlas server's URL")
+@click.option(
+    "--enrollment-token",
+    envvar="PERFATLAS_ENROLLMENT_TOKEN",
+    required=True,
+    help="one-time token from `perfatlas agent enroll-token` ($PERFATLAS_ENROLLMENT_TOKEN)",
+)
+@click.option(
+    "--name",
+    default=socket.gethostname,
+    show_default="hostname",
+    help="this agent's name on the server",
+)
+@click.option("--label", "-l", "labels", multiple=True, help="k=v label of this agent")
+@click.option("--force", is_flag=True, help="replace an existing agent.json")
+@_config_option
+def enroll(
+    server: str, enrollment_token: str, name: str, labels: tuple[str, ...], force: bool,
+    config_dir: Path | None,
+) -> None:  # fmt: skip
+    """Enroll this machine: exchange a one-time enrollment token for the agent's own token,
+    kept in agent.json (mode 0600) for `daemon`, `run` and `upload`."""
+    path = config_path(config_dir)
+    if path.exists() and not force:
+        raise ConfigError(f"{path} exists (this machine is enrolled); --force replaces it")
+    answer = enroll_agent(
+        server, enrollment_token=enrollment_token, name=name,
         labels=parse_assignments(labels, "--label"),
-        warmup=not no_warmup,
-        force=force,
-        min_seconds=min_seconds,
-        agent_name=agent_name,
-    )
-    spool = Spool(spool_dir)
-    use_spool = bool(server) or output is None
-    plan_runs(request)  # bad parameters are reported before anything else
-    if server:
-        # Seconds, not the length of the whole workload, to find a wrong token or server.
-        problem = check_server(server, token)
-        if problem:
-            _say(f"{problem}; running anyway: the runs are spooled and the upload retried",
-                 fg="yellow")  # fmt: skip
-    runs: list[dict[str, Any]] = []
-    claim = spool.claim() if use_spool else None
-
-    def on_run(one: dict[str, Any]) -> None:
-        if claim is not None:
-            claim.add(one["uuid"])  # claimed before it is spooled: no other process sends it
-            spool.put(one)
-        runs.append(one)
-
-    reporter = make_reporter()
-    interrupted = False
-    try:
-        run_sweep(request, reporter, on_run)
-    except Interrupted:
-        interrupted = True
-        reporter.message(f"interrupted: {len(runs)} run(s) measured are kept")
-    finally:
-        reporter.close()
-    _print_summary(runs)
-    if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(output, json.dumps({"runs": runs}, indent=1).encode())
-        _say(f"wrote {len(runs)} run(s) to {output}")
-    report: UploadReport | None = None
-    try:
-        if server:
-            report = _flush(spool, server, token, retry_deadline, claim)
-    finally:
-        if claim is not None:
-            claim.release()
-    if not server and use_spool:
-        _say(
-            f"{len(runs)} run(s) kept in the spool {spool.root}; no server configured "
-            "(--server or PERFATLAS_SERVER), send them later with `perfatlas-agent upload`",
-            fg="yellow",
-        )
-    code = _exit_code(report)
-    failed = [r for r in runs if r["status"] == "failed"]
-    if failed and not code:
-        _say(f"{len(failed)} run(s) failed (recorded with status failed)", fg="red")
-        code = EXIT_RUN_FAILED
-    sys.exit(EXIT_INTERRUPTED if interrupted else code)
+    )  # fmt: skip
+    config = AgentConfig(server=server.rstrip("/"), name=str(answer["name"]),
+                         token=str(answer["token"]), labels=dict(answer.get("labels") or {}))  # fmt: skip
+    save_config(config_dir, config)
+    say(f"enrolled as {config.name} on {config.server}; wrote {path}", fg="green")
+    if config.labels:
+        say("labels: " + " ".join(f"{k}={v}" for k, v in sorted(config.labels.items())))
 
 
-def _print_summary(runs: list[dict[str, Any]]) -> None:
-    for one in runs:
-        params = " ".join(f"{k}={v}" for k, v in one["parameters"].items() if k != "cmd")
-        click.echo(f"{one['workload']} {params} [{one['status']}] {one['uuid']}")
-        for res in one["results"]:
-            click.echo(f"    {res['metric']:<34} {res['value']:>14.3f} {res['unit']}")
-        warning = one["meta"].get("warning")
-        if warning:
-            click.echo(f"    note: {warning}")
-
-
-def _load_runs(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise AgentError(f"cannot read runs from {path}: {exc}") from exc
-    if isinstance(data, dict) and isinstance(data.get("runs"), list):
-        data = data["runs"]
-    if isinstance(data, dict):
-        data = [data]
-    if not isinstance(data, list) or not all(isinstance(r, dict) and "uuid" in r for r in data):
-        raise AgentError(f'{path} holds no runs (expected {{"runs": [...]}})')
-    return data
+@cli.command()
+@_config_option
+@click.option(
+    "--spool", "spool_dir", envvar="PERFATLAS_AGENT_DAEMON_SPOOL",
+    type=click.Path(path_type=Path, file_okay=False),
+    help=f"the daemon's spool ($PERFATLAS_AGENT_DAEMON_SPOOL, default {default_daemon_spool()})",
+)  # fmt: skip
+@click.option("--claim-wait", type=click.IntRange(1, 30), default=25, show_default=True,
+              help="seconds each long-poll for a job waits")  # fmt: skip
+def daemon(config_dir: Path | None, spool_dir: Path | None, claim_wait: int) -> None:
+    """Take jobs from the server and run them (the enrolled agent; see `enroll`)."""
+    config = load_config(config_dir, required=True)
+    assert config is not None
+    spool = Spool(spool_dir or default_daemon_spool())
+    sys.exit(Daemon(config, spool, claim_wait=claim_wait).run())
 
 
 @cli.command()
 @click.argument("file", required=False, type=click.Path(path_type=Path, dir_okay=False))
 @_upload_options
+@_config_option
 def upload(
     file: Path | None,
     server: str | None,
     token: str | None,
     spool_dir: Path | None,
     retry_deadline: float,
+    config_dir: Path | None,
 ) -> None:
     """Send FILE's runs (through the spool), or flush the spool when no FILE is given."""
+    server, token = _server_and_token(server, token, load_config(config_dir))
     spool = Spool(spool_dir)
     if file is not None:
-        loaded = _load_runs(file)
+        loaded = load_runs(file)
         for one in loaded:
             spool.put(one)
-        _say(f"queued {len(loaded)} run(s) from {file}")
+        say(f"queued {len(loaded)} run(s) from {file}")
     if not server:
         raise UploadError(
             f"no server: pass --server or set PERFATLAS_SERVER ({len(spool.pending())} run(s) "
@@ -296,10 +283,10 @@ def upload(
         )
     pending = len(spool.pending())
     if pending == 0:
-        _say(f"nothing to upload; the spool {spool.root} is empty")
+        say(f"nothing to upload; the spool {spool.root} is empty")
         return
-    report = _flush(spool, server, token, retry_deadline)
-    sys.exit(_exit_code(report))
+    report = flush_spool(spool, server, token, retry_deadline)
+    sys.exit(exit_code(report))
 
 
 @cli.command()
@@ -310,52 +297,33 @@ def upload(
     type=click.Path(path_type=Path, file_okay=False),
     help="spool folder ($PERFATLAS_AGENT_SPOOL)",
 )
-def status(spool_dir: Path | None) -> None:
+@_config_option
+def status(spool_dir: Path | None, config_dir: Path | None) -> None:
     """What the spool holds: runs waiting (with the server's message if it failed on one),
     runs owned by a running agent, and runs the server rejected."""
-    spool = Spool(spool_dir)
-    others = spool.claimed_by_others()
-    pending = spool.pending()
-    click.echo(f"spool {spool.root}: {len(pending)} run(s) waiting to be uploaded")
-    for path in pending:
-        try:
-            run = spool.load(path)
-        except (OSError, ValueError):
-            click.echo(f"  {path.stem}  (unreadable)")
-            continue
-        line = f"  {path.stem}  {run.get('workload')}  {run.get('agent')}  {run.get('started_at')}"
-        if path.stem in others:
-            line += f"  [being run by pid {others[path.stem]}]"
-        click.echo(line)
-        error = spool.error_of(path.stem)
-        if error:
-            click.echo(f"      the server failed on it: {error}")
-    rejected = spool.rejected()
-    if rejected:
-        click.echo(f"{len(rejected)} run(s) rejected by the server (in {spool.rejected_dir}):")
-        for path in rejected:
-            reason = spool.rejected_dir / f"{path.stem}.reason.txt"
-            text = reason.read_text().strip() if reason.exists() else "(no reason recorded)"
-            click.echo(f"  {path.stem}: {text}")
+    config = load_config(config_dir)
+    if config is not None:
+        click.echo(f"enrolled as {config.name} on {config.server} ({config_path(config_dir)})")
+    print_status(Spool(spool_dir))
 
 
 def main() -> None:
     try:
         cli.main(prog_name="perfatlas-agent", standalone_mode=False)
     except click.exceptions.Abort:
-        _say("aborted", fg="red")
+        say("aborted", fg="red")
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except AgentError as exc:
-        _say(f"error: {exc}", fg="red")
+        say(f"error: {exc}", fg="red")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        _say("interrupted", fg="red")
+        say("interrupted", fg="red")
         sys.exit(EXIT_INTERRUPTED)
     except OSError as exc:
-        _say(f"error: {exc}", fg="red")
+        say(f"error: {exc}", fg="red")
         sys.exit(1)
 
 

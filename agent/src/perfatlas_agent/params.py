@@ -143,9 +143,10 @@ def _loose(text: str) -> ParamValue:
 
 
 def expand_sweep(
-    specs: Sequence[ParamSpec], given: Mapping[str, str], *, allow_extra: bool = False
+    specs: Sequence[ParamSpec], given: Mapping[str, str | list[str]], *, allow_extra: bool = False
 ) -> list[dict[str, ParamValue]]:
-    """Cartesian product of the given values (comma lists sweep) over the defaults."""
+    """Cartesian product of the given values over the defaults. A text sweeps on its commas
+    (`--param k=a,b`); a list (a spec's) gives its values as they are, commas included."""
     by_name = {s.name: s for s in specs}
     unknown = sorted(set(given) - set(by_name))
     if allow_extra:
@@ -161,9 +162,14 @@ def expand_sweep(
     for spec in specs:
         if spec.name in given:
             raw = given[spec.name]
-            texts = raw.split(",") if spec.sweepable else [raw]
             parse = spec.parse if spec.help != "extra" else _loose
-            values = [parse(t.strip() if spec.sweepable else t) for t in texts if t != ""]
+            if isinstance(raw, list):
+                if len(raw) > 1 and not spec.sweepable:
+                    raise ParameterError(f"{spec.name} takes one value, not a list to sweep")
+                values = [parse(t) for t in raw]
+            else:
+                texts = raw.split(",") if spec.sweepable else [raw]
+                values = [parse(t.strip() if spec.sweepable else t) for t in texts if t != ""]
             if not values:
                 raise ParameterError(f"empty value for {spec.name}")
             axes.append([(spec.name, v) for v in values])

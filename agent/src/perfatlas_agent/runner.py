@@ -45,18 +45,35 @@ class Reporter(Protocol):
 
 
 class Interrupted(Exception):
-    """Ctrl-C during a sweep: the runs finished (and the partial one) are in `runs`."""
+    """Ctrl-C (or an Abandon) during a sweep: the runs finished (and the partial one) are in
+    `runs`; `reason` says why."""
 
-    def __init__(self, runs: list[dict[str, Any]]) -> None:
-        super().__init__("interrupted")
+    def __init__(self, runs: list[dict[str, Any]], reason: str = "Ctrl-C") -> None:
+        super().__init__(f"interrupted ({reason})")
         self.runs = runs
+        self.reason = reason
+
+
+class Abandon(KeyboardInterrupt):
+    """Raised in the runner's thread to stop a sweep at once, the way Ctrl-C does (so every
+    workload's own handling of KeyboardInterrupt applies): the daemon raises it when its job
+    is cancelled, its lease is lost or it is told to stop (SIGTERM)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _reason(exc: KeyboardInterrupt) -> str:
+    return exc.reason if isinstance(exc, Abandon) else "Ctrl-C"
 
 
 @dataclass
 class RunRequest:
     workload: str
     target: Path
-    params: dict[str, str] = field(default_factory=dict)
+    # A text sweeps on its commas (--param k=a,b); a list (from a spec) gives its values.
+    params: dict[str, str | list[str]] = field(default_factory=dict)
     repetitions: int = 3
     labels: dict[str, str] = field(default_factory=dict)
     warmup: bool = True
@@ -214,6 +231,7 @@ def plan_runs(request: RunRequest) -> tuple[Workload, list[dict[str, ParamValue]
     )
     for point in points:
         workload.check(point)
+        workload.check_labels(point, request.labels)
     if request.repetitions < 1:
         raise ParameterError("--repetitions must be at least 1")
     if request.min_seconds < 0:
@@ -246,9 +264,9 @@ def run_sweep(
             done.append(run)
             reporter.run_finished(run)
             if run["status"] == "partial":
-                raise Interrupted(done)
-    except KeyboardInterrupt:
-        raise Interrupted(done) from None
+                raise Interrupted(done, str(run["meta"].get("interrupted", "Ctrl-C")))
+    except KeyboardInterrupt as exc:
+        raise Interrupted(done, _reason(exc)) from None
     finally:
         release_target(work)
     return done
@@ -270,6 +288,7 @@ def _one_run(
     ctx = RunContext(
         workdir=run_dir,
         params=dict(point),
+        labels=dict(request.labels),
         env=environment,
         cold=CacheDropper(fs_type=str(environment.get("fs_type", ""))),
         on_phase=reporter.phase,
@@ -322,12 +341,14 @@ def _one_run(
         # sweep goes on: the failure itself is a result worth keeping.
         reporter.message(f"run failed: {exc}")
         return finish("failed", f"{type(exc).__name__}: {exc}"[:4000])
-    except KeyboardInterrupt:
-        reporter.message("interrupted: cleaning up the files this run made")
+    except KeyboardInterrupt as exc:
+        why = _reason(exc)
+        reporter.message(f"interrupted ({why}): cleaning up the files this run made")
         if not samples:
             _cleanup(workload, ctx, run_dir)
             raise
-        return finish("partial", "interrupted (Ctrl-C) after the repetitions kept here")
+        ctx.meta["interrupted"] = why
+        return finish("partial", f"interrupted ({why}) after the repetitions kept here")
     return finish("ok")
 
 

@@ -20,6 +20,8 @@ class RunContext:
     params: dict[str, ParamValue]
     env: dict[str, Any]
     cold: CacheDropper
+    # The run's labels (a command substitutes them like parameters).
+    labels: dict[str, str] = field(default_factory=dict)
     on_phase: Callable[[str], None] = lambda _name: None
     meta: dict[str, Any] = field(default_factory=dict)
     cold_methods: set[str] = field(default_factory=set)
@@ -42,6 +44,9 @@ class Workload:
 
     def check(self, params: dict[str, ParamValue]) -> None:
         """Refuse parameters or a machine this workload cannot use (raise ParameterError)."""
+
+    def check_labels(self, params: dict[str, ParamValue], labels: dict[str, str]) -> None:
+        """Refuse labels this workload cannot take beside these parameters (ParameterError)."""
 
     def prepare(self, ctx: RunContext) -> None:
         """Untimed setup once per run; may resolve parameters (threads=auto) in ctx.params."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -20,16 +22,46 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TIME_UNITS = {"s", "ms", "us", "ns"}
 
 
-def substitute(template: str, params: dict[str, ParamValue]) -> str:
-    """Replace {name} for known parameters only, so JSON braces in the command survive."""
+def substitute(
+    template: str, params: dict[str, ParamValue], labels: dict[str, str] | None = None
+) -> str:
+    """Replace {name} for known parameters and labels only, so JSON braces in the command
+    survive. A name is never both (check_labels refuses that)."""
+    labels = labels or {}
 
     def repl(m: re.Match[str]) -> str:
         key = m.group(1)
-        if key == "workdir" or key not in params:
+        if key == "workdir":
             return m.group(0)
-        return as_written(params[key])
+        if key in params:
+            return as_written(params[key])
+        if key in labels:
+            return labels[key]
+        return m.group(0)
 
     return _PLACEHOLDER.sub(repl, template)
+
+
+def env_name(prefix: str, name: str) -> str:
+    """PERFATLAS_PARAM_SEGSIZE, PERFATLAS_LABEL_FS_VERSION (for the label fs.version)."""
+    return prefix + re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
+
+
+def _run_shell(cmd: str, *, cwd: Path, env: dict[str, str], timeout: float) -> tuple[int, str, str]:
+    """The command in a process group of its own, killed whole when the agent stops waiting
+    (a timeout, Ctrl-C, a cancelled job), so nothing it started writes on after the cleanup."""
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", cmd], cwd=cwd, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return proc.returncode, out, err
 
 
 def parse_output(stdout: str) -> dict[str, Metric]:
@@ -83,7 +115,7 @@ class Command(Workload):
             "cmd",
             "str",
             None,
-            "shell command; {name} is replaced by parameter name",
+            "shell command; {name} is replaced by the parameter or label name",
             sweepable=False,
         ),
         ParamSpec("timeout", "float", 3600.0, "seconds before the command is killed"),
@@ -93,14 +125,27 @@ class Command(Workload):
         if not params.get("cmd"):
             raise ParameterError("command needs --param cmd='...'")
 
+    def check_labels(self, params: dict[str, ParamValue], labels: dict[str, str]) -> None:
+        both = sorted(set(params) & set(labels))
+        if both:
+            raise ParameterError(
+                f"{', '.join(both)} is both a label and a parameter; a command's {{name}} "
+                "takes one or the other: rename one of them"
+            )
+        if "workdir" in labels:
+            raise ParameterError("the label name workdir is reserved ({workdir} is the folder)")
+
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": "unknown"}
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
-        cmd = substitute(str(ctx.params["cmd"]), ctx.params).replace("{workdir}", str(rep_dir))
+        cmd = substitute(str(ctx.params["cmd"]), ctx.params, ctx.labels)
+        cmd = cmd.replace("{workdir}", str(rep_dir))
         env = dict(os.environ, PERFATLAS_WORKDIR=str(rep_dir))
         for key, value in ctx.params.items():
-            env[f"PERFATLAS_PARAM_{key.upper()}"] = as_written(value)
+            env[env_name("PERFATLAS_PARAM_", key)] = as_written(value)
+        for key, label in ctx.labels.items():
+            env[env_name("PERFATLAS_LABEL_", key)] = label
         written = {k: v.text for k, v in ctx.params.items() if isinstance(v, SizeText)}
         if written:
             # Stored in bytes (a numeric axis); the command was given them as written.
@@ -108,25 +153,17 @@ class Command(Workload):
         ctx.phase("command")
         t0 = time.perf_counter_ns()
         try:
-            proc = subprocess.run(
-                ["/bin/sh", "-c", cmd],
-                cwd=rep_dir,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=float(ctx.params["timeout"]),
-                check=False,
+            returncode, stdout, stderr = _run_shell(
+                cmd, cwd=rep_dir, env=env, timeout=float(ctx.params["timeout"])
             )
         except subprocess.TimeoutExpired as exc:
             raise WorkloadError(f"command timed out after {exc.timeout}s: {cmd}") from exc
         secs = (time.perf_counter_ns() - t0) / 1e9
-        if proc.returncode != 0:
-            raise WorkloadError(
-                f"command exited {proc.returncode}: {cmd}\n{(proc.stderr or '')[-500:]}"
-            )
-        metrics = parse_output(proc.stdout)
+        if returncode != 0:
+            raise WorkloadError(f"command exited {returncode}: {cmd}\n{(stderr or '')[-500:]}")
+        metrics = parse_output(stdout)
         metrics.setdefault("command.seconds", Metric(secs, "s"))
         ctx.meta["command"] = cmd
-        if proc.stderr:
-            ctx.meta["stderr_tail"] = proc.stderr[-2000:]
+        if stderr:
+            ctx.meta["stderr_tail"] = stderr[-2000:]
         return metrics

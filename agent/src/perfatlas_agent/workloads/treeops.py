@@ -54,20 +54,20 @@ def parallel_tree(root: str, threads: int, handle: Handler) -> None:
     for w in workers:
         w.start()
     q.put((root, 0))
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None
     try:
         q.join()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # Workers skip what is left once an error is recorded; wait for them, then clean up.
-        interrupted = True
-        errors.append(KeyboardInterrupt())
+        interrupted = exc
+        errors.append(exc)
         q.join()
     for _ in workers:
         q.put(None)
     for w in workers:
         w.join()
-    if interrupted:
-        raise KeyboardInterrupt
+    if interrupted is not None:
+        raise interrupted
     if errors:
         raise errors[0]
 

@@ -1,0 +1,221 @@
+"""One claimed job, start to end: run its spec through the runner (every run spooled with the
+job's id as soon as it is measured), report progress from a thread, then settle it:
+
+- done → complete (succeeded, or failed when a point failed) with the runs;
+- cancelled by the server → the repetition under way is abandoned, its files removed, and the
+  job completed as cancelled with the runs measured;
+- lease lost (at a progress report or at completion) → the runs go up through /runs/batch
+  (with job_id) and the job is dropped;
+- stopping (SIGTERM) → abandon, release the job, upload the runs measured;
+- revoked → stop; the runs stay in the spool."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from perfatlas_agent._exceptions import AgentError
+from perfatlas_agent.client import Client, flush
+from perfatlas_agent.config import AgentConfig
+from perfatlas_agent.jobclient import (
+    JobClient,
+    LeaseLost,
+    Refused,
+    Revoked,
+    Stopped,
+    Transient,
+    retrying,
+)
+from perfatlas_agent.jobprogress import (
+    CANCELLED,
+    LEASE_LOST,
+    MAX_LINES_PER_CALL,
+    REVOKED,
+    STOPPING,
+    Interrupter,
+    JobReporter,
+    ProgressThread,
+)
+from perfatlas_agent.runner import Interrupted, plan_runs, run_sweep
+from perfatlas_agent.spec import parse_spec
+from perfatlas_agent.spool import Spool
+
+# Runs sent inside the completion itself; more go up through /runs/batch first.
+RUNS_IN_COMPLETION = 50
+PROGRESS_EVERY = 2.0
+
+
+@dataclass
+class Outcome:
+    job_id: int
+    status: str  # succeeded, failed, cancelled, released, dropped, unsettled
+    runs: int
+    revoked: Revoked | None = None
+
+
+class JobExecution:
+    def __init__(
+        self, job: dict[str, Any], *, config: AgentConfig, spool: Spool,
+        interrupter: Interrupter, say: Callable[[str], None],
+    ) -> None:  # fmt: skip
+        self.job = job
+        self.job_id = int(job["id"])
+        self.attempt = int(job["attempt"])
+        self.config = config
+        self.spool = spool
+        self.interrupter = interrupter
+        self.say = say
+        self.runs: list[dict[str, Any]] = []
+        self.error: str | None = None
+
+    def client(self) -> JobClient:
+        return JobClient(self.config.server, self.config.token)
+
+    def execute(self) -> Outcome:
+        self.say(f"job {self.job_id} (attempt {self.attempt}): {self.job.get('spec')}")
+        claim = self.spool.claim()
+        try:
+            return self._execute(claim)
+        finally:
+            claim.release()
+
+    def _execute(self, claim: Any) -> Outcome:
+        spec_data = self.job.get("spec") or {}
+        total = reps = 1
+        try:
+            spec = parse_spec(spec_data)
+            total = spec.points()
+            reps = spec.repetitions + (1 if spec.warmup else 0)
+        except AgentError as exc:
+            spec, self.error = None, str(exc)
+        reporter = JobReporter(total_runs=total, reps_per_run=reps)
+        every = min(PROGRESS_EVERY, float(self.job.get("progress_every") or PROGRESS_EVERY))
+        progress = ProgressThread(
+            client_factory=self.client, job_id=self.job_id, attempt=self.attempt,
+            reporter=reporter, interrupter=self.interrupter, every=every, say=self.say,
+        )  # fmt: skip
+        progress.start()
+
+        def on_run(run: dict[str, Any]) -> None:
+            run["job_id"] = self.job_id
+            self.runs.append(run)  # kept in memory first: an abandon cannot lose it
+            claim.add(run["uuid"])
+            self.spool.put(run)
+
+        try:
+            if spec is not None:
+                requests = spec.requests(agent_name=self.config.name)
+                for request in requests:
+                    plan_runs(request)  # every target's parameters checked before any runs
+                for request in requests:
+                    if self.interrupter.reason is not None:
+                        break
+                    self.interrupter.arm()
+                    try:
+                        run_sweep(request, reporter, on_run)
+                    finally:
+                        self.interrupter.disarm()
+        except Interrupted:
+            pass  # the reason is the interrupter's
+        except KeyboardInterrupt:
+            pass  # an Abandon outside a run (while planning or claiming the target)
+        except AgentError as exc:
+            self.error = str(exc)
+            reporter.message(f"job failed: {exc}")
+        except Exception as exc:  # a bug of ours: the job still settles, with the message
+            self.error = f"{type(exc).__name__}: {exc}"
+            reporter.message(f"job failed: {self.error}")
+        finally:
+            self.interrupter.disarm()
+            progress.stop()
+        if progress.revoked is not None:
+            return Outcome(self.job_id, "unsettled", len(self.runs), progress.revoked)
+        log = reporter.take_lines(MAX_LINES_PER_CALL)
+        reason = self.interrupter.reason
+        if reason == LEASE_LOST:
+            return self._drop(claim)
+        if reason == STOPPING:
+            return self._release(claim)
+        if reason == REVOKED:
+            return Outcome(self.job_id, "unsettled", len(self.runs))
+        if reason == CANCELLED:
+            status = "cancelled"
+        elif self.error is not None or any(r["status"] == "failed" for r in self.runs):
+            status = "failed"
+            failed = [r for r in self.runs if r["status"] == "failed"]
+            if self.error is None:
+                self.error = f"{len(failed)} of {len(self.runs)} run(s) failed: " + "; ".join(
+                    str(r["meta"].get("error", ""))[:300] for r in failed[:3]
+                )
+        else:
+            status = "succeeded"
+        return self._complete(claim, status, log)
+
+    def _complete(self, claim: Any, status: str, log: list[str]) -> Outcome:
+        inline = self.runs if len(self.runs) <= RUNS_IN_COMPLETION else []
+        if not inline and self.runs:
+            report = self._upload(claim)
+            if report:
+                self.say(f"job {self.job_id}: {report}")
+        error = None if self.error is None else self.error.replace("\x00", "")[:10_000]
+        body = {"attempt": self.attempt, "status": status, "error": error, "log": log,
+                "runs": inline}  # fmt: skip
+        client = self.client()
+        try:
+            retrying(
+                lambda: client.complete(self.job_id, body),
+                stop=None, deadline_s=600.0,
+                on_retry=lambda p, w: self.say(f"job {self.job_id}: completion failed ({p}); "
+                                               f"retrying in {w:.1f}s"),
+            )  # fmt: skip
+        except LeaseLost:
+            self.say(f"job {self.job_id}: the lease was lost before completion")
+            return self._drop(claim)
+        except Revoked as exc:
+            return Outcome(self.job_id, "unsettled", len(self.runs), exc)
+        except (Refused, Transient, Stopped) as exc:
+            self.say(f"job {self.job_id}: not completed ({exc}); its runs go up on their own")
+            self._upload(claim)
+            return Outcome(self.job_id, "unsettled", len(self.runs))
+        finally:
+            client.close()
+        for run in inline:
+            self.spool.remove(run["uuid"])
+        self.say(f"job {self.job_id}: {status} ({len(self.runs)} run(s))")
+        return Outcome(self.job_id, status, len(self.runs))
+
+    def _drop(self, claim: Any) -> Outcome:
+        report = self._upload(claim)
+        self.say(f"job {self.job_id}: dropped (lease lost); {report}")
+        return Outcome(self.job_id, "dropped", len(self.runs))
+
+    def _release(self, claim: Any) -> Outcome:
+        client = self.client()
+        try:
+            retrying(
+                lambda: client.release(self.job_id, self.attempt, "the agent is stopping"),
+                deadline_s=10.0,
+            )  # fmt: skip
+            self.say(f"job {self.job_id}: released (the agent is stopping)")
+        except (LeaseLost, Refused, Transient, Revoked) as exc:
+            self.say(f"job {self.job_id}: not released ({exc}); its lease will lapse")
+        finally:
+            client.close()
+        report = self._upload(claim)
+        if report:
+            self.say(f"job {self.job_id}: {report}")
+        return Outcome(self.job_id, "released", len(self.runs))
+
+    def _upload(self, claim: Any) -> str:
+        """The runs of this job (spooled with job_id) through /runs/batch."""
+        if not self.runs:
+            return "no runs measured"
+        with Client(self.config.server, self.config.token, deadline_s=20.0) as http:
+            report = flush(self.spool, http, on_message=self.say, claim=claim)
+        text = f"{report.delivered} run(s) uploaded with job_id {self.job_id}"
+        if report.remaining:
+            text += f", {report.remaining} left in the spool {self.spool.root}"
+        if report.error:
+            text += f" ({report.error})"
+        return text

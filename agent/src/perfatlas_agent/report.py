@@ -1,0 +1,136 @@
+"""What the command line prints about uploads and runs, and the exit codes it derives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from perfatlas_agent._exceptions import AgentError
+from perfatlas_agent.client import Client, UploadReport, flush
+from perfatlas_agent.spool import Claim, Spool
+
+EXIT_REJECTED = 3
+EXIT_RUN_FAILED = 5
+EXIT_INTERRUPTED = 130
+
+
+def say(text: str, *, err: bool = True, fg: str | None = None) -> None:
+    click.secho(text, err=err, fg=fg)
+
+
+def flush_spool(
+    spool: Spool, server: str, token: str | None, deadline: float, claim: Claim | None = None
+) -> UploadReport:
+    def on_retry(problem: str, wait: float) -> None:
+        say(f"upload failed ({problem}); retrying in {wait:.1f}s", fg="yellow")
+
+    with Client(server, token, deadline_s=deadline, on_retry=on_retry) as client:
+        report = flush(spool, client, on_message=lambda m: say(m, fg="red"), claim=claim)
+    # Counted per invocation: a run made by another process is never reported as this one's.
+    mine = claim.uuids if claim is not None else None
+    created = [u for u in report.created if mine is None or u in mine]
+    existing = [u for u in report.existing if mine is None or u in mine]
+    if created or existing:
+        whose = " of this invocation" if mine is not None else ""
+        say(
+            f"uploaded {len(created) + len(existing)} run(s){whose} to {server} "
+            f"({len(created)} new, {len(existing)} already there)",
+            fg="green",
+        )
+    if mine is not None:
+        earlier = [u for u in report.created + report.existing if u not in mine]
+        if earlier:
+            say(f"also uploaded {len(earlier)} run(s) left in the spool by earlier invocations")
+    for run_uuid, reason in report.rejected:
+        say(f"REJECTED {run_uuid}: {reason}", fg="red")
+    if report.rejected:
+        say(
+            f"{len(report.rejected)} run(s) moved to {spool.rejected_dir}; "
+            "they will not be retried",
+            fg="red",
+        )
+    for run_uuid, reason in report.held:
+        say(f"KEPT {run_uuid}: the server failed on it: {reason}", fg="red")
+    if report.error:
+        say(f"upload error: {report.error}", fg="red")
+    if report.remaining:
+        say(
+            f"{report.remaining} run(s) remain in the spool {spool.root}; "
+            "`perfatlas-agent upload` sends them (`perfatlas-agent status` lists them)",
+            fg="yellow",
+        )
+    if report.left_to_others:
+        pids = ", ".join(str(p) for p in sorted(set(report.left_to_others.values())))
+        say(
+            f"{len(report.left_to_others)} run(s) in the spool belong to a running "
+            f"perfatlas-agent (pid {pids}), which uploads them itself"
+        )
+    return report
+
+
+def exit_code(report: UploadReport | None) -> int:
+    if report is None:
+        return 0
+    if report.error and "token" in report.error:
+        return 4
+    if report.remaining:
+        return 1
+    if report.rejected:
+        return EXIT_REJECTED
+    return 0
+
+
+def print_summary(runs: list[dict[str, Any]]) -> None:
+    for one in runs:
+        params = " ".join(f"{k}={v}" for k, v in one["parameters"].items() if k != "cmd")
+        click.echo(f"{one['workload']} {params} [{one['status']}] {one['uuid']}")
+        for res in one["results"]:
+            click.echo(f"    {res['metric']:<34} {res['value']:>14.3f} {res['unit']}")
+        warning = one["meta"].get("warning")
+        if warning:
+            click.echo(f"    note: {warning}")
+
+
+def load_runs(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AgentError(f"cannot read runs from {path}: {exc}") from exc
+    if isinstance(data, dict) and isinstance(data.get("runs"), list):
+        data = data["runs"]
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not all(isinstance(r, dict) and "uuid" in r for r in data):
+        raise AgentError(f'{path} holds no runs (expected {{"runs": [...]}})')
+    return data
+
+
+def print_status(spool: Spool) -> None:
+    """What the spool holds: runs waiting (with the server's message if it failed on one),
+    runs owned by a running agent, and runs the server rejected."""
+    others = spool.claimed_by_others()
+    pending = spool.pending()
+    click.echo(f"spool {spool.root}: {len(pending)} run(s) waiting to be uploaded")
+    for path in pending:
+        try:
+            run = spool.load(path)
+        except (OSError, ValueError):
+            click.echo(f"  {path.stem}  (unreadable)")
+            continue
+        line = f"  {path.stem}  {run.get('workload')}  {run.get('agent')}  {run.get('started_at')}"
+        if path.stem in others:
+            line += f"  [being run by pid {others[path.stem]}]"
+        click.echo(line)
+        error = spool.error_of(path.stem)
+        if error:
+            click.echo(f"      the server failed on it: {error}")
+    rejected = spool.rejected()
+    if rejected:
+        click.echo(f"{len(rejected)} run(s) rejected by the server (in {spool.rejected_dir}):")
+        for path in rejected:
+            reason = spool.rejected_dir / f"{path.stem}.reason.txt"
+            text = reason.read_text().strip() if reason.exists() else "(no reason recorded)"
+            click.echo(f"  {path.stem}: {text}")

@@ -1,0 +1,89 @@
+"""`perfatlas-agent run`: one or more RunRequests (one per target of a spec), every run spooled
+as it is measured, then uploaded (or written to --output)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfatlas_agent.client import UploadReport, check_server
+from perfatlas_agent.progress import make_reporter
+from perfatlas_agent.report import (
+    EXIT_INTERRUPTED,
+    EXIT_RUN_FAILED,
+    exit_code,
+    flush_spool,
+    print_summary,
+    say,
+)
+from perfatlas_agent.runner import Interrupted, RunRequest, plan_runs, run_sweep
+from perfatlas_agent.spool import Spool, write_durably
+
+
+@dataclass
+class Upload:
+    server: str | None
+    token: str | None
+    spool: Spool
+    retry_deadline: float
+
+
+def run_requests(requests: list[RunRequest], upload: Upload, output: Path | None) -> int:
+    """Runs every request in turn; returns the exit status."""
+    spool, server = upload.spool, upload.server
+    use_spool = bool(server) or output is None
+    for request in requests:
+        plan_runs(request)  # bad parameters are reported before anything else
+    if server:
+        # Seconds, not the length of the whole workload, to find a wrong token or server.
+        problem = check_server(server, upload.token)
+        if problem:
+            say(f"{problem}; running anyway: the runs are spooled and the upload retried",
+                fg="yellow")  # fmt: skip
+    runs: list[dict[str, Any]] = []
+    claim = spool.claim() if use_spool else None
+
+    def on_run(one: dict[str, Any]) -> None:
+        if claim is not None:
+            claim.add(one["uuid"])  # claimed before it is spooled: no other process sends it
+            spool.put(one)
+        runs.append(one)
+
+    reporter = make_reporter()
+    interrupted = False
+    try:
+        for request in requests:
+            if len(requests) > 1:
+                reporter.message(f"target {request.target}")
+            run_sweep(request, reporter, on_run)
+    except Interrupted:
+        interrupted = True
+        reporter.message(f"interrupted: {len(runs)} run(s) measured are kept")
+    finally:
+        reporter.close()
+    print_summary(runs)
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        write_durably(output, json.dumps({"runs": runs}, indent=1).encode())
+        say(f"wrote {len(runs)} run(s) to {output}")
+    report: UploadReport | None = None
+    try:
+        if server:
+            report = flush_spool(spool, server, upload.token, upload.retry_deadline, claim)
+    finally:
+        if claim is not None:
+            claim.release()
+    if not server and use_spool:
+        say(
+            f"{len(runs)} run(s) kept in the spool {spool.root}; no server configured "
+            "(--server or PERFATLAS_SERVER), send them later with `perfatlas-agent upload`",
+            fg="yellow",
+        )
+    code = exit_code(report)
+    failed = [r for r in runs if r["status"] == "failed"]
+    if failed and not code:
+        say(f"{len(failed)} run(s) failed (recorded with status failed)", fg="red")
+        code = EXIT_RUN_FAILED
+    return EXIT_INTERRUPTED if interrupted else code
