@@ -64,19 +64,30 @@ def _scheduled_job(session: Session, runs: Sequence[Run]) -> Job | None:
     return None
 
 
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b)
+    return str(a) == str(b)
+
+
 def _narrowed(spec: WorkloadSpec, series: Series, labels: dict[str, str]) -> WorkloadSpec | None:
-    """The spec for the series alone: its target, each parameter at the series' value (a swept
-    parameter the series does not name cannot be narrowed: None)."""
+    """The spec for the series alone: its target, each swept parameter at the series' value
+    (one of the sweep's values; None when the series names none of them). A fixed parameter
+    keeps the spec's value: a run records it as the agent read it (a long command cut short)."""
     params: dict[str, Any] = {}
     for name, given in spec.params.items():
-        if name in series.parameters and isinstance(series.parameters[name], str | int | float):
-            params[name] = series.parameters[name]
-        elif isinstance(given, list):
-            if len(given) != 1:
-                return None
-            params[name] = given[0]
-        else:
+        if not isinstance(given, list):
             params[name] = given
+            continue
+        mine = series.parameters.get(name)
+        chosen = [value for value in given if _same(value, mine)]
+        if len(given) == 1:
+            chosen = given
+        if not chosen:
+            return None
+        params[name] = chosen[0]
     try:
         return WorkloadSpec.model_validate(
             {
