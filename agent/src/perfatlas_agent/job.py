@@ -7,7 +7,10 @@ job's id as soon as it is measured), report progress from a thread, then settle 
 - lease lost (at a progress report or at completion) → the runs go up through /runs/batch
   (with job_id) and the job is dropped;
 - stopping (SIGTERM) → abandon, release the job, upload the runs measured;
-- revoked → stop; the runs stay in the spool."""
+- revoked → stop; the runs stay in the spool.
+
+A confirmation job (kind "confirm", with a plan) runs rounds instead (confirmjob.py): each
+round's runs are posted to /jobs/{id}/rounds, and the job completes with none left."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from typing import Any
 from perfatlas_agent._exceptions import AgentError
 from perfatlas_agent.client import Client, flush
 from perfatlas_agent.config import AgentConfig
+from perfatlas_agent.confirmjob import rounds_total, run_rounds
 from perfatlas_agent.jobclient import (
     JobClient,
     LeaseLost,
@@ -68,6 +72,11 @@ class JobExecution:
         self.say = say
         self.runs: list[dict[str, Any]] = []
         self.error: str | None = None
+        plan = job.get("plan")
+        self.plan: dict[str, Any] | None = (
+            plan if job.get("kind") == "confirm" and isinstance(plan, dict) else None
+        )
+        self.posted = 0  # runs a confirmation's rounds stored already
 
     def client(self) -> JobClient:
         return JobClient(self.config.server, self.config.token)
@@ -86,6 +95,8 @@ class JobExecution:
         try:
             spec = parse_spec(spec_data)
             total = spec.points()
+            if self.plan is not None:
+                total = rounds_total(spec, self.plan)
             reps = spec.repetitions + (1 if spec.warmup else 0)
         except AgentError as exc:
             spec, self.error = None, str(exc)
@@ -104,7 +115,17 @@ class JobExecution:
             self.spool.put(run)
 
         try:
-            if spec is not None:
+            if spec is not None and self.plan is not None:
+                for request in spec.requests(agent_name=self.config.name):
+                    plan_runs(request)
+                verdict = run_rounds(
+                    spec=spec, plan=self.plan, agent_name=self.config.name, reporter=reporter,
+                    on_run=on_run, interrupter=self.interrupter,
+                    post_round=lambda n, runs: self._post_round(claim, n, runs),
+                )  # fmt: skip
+                if verdict is not None:
+                    reporter.message(f"confirmation: {verdict}")
+            elif spec is not None:
                 requests = spec.requests(agent_name=self.config.name)
                 for request in requests:
                     plan_runs(request)  # every target's parameters checked before any runs
@@ -116,6 +137,8 @@ class JobExecution:
                         run_sweep(request, reporter, on_run)
                     finally:
                         self.interrupter.disarm()
+        except LeaseLost:  # a round was refused: the job is no longer ours
+            self.interrupter.request(LEASE_LOST)
         except Interrupted:
             pass  # the reason is the interrupter's
         except KeyboardInterrupt:
@@ -182,8 +205,34 @@ class JobExecution:
             client.close()
         for run in inline:
             self.spool.remove(run["uuid"])
-        self.say(f"job {self.job_id}: {status} ({len(self.runs)} run(s))")
-        return Outcome(self.job_id, status, len(self.runs))
+        done = len(self.runs) + self.posted
+        self.say(f"job {self.job_id}: {status} ({done} run(s))")
+        return Outcome(self.job_id, status, done)
+
+    def _post_round(self, claim: Any, number: int, runs: list[dict[str, Any]]) -> dict[str, Any]:
+        """Post one round (retrying while the server is away); its runs are stored then, so
+        they leave the spool and the completion."""
+        body = {"attempt": self.attempt, "round": number, "runs": runs}
+        client = self.client()
+        try:
+            answer = retrying(
+                lambda: client.rounds(self.job_id, body),
+                stop=None, deadline_s=600.0,
+                on_retry=lambda p, w: self.say(f"job {self.job_id}: round {number} not taken "
+                                               f"({p}); retrying in {w:.1f}s"),
+            )  # fmt: skip
+        finally:
+            client.close()
+        stored = {run["uuid"] for run in runs}
+        for uuid in stored:
+            self.spool.remove(uuid)
+        self.runs = [run for run in self.runs if run["uuid"] not in stored]
+        self.posted += len(stored)
+        self.say(
+            f"job {self.job_id}: round {number}: verdict {answer.get('verdict')}, "
+            f"{'another round' if answer.get('continue') else 'done'}"
+        )
+        return answer
 
     def _drop(self, claim: Any) -> Outcome:
         report = self._upload(claim)

@@ -110,6 +110,11 @@ class JobClient:
         answer: dict[str, Any] = self._post(f"/jobs/{job_id}/complete", body).json()
         return answer
 
+    def rounds(self, job_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        """A confirmation round: {"verdict", "continue"}."""
+        answer: dict[str, Any] = self._post(f"/jobs/{job_id}/rounds", body).json()
+        return answer
+
     def release(self, job_id: int, attempt: int, reason: str) -> None:
         self._post(f"/jobs/{job_id}/release", {"attempt": attempt, "reason": reason})
 

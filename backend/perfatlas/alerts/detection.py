@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
+from perfatlas.alerts import stopped
 from perfatlas.alerts.models import AlertRule
 from perfatlas.alerts.reconcile import Point, Report, reconcile
 from perfatlas.alerts.rules import thresholds_for
@@ -37,7 +38,8 @@ def _load_points(session: Session, series_id: int, window: int) -> list[Point]:
             Result.environment_id, Run.labels,
         )
         .join(Run, Run.id == Result.run_id)
-        .where(Result.series_id == series_id)
+        # A confirmation job's runs (alternating candidate and baseline) are no history.
+        .where(Result.series_id == series_id, Run.confirming.is_(False))
         .order_by(Result.started_at.desc(), Result.run_id.desc())
         .limit(window)
     ).all()  # fmt: skip
@@ -139,5 +141,9 @@ def check_series(
             limits = thresholds_for(series, series.agent.name, rules, settings)
             reconcile(session, series, points, cps, limits, settings, report)
             report.series += 1
+        # A series that had stopped reporting and has a run again.
+        report.resolved += stopped.resume(
+            session, [s.id for s, _ in loaded], settings=settings, delays=report.notifications
+        )
         session.commit()
     return report

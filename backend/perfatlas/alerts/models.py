@@ -77,11 +77,12 @@ class Incident(Base):
 
 
 class Alert(Base):
-    """One change point of one series; deduplicated by (series, run at which it changed)."""
+    """One change point of one series; deduplicated by (series, run at which it changed,
+    kind). A `stopped` alert's change run is the series' last run before it went silent."""
 
     __tablename__ = "alerts"
     __table_args__ = (
-        UniqueConstraint("series_id", "change_run_id"),
+        UniqueConstraint("series_id", "change_run_id", "kind"),
         Index("ix_alerts_status_change_at", "status", "change_at"),
         Index("ix_alerts_incident_id", "incident_id"),
     )

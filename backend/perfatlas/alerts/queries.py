@@ -27,11 +27,14 @@ from perfatlas.alerts.schemas import (
     changes,
 )
 from perfatlas.analysis.detector import context_changes
+from perfatlas.confirm.reads import confirmations
+from perfatlas.confirm.schemas import ConfirmationRead
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.schemas import SeriesRef
+from perfatlas.runs.trust import CONFIRMING
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30
@@ -55,7 +58,7 @@ def series_ref(series: Series) -> SeriesRef:
     )  # fmt: skip
 
 
-def alert_read(alert: Alert) -> AlertRead:
+def alert_read(alert: Alert, confirmation: ConfirmationRead | None = None) -> AlertRead:
     change_run = _run_ref(alert.change_run)
     assert change_run is not None
     return AlertRead(
@@ -69,8 +72,12 @@ def alert_read(alert: Alert) -> AlertRead:
         previous_run=_run_ref(alert.previous_run), resolved_by_run=_run_ref(alert.resolved_by_run),
         note=alert.note, status_changed_at=alert.status_changed_at,
         status_changed_by=alert.status_changed_by, created_at=alert.created_at,
-        updated_at=alert.updated_at, resolved_at=alert.resolved_at,
+        updated_at=alert.updated_at, resolved_at=alert.resolved_at, confirmation=confirmation,
     )  # fmt: skip
+
+
+def confirmation_of(session: Session, alert: Alert) -> ConfirmationRead | None:
+    return confirmations(session, [alert]).get(alert.id)
 
 
 def _filtered(
@@ -145,12 +152,20 @@ def list_alerts(
     counts_query = _filtered(session, by_status, **filters).group_by(Alert.status)
     counts = {status.value: 0 for status in AlertStatus}
     counts.update({status: n for status, n in session.execute(counts_query)})
-    return AlertPage(items=[alert_read(a) for a in rows], next_cursor=next_cursor, counts=counts)
+    confirmed = confirmations(session, rows)
+    return AlertPage(
+        items=[alert_read(a, confirmed.get(a.id)) for a in rows],
+        next_cursor=next_cursor,
+        counts=counts,
+    )
 
 
 def _points(session: Session, alert: Alert) -> AlertPoints:
     columns = (Result.started_at, Result.value, Result.p5, Result.p95, Result.run_uuid)
-    base = select(*columns).where(Result.series_id == alert.series_id)
+    # The series' history: a confirmation's runs are shown in `confirmation`, not here.
+    base = select(*columns).where(
+        Result.series_id == alert.series_id, Result.flags.op("&")(CONFIRMING) == 0
+    )
     before = session.execute(
         base.where(Result.started_at < alert.change_at)
         .order_by(Result.started_at.desc())
@@ -194,7 +209,7 @@ def differences(previous: Run | None, current: Run) -> Differences:
 
 def alert_detail(session: Session, alert: Alert) -> AlertDetail:
     return AlertDetail(
-        **alert_read(alert).model_dump(),
+        **alert_read(alert, confirmation_of(session, alert)).model_dump(),
         points=_points(session, alert),
         differences=differences(alert.previous_run, alert.change_run),
     )
@@ -260,9 +275,10 @@ def list_incidents(
 
 def incident_detail(session: Session, incident: Incident) -> IncidentDetail:
     counts = _alert_counts(session, [incident.id])[incident.id]
+    confirmed = confirmations(session, incident.alerts)
     return IncidentDetail(
         **incident_read(session, incident, counts).model_dump(),
-        alerts=[alert_read(a) for a in incident.alerts],
+        alerts=[alert_read(a, confirmed.get(a.id)) for a in incident.alerts],
     )
 
 

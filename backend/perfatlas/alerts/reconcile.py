@@ -12,11 +12,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perfatlas.alerts import incidents
-from perfatlas.alerts.enums import DETECTOR, AlertStatus, Resolution
+from perfatlas.alerts.enums import DETECTOR, AlertKind, AlertStatus, Resolution
 from perfatlas.alerts.models import Alert
 from perfatlas.alerts.rules import Thresholds, alertable
 from perfatlas.alerts.status import resolve, set_status
 from perfatlas.analysis.detector import ChangePoint
+from perfatlas.confirm import service as confirm
+from perfatlas.confirm.plan import plan_for
 from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
 from perfatlas.runs.models import Series
@@ -33,6 +35,8 @@ class Report:
     updated: int = 0
     resolved: int = 0
     withdrawn: int = 0
+    # New regressions on a scheduled series held back for their confirmation job.
+    confirming: int = 0
     # Seconds until each new notification falls due (the task schedules a sweep for them).
     notifications: list[float] = field(default_factory=list)
 
@@ -43,12 +47,14 @@ class Report:
         self.updated += other.updated
         self.resolved += other.resolved
         self.withdrawn += other.withdrawn
+        self.confirming += other.confirming
         self.notifications.extend(other.notifications)
 
     def as_dict(self) -> dict[str, int]:
         return {
             "series": self.series, "opened": self.opened, "updated": self.updated,
             "resolved": self.resolved, "withdrawn": self.withdrawn,
+            "confirming": self.confirming,
         }  # fmt: skip
 
 
@@ -77,7 +83,11 @@ def reconcile(
         a
         for a in session.scalars(
             select(Alert)
-            .where(Alert.series_id == series.id, Alert.change_run_id.in_(index_of))
+            .where(
+                Alert.series_id == series.id,
+                Alert.change_run_id.in_(index_of),
+                Alert.kind != AlertKind.stopped.value,  # not the detector's (alerts/stopped.py)
+            )
             # A person's triage of one of these waits for this check, and the other way round.
             .with_for_update(of=Alert)
         )
@@ -124,13 +134,14 @@ def reconcile(
                 if alert.incident_id is not None:
                     touched_incidents.add(alert.incident_id)
                     incidents.reopen(session, alert.incident_id, settings, report.notifications)
-                report.opened += 1
+                    report.opened += 1
+                else:  # withdrawn while it was being confirmed: as a new one
+                    _announce(session, series, alert, points, settings, report)
         elif alertable(cp, limits):
             alert = _create(session, series, cp, points)
             existing.append(alert)
             matched.add(alert.id)
-            incidents.assign(session, alert, series, settings, report.notifications)
-            report.opened += 1
+            _announce(session, series, alert, points, settings, report)
     for alert in existing:
         if alert.status == AlertStatus.resolved:
             continue
@@ -147,6 +158,31 @@ def reconcile(
     session.flush()
     for incident_id in touched_incidents:
         incidents.settle(session, incident_id, settings, report.notifications)
+
+
+def _announce(
+    session: Session,
+    series: Series,
+    alert: Alert,
+    points: Sequence[Point],
+    settings: Settings,
+    report: Report,
+) -> None:
+    """A new regression alert opens (incident, notification), unless a schedule feeds the
+    series: then it waits, `confirming`, for the confirmation job queued here (confirm/)."""
+    confirmation = plan_for(
+        session, series=series, change_run_id=alert.change_run_id,
+        previous_run_id=alert.previous_run_id, newest_run_id=points[-1].run_id,
+        detected_pct=alert.change_pct,
+    )  # fmt: skip
+    if confirmation is not None:
+        alert.status = AlertStatus.confirming
+        session.flush()
+        confirm.start(session, alert=alert, confirmation=confirmation)
+        report.confirming += 1
+        return
+    incidents.assign(session, alert, series, settings, report.notifications)
+    report.opened += 1
 
 
 def _levels(cp: ChangePoint) -> dict[str, Any]:

@@ -86,7 +86,7 @@ def set_alert_status(
     alert = service.set_alert_status(
         session, alert_id, status=body.status, note=body.note, actor=principal.name
     )
-    return queries.alert_read(alert)
+    return queries.alert_read(alert, queries.confirmation_of(session, alert))
 
 
 @router.get("/incidents", operation_id="list_incidents", response_model=IncidentPage)

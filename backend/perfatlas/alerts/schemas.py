@@ -8,11 +8,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
+from perfatlas.confirm.schemas import ConfirmationRead
 from perfatlas.runs.schemas import SeriesRef, StrictModel
 
-AlertStatus = Literal["open", "acknowledged", "expected", "resolved"]
-AlertKind = Literal["regression", "improvement"]
-Resolution = Literal["stepped_back", "withdrawn", "manual"]
+AlertStatus = Literal["open", "acknowledged", "expected", "resolved", "confirming"]
+AlertKind = Literal["regression", "improvement", "stopped"]
+Resolution = Literal[
+    "stepped_back", "withdrawn", "manual", "not_confirmed", "unconfirmed", "resumed"
+]
 IncidentStatus = Literal["open", "resolved"]
 Note = Annotated[str, StringConstraints(max_length=2000)]
 Matcher = Annotated[str, StringConstraints(min_length=1, max_length=128)]
@@ -61,6 +64,11 @@ class AlertRead(BaseModel):
     created_at: dt.datetime
     updated_at: dt.datetime
     resolved_at: dt.datetime | None
+    confirmation: ConfirmationRead | None = Field(
+        default=None,
+        description="the re-run of a regression on a scheduled series before it alerts "
+        "(status confirming until its verdict)",
+    )
 
 
 class AlertPage(BaseModel):

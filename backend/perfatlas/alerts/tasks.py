@@ -11,7 +11,7 @@ from typing import Any
 
 from celery import shared_task
 
-from perfatlas.alerts import detection, pending
+from perfatlas.alerts import detection, pending, stopped
 from perfatlas.alerts.reconcile import Report
 from perfatlas.notifications.service import queue_sweeps
 from perfatlas.worker.celery_app import enqueue, task_session, task_settings
@@ -19,6 +19,8 @@ from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 DETECT_RUNS = "perfatlas.detect_runs"
 DETECT_PENDING = "perfatlas.detect_pending"
 DETECT_ALL = "perfatlas.detect_all"
+STOPPED_REPORTING = "perfatlas.stopped_reporting"
+STOPPED_EVERY_SECONDS = 60.0
 MAX_RETRIES = 5
 # A pass over the pending checks hands over to a fresh task after this long, so that one
 # long burst does not hold the worker from the other queues' work.
@@ -77,3 +79,19 @@ def detect_all(self: Any) -> dict[str, int]:
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     queue_sweeps(settings, report.notifications)
     return report.as_dict()
+
+
+@shared_task(name=STOPPED_REPORTING, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
+def stopped_reporting(self: Any) -> dict[str, int]:
+    """Series a cron schedule should feed that went silent: a `stopped` alert; resolved when
+    they report again (alerts/stopped.py)."""
+    settings = task_settings(self.app)
+    delays: list[float] = []
+    try:
+        with task_session(settings) as session:
+            counts = stopped.check(session, settings=settings, delays=delays)
+            session.commit()
+    except detection.RETRYABLE as exc:
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+    queue_sweeps(settings, delays)
+    return counts

@@ -36,6 +36,8 @@ def get_incident(session: Session, incident_id: int, *, lock: bool = False) -> I
 
 
 def _apply(alert: Alert, status: AlertStatus, note: str | None, actor: str) -> bool:
+    if status == AlertStatus.confirming and alert.status != status:
+        raise Invalid("body.status", "confirming is set by detection, not by a person")
     if alert.status == status and (note is None or note == alert.note):
         return False
     if status == AlertStatus.expected and not (note or alert.note):

@@ -12,6 +12,7 @@ from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
 from perfatlas.auth.router import router as auth_router
 from perfatlas.compare.router import router as compare_router
+from perfatlas.confirm.router import router as confirm_router
 from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
@@ -29,6 +30,7 @@ api_router.include_router(channels_router)
 api_router.include_router(auth_router)
 api_router.include_router(agents_router)
 api_router.include_router(jobs_router)
+api_router.include_router(confirm_router)
 api_router.include_router(schedules_router)
 
 

@@ -33,6 +33,7 @@ from perfatlas.agents.models import Agent
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS, RUNS, SERIES
 from perfatlas.runs.models import Environment, Result, Run, Series
 from perfatlas.runs.stats import quantile
+from perfatlas.runs.trust import CONFIRMING
 
 RUNS_PER_POINT = 20
 
@@ -92,8 +93,12 @@ def _select(query: Query, columns: Sequence[Any]) -> Select[Any]:
         statement = statement.join(Agent, Agent.id == Result.agent_id)
     if ENVIRONMENTS in query.tables:
         statement = statement.outerjoin(Environment, Environment.id == Result.environment_id)
+    # A confirmation job's runs are not part of any history (runs.confirming).
     return statement.where(
-        Result.workload == query.workload, Result.metric == query.metric, *query.conditions
+        Result.workload == query.workload,
+        Result.metric == query.metric,
+        Result.flags.op("&")(CONFIRMING) == 0,
+        *query.conditions,
     )
 
 

@@ -24,10 +24,15 @@ from perfatlas.explore.schemas import (
 )
 from perfatlas.runs.dimensions import TIME
 from perfatlas.runs.models import Result
-from perfatlas.runs.trust import FLAG_NAMES, REASONS, flag_names
+from perfatlas.runs.trust import CONFIRMING, FLAG_NAMES, REASONS, flag_names
 
 MAX_TIME_POINTS = 50_000
-FLAG_REASONS = {name: REASONS[name] for name in [*FLAG_NAMES.values(), "tentative_alert"]}
+# Confirmation runs are never in explore's points (runs.confirming), so never their flag.
+FLAG_REASONS = {
+    name: REASONS[name]
+    for name in [*FLAG_NAMES.values(), "tentative_alert"]
+    if name != FLAG_NAMES[CONFIRMING]
+}
 
 
 def _number(value: Any) -> float | None:

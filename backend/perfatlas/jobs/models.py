@@ -55,6 +55,8 @@ class Job(Base):
     # A confirmation job: the alert it confirms, and its answer.
     alert_id: Mapped[int | None] = mapped_column(ForeignKey("alerts.id", ondelete="SET NULL"))
     verdict: Mapped[str | None] = mapped_column(String(16))
+    # A confirmation job's plan (confirm/plan.py): its variants, rounds and time budget.
+    plan: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
     # A queued job not claimed by then is expired (the agent was away for its whole period).
     expires_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)

@@ -76,6 +76,7 @@ def to_reads(session: Session, jobs: Sequence[Job]) -> list[JobRead]:
             runs=runs.get(j.id, []),
             alert_id=j.alert_id,
             verdict=j.verdict,
+            plan=j.plan,
             points=_points(j.spec),
         )
         for j in jobs

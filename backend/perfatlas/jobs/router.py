@@ -18,6 +18,7 @@ from perfatlas.api.deps import (
     json_body,
 )
 from perfatlas.auth.service import check_runs_agents
+from perfatlas.confirm import service as confirm
 from perfatlas.core.db import commit_with_retry
 from perfatlas.core.inputs import INT32_MAX
 from perfatlas.jobs import claim, lifecycle, queries
@@ -32,6 +33,8 @@ from perfatlas.jobs.schemas import (
     ReleaseIn,
 )
 from perfatlas.jobs.spec import WorkloadSpec
+from perfatlas.notifications.service import queue_sweeps
+from perfatlas.runs.ingest import Ingested
 
 router = APIRouter(tags=["jobs"])
 JobId = Annotated[int, Path(ge=1, le=INT32_MAX)]
@@ -64,7 +67,7 @@ async def claim_job(
     return ClaimedJob(
         id=job.id, attempt=claimed.attempt, kind=job.kind,
         spec=WorkloadSpec.model_validate(job.spec), lease_seconds=claim.LEASE_SECONDS,
-        lease_until=job.lease_until, progress_every=claim.PROGRESS_EVERY,
+        lease_until=job.lease_until, progress_every=claim.PROGRESS_EVERY, plan=job.plan,
     )  # fmt: skip
 
 
@@ -108,17 +111,24 @@ def complete_job(
     assert principal.agent is not None
     agent = principal.agent
     check_runs_agents(principal, [run.agent for run in body.runs])
-    _, stored = commit_with_retry(
-        session,
-        lambda: lifecycle.complete(
+    delays: list[float] = []
+
+    def work() -> list[Ingested]:
+        delays.clear()
+        _, stored = lifecycle.complete(
             session,
             job_id=job_id,
             agent_name=agent,
             body=body,
             ignore_labels=settings.series_ignore_labels,
-        ),
-    )
+        )
+        # A confirmation job ended without a verdict: its alert's answer is unknown.
+        confirm.settle_finished(session, settings=settings, delays=delays, job_ids=[job_id])
+        return stored
+
+    stored = commit_with_retry(session, work)
     background.add_task(detect_after_ingest, settings, [s.uuid for s in stored if s.created])
+    background.add_task(queue_sweeps, settings, delays)
     return queries.read_job(session, job_id=job_id)
 
 
@@ -142,9 +152,12 @@ def release_job(
 
 
 @router.post("/jobs/{job_id}/cancel", operation_id="cancel_job", response_model=JobRead)
-def cancel_job(job_id: JobId, session: SessionDep, _: AdminPrincipal) -> JobRead:
+def cancel_job(
+    job_id: JobId, session: SessionDep, settings: SettingsDep, _: AdminPrincipal
+) -> JobRead:
     """Cancel a job: a queued one at once; a running one when its agent next reports."""
     lifecycle.cancel(session, job_id=job_id)
+    confirm.settle_finished(session, settings=settings, delays=[], job_ids=[job_id])
     session.commit()
     return queries.read_job(session, job_id=job_id)
 

@@ -28,6 +28,11 @@ class ClaimedJob(BaseModel):
     lease_seconds: float
     lease_until: dt.datetime
     progress_every: float = Field(description="send progress at least this often (seconds)")
+    plan: dict[str, Any] | None = Field(
+        default=None,
+        description="a confirm job's plan: run rounds of its variants (candidate, baseline) "
+        "in turns, post each to /jobs/{id}/rounds until it says continue=false",
+    )
 
 
 class ProgressIn(StrictModel):
@@ -84,6 +89,7 @@ class JobRead(BaseModel):
     runs: list[uuid_mod.UUID] = Field(description="the runs stored for this job")
     alert_id: int | None
     verdict: str | None
+    plan: dict[str, Any] | None = Field(description="a confirm job's plan")
     points: int = Field(description="runs the spec expands to on one agent")
 
 

@@ -109,8 +109,10 @@ def insert_results(
     env_ids: list[int | None],
     series_ids: list[list[int]],
     agent_ids: dict[str, int],
+    run_bits: Sequence[int] = (),
 ) -> None:
-    """Every result of the runs, with its summary (computed for the whole batch at once)."""
+    """Every result of the runs, with its summary (computed for the whole batch at once);
+    `run_bits` are trust bits of each run's results besides the computed ones."""
     # The schema guarantees samples or a value.
     samples = [r.samples or [r.value or 0.0] for run in runs for r in run.results]
     if not samples:
@@ -119,9 +121,12 @@ def insert_results(
     given = [r.value for run in runs for r in run.results]
     values = [p50 if v is None else v for v, p50 in zip(given, stats["p50"], strict=True)]
     flags: list[int] = []
-    for run in runs:
+    for i, run in enumerate(runs):
         bits, short = run_flags(run.meta, column_int(run.environment.get("cores")))
-        flags.extend(result_flags(r.metric, len(r.samples) or 1, bits, short) for r in run.results)
+        extra = run_bits[i] if run_bits else 0
+        flags.extend(
+            result_flags(r.metric, len(r.samples) or 1, bits, short) | extra for r in run.results
+        )
     if session.get_bind().dialect.name != "postgresql":
         rows: list[dict[str, Any]] = []
         for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):

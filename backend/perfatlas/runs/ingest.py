@@ -17,10 +17,13 @@ from perfatlas.agents.service import touch_agents
 from perfatlas.core.canonical import canonical_json, content_hash
 from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.core.models import utcnow
+from perfatlas.jobs.enums import JobKind
+from perfatlas.jobs.models import Job
 from perfatlas.runs.copy_writer import chunks, insert_results, insert_runs
 from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.models import Environment, Run, Series
 from perfatlas.runs.schemas import RunCreate, column_int
+from perfatlas.runs.trust import CONFIRMING
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
@@ -131,6 +134,17 @@ def _existing_runs(
     return existing
 
 
+def _confirm_jobs(session: Session, job_ids: set[int]) -> set[int]:
+    """Which of these jobs are confirmation jobs: their runs stay out of the series' history."""
+    if not job_ids:
+        return set()
+    return set(
+        session.scalars(
+            select(Job.id).where(Job.id.in_(sorted(job_ids)), Job.kind == JobKind.confirm.value)
+        )
+    )
+
+
 def ingest(
     session: Session,
     *,
@@ -236,6 +250,7 @@ def _store_new(
         result_keys.append(keys)
     series_ids = _upsert_ids(session, Series, "key_hash", series_rows)
 
+    confirming = _confirm_jobs(session, {run.job_id for run in runs if run.job_id is not None})
     run_rows: list[dict[str, Any]] = [
         {
             "uuid": run.uuid,
@@ -250,6 +265,7 @@ def _store_new(
             "finished_at": run.finished_at,
             "status": run.status,
             "job_id": run.job_id,
+            "confirming": run.job_id in confirming,
             "fsync_policy": run.fsync_policy,
             "o_direct": run.o_direct,
             "sync_mount": run.sync_mount,
@@ -273,7 +289,10 @@ def _store_new(
 
     env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
     series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
-    insert_results(session, runs, run_ids, env_of_run, series_of_results, agent_ids)
+    run_bits = [CONFIRMING if row["confirming"] else 0 for row in run_rows]
+    insert_results(
+        session, runs, run_ids, env_of_run, series_of_results, agent_ids, run_bits=run_bits
+    )
     # Last: the update locks the agents' rows until the commit, and concurrent uploads from
     # the same agents wait for that lock (taken in name order, so they cannot deadlock).
     touch_agents(

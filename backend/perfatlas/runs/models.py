@@ -16,6 +16,7 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Uuid,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -68,6 +69,9 @@ class Run(Base):
     finished_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
     status: Mapped[str] = mapped_column(String(16))
     job_id: Mapped[int | None] = mapped_column(BigInteger)
+    # A confirmation job's run (its job_id names a confirm job): kept out of the series'
+    # history (detection, explore, series points); results carry the CONFIRMING trust bit.
+    confirming: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Durability and cache facts: runs that differ here are not comparable (seed 004).
     fsync_policy: Mapped[str | None] = mapped_column(String(16))
     o_direct: Mapped[bool | None] = mapped_column(Boolean)
@@ -134,6 +138,7 @@ class Result(Base):
             "series_id",
             "started_at",
             postgresql_include=[
+                "flags",
                 "value",
                 "n",
                 "min",

@@ -15,6 +15,7 @@ from perfatlas.core.errors import NotFound
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Result, Run, Series
+from perfatlas.runs.trust import CONFIRMING
 
 
 def get_run(session: Session, *, run_uuid: uuid_mod.UUID) -> Run:
@@ -105,7 +106,10 @@ def list_series(
         series_id: (n, last)
         for series_id, n, last in session.execute(
             select(Result.series_id, func.count(), func.max(Result.started_at))
-            .where(Result.series_id.in_([s.id for s in rows]))
+            .where(
+                Result.series_id.in_([s.id for s in rows]),
+                Result.flags.op("&")(CONFIRMING) == 0,  # a confirmation's runs: no history
+            )
             .group_by(Result.series_id)
         )
     }

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from perfatlas.core import pgarrays
 from perfatlas.core.errors import Invalid
 from perfatlas.runs.models import Result
+from perfatlas.runs.trust import CONFIRMING
 
 POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
 # Every point has its time and value; the other columns can be left out (`fields`).
@@ -81,7 +82,9 @@ def series_points(
     sources = [_POINT_SOURCES[c] for c in names]
     if with_samples:
         names, sources = (*names, "samples"), [*sources, Result.samples]
-    query = select(*sources).where(Result.series_id == series_id)
+    # A confirmation job's runs are not part of the history (runs.confirming).
+    history = (Result.series_id == series_id, Result.flags.op("&")(CONFIRMING) == 0)
+    query = select(*sources).where(*history)
     if since:
         query = query.where(Result.started_at >= since)
     if until:
@@ -92,7 +95,7 @@ def series_points(
     for column in columns:
         column.reverse()
     total, last_at = connection.execute(
-        select(func.count(), func.max(Result.started_at)).where(Result.series_id == series_id)
+        select(func.count(), func.max(Result.started_at)).where(*history)
     ).one()
     return SeriesPoints(dict(zip(names, columns, strict=True)), total, last_at)
 
@@ -108,14 +111,16 @@ def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples:
         if samples:
             columns.append("samples")
             aggregates.append("array_agg(samples::text)")
-        where = ["series_id = %(series_id)s"]
+        # A confirmation job's runs are not part of the history (runs.confirming).
+        history = f"series_id = %(series_id)s AND flags & {CONFIRMING} = 0"
+        where = [history]
         if since:
             where.append("started_at >= %(since)s")
         if until:
             where.append("started_at < %(until)s")
         sql = (
-            "SELECT (SELECT count(*) FROM results WHERE series_id = %(series_id)s),"
-            " (SELECT max(started_at) FROM results WHERE series_id = %(series_id)s),"
+            f"SELECT (SELECT count(*) FROM results WHERE {history}),"
+            f" (SELECT max(started_at) FROM results WHERE {history}),"
             f" {', '.join(aggregates)} FROM (SELECT {', '.join(columns)} FROM results"
             f" WHERE {' AND '.join(where)} ORDER BY started_at DESC LIMIT %(limit)s) AS newest"
         )

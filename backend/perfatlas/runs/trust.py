@@ -14,11 +14,14 @@ from typing import Any
 SHORT_PHASE = 1
 BUSY = 2
 FEW_REPETITIONS = 4
+# A confirmation job's run (runs.confirming): readers of a series' history leave it out.
+CONFIRMING = 8
 
 FLAG_NAMES: dict[int, str] = {
     SHORT_PHASE: "short_phase",
     BUSY: "busy",
     FEW_REPETITIONS: "few_repetitions",
+    CONFIRMING: "confirming",
 }
 # The reasons a user reads on hover, by flag name ("tentative_alert" is added by readers).
 REASONS: dict[str, str] = {
@@ -27,6 +30,8 @@ REASONS: dict[str, str] = {
     "busy": "the machine was busy while it ran (load above 1.5 x its cores, or memory "
     "pressure of 10 % or more, before or after a repetition)",
     "few_repetitions": "fewer than 3 repetitions: no spread to judge noise by",
+    "confirming": "a confirmation job's run (re-running a candidate regression): kept out "
+    "of the series' history",
     "tentative_alert": "its series has a tentative alert: a possible change that more runs "
     "will confirm or withdraw",
 }

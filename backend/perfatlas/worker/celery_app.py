@@ -28,6 +28,7 @@ TASK_MODULES = (
     "perfatlas.notifications.tasks",
     "perfatlas.jobs.tasks",
     "perfatlas.schedules.tasks",
+    "perfatlas.confirm.tasks",
 )
 
 

@@ -16,7 +16,8 @@ NIGHTLY_EXPIRES_SECONDS = 12 * 3600
 def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     # The task names are the domains'; imported here, when the app is made, because the task
     # modules themselves import the worker's helpers.
-    from perfatlas.alerts.tasks import DETECT_ALL
+    from perfatlas.alerts.tasks import DETECT_ALL, STOPPED_EVERY_SECONDS, STOPPED_REPORTING
+    from perfatlas.confirm.tasks import SETTLE_CONFIRMATIONS, SETTLE_EVERY_SECONDS
     from perfatlas.jobs.tasks import EXPIRE_JOBS, EXPIRE_JOBS_SECONDS
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
     from perfatlas.schedules.tasks import FIRE_EVERY_SECONDS, FIRE_SCHEDULES
@@ -46,5 +47,15 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "schedule": FIRE_EVERY_SECONDS,
             # A pass not started by the next one is dropped: the next one fires the same.
             "options": {"queue": settings.queue, "expires": FIRE_EVERY_SECONDS},
+        },
+        "settle-confirmations": {
+            "task": SETTLE_CONFIRMATIONS,
+            "schedule": SETTLE_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": SETTLE_EVERY_SECONDS},
+        },
+        "stopped-reporting": {
+            "task": STOPPED_REPORTING,
+            "schedule": STOPPED_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": STOPPED_EVERY_SECONDS},
         },
     }

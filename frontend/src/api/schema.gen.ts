@@ -678,6 +678,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report Round
+         * @description One round of a confirmation job (its runs, every variant's): stored out of the series'
+         *     history and judged with the rounds before; says the verdict once there is one and whether
+         *     to run another round. A repeated round is harmless. 409 lease_lost.
+         */
+        post: operations["report_confirmation_round"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/notifications": {
         parameters: {
             query?: never;
@@ -1065,6 +1087,8 @@ export interface components {
             change_run: components["schemas"]["RunRef"];
             /** Confidence */
             confidence: number;
+            /** @description the re-run of a regression on a scheduled series before it alerts (status confirming until its verdict) */
+            confirmation?: components["schemas"]["ConfirmationRead"] | null;
             /**
              * Created At
              * Format: date-time
@@ -1079,7 +1103,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "regression" | "improvement";
+            kind: "regression" | "improvement" | "stopped";
             /** Note */
             note: string | null;
             points: components["schemas"]["AlertPoints"];
@@ -1088,7 +1112,7 @@ export interface components {
             /** @description the last run before the change */
             previous_run: components["schemas"]["RunRef"] | null;
             /** Resolution */
-            resolution: ("stepped_back" | "withdrawn" | "manual") | null;
+            resolution: ("stepped_back" | "withdrawn" | "manual" | "not_confirmed" | "unconfirmed" | "resumed") | null;
             /** Resolved At */
             resolved_at: string | null;
             resolved_by_run: components["schemas"]["RunRef"] | null;
@@ -1097,7 +1121,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "open" | "acknowledged" | "expected" | "resolved";
+            status: "open" | "acknowledged" | "expected" | "resolved" | "confirming";
             /**
              * Status Changed At
              * Format: date-time
@@ -1181,6 +1205,8 @@ export interface components {
             change_run: components["schemas"]["RunRef"];
             /** Confidence */
             confidence: number;
+            /** @description the re-run of a regression on a scheduled series before it alerts (status confirming until its verdict) */
+            confirmation?: components["schemas"]["ConfirmationRead"] | null;
             /**
              * Created At
              * Format: date-time
@@ -1194,7 +1220,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "regression" | "improvement";
+            kind: "regression" | "improvement" | "stopped";
             /** Note */
             note: string | null;
             /** Points After */
@@ -1202,7 +1228,7 @@ export interface components {
             /** @description the last run before the change */
             previous_run: components["schemas"]["RunRef"] | null;
             /** Resolution */
-            resolution: ("stepped_back" | "withdrawn" | "manual") | null;
+            resolution: ("stepped_back" | "withdrawn" | "manual" | "not_confirmed" | "unconfirmed" | "resumed") | null;
             /** Resolved At */
             resolved_at: string | null;
             resolved_by_run: components["schemas"]["RunRef"] | null;
@@ -1211,7 +1237,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "open" | "acknowledged" | "expected" | "resolved";
+            status: "open" | "acknowledged" | "expected" | "resolved" | "confirming";
             /**
              * Status Changed At
              * Format: date-time
@@ -1429,6 +1455,13 @@ export interface components {
              */
             lease_until: string;
             /**
+             * Plan
+             * @description a confirm job's plan: run rounds of its variants (candidate, baseline) in turns, post each to /jobs/{id}/rounds until it says continue=false
+             */
+            plan?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Progress Every
              * @description send progress at least this often (seconds)
              */
@@ -1587,6 +1620,71 @@ export interface components {
              * @enum {string}
              */
             status: "succeeded" | "failed" | "cancelled";
+        };
+        /**
+         * ConfirmationRead
+         * @description The newest confirmation job of an alert and what it found so far.
+         */
+        ConfirmationRead: {
+            /**
+             * Baseline Median
+             * @description the baseline's (or history's) median
+             */
+            baseline_median: number | null;
+            /** Candidate Median */
+            candidate_median: number | null;
+            /** Change Pct */
+            change_pct: number | null;
+            /**
+             * Ci
+             * @description 95 % interval of the change, percent
+             */
+            ci: number[] | null;
+            /** Job Id */
+            job_id: number;
+            /**
+             * Mode
+             * @description baseline: candidate and baseline re-run in turns; history: the candidate re-run and compared with the series before the change
+             * @enum {string}
+             */
+            mode: "baseline" | "history";
+            /** Note */
+            note: string | null;
+            /** Plan */
+            plan: {
+                [key: string]: unknown;
+            };
+            /** Rounds */
+            rounds: number;
+            /** Rounds Max */
+            rounds_max: number;
+            /** Runs */
+            runs: components["schemas"]["ConfirmationRun"][];
+            /**
+             * Status
+             * @description the job's status
+             */
+            status: string;
+            /** Verdict */
+            verdict: ("different" | "same" | "unknown") | null;
+        };
+        /** ConfirmationRun */
+        ConfirmationRun: {
+            /**
+             * Median
+             * @description the run's value of the alert's metric
+             */
+            median: number | null;
+            /**
+             * Uuid
+             * Format: uuid
+             */
+            uuid: string;
+            /**
+             * Variant
+             * @description candidate or baseline (by the run's labels)
+             */
+            variant: string;
         };
         /** CurrentJob */
         CurrentJob: {
@@ -2223,6 +2321,13 @@ export interface components {
             /** Max Attempts */
             max_attempts: number;
             /**
+             * Plan
+             * @description a confirm job's plan
+             */
+            plan: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Points
              * @description runs the spec expands to on one agent
              */
@@ -2450,6 +2555,37 @@ export interface components {
             unit: string;
             /** Value */
             value: number;
+        };
+        /** RoundIn */
+        RoundIn: {
+            /**
+             * Attempt
+             * @description the attempt the claim gave
+             */
+            attempt: number;
+            /**
+             * Round
+             * @description 1 for the first round
+             */
+            round: number;
+            /**
+             * Runs
+             * @description the round's runs, every variant's (their labels say which)
+             */
+            runs?: components["schemas"]["RunCreate"][];
+        };
+        /** RoundOut */
+        RoundOut: {
+            /**
+             * Continue
+             * @description run another round (false: complete the job)
+             */
+            continue: boolean;
+            /**
+             * Verdict
+             * @description the answer once there is one
+             */
+            verdict: ("different" | "same" | "unknown") | null;
         };
         /**
          * RuleCreate
@@ -2984,7 +3120,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "regression" | "improvement";
+            kind: "regression" | "improvement" | "stopped";
             /**
              * Run Uuid
              * Format: uuid
@@ -3132,7 +3268,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "open" | "acknowledged" | "expected" | "resolved";
+            status: "open" | "acknowledged" | "expected" | "resolved" | "confirming";
         };
         /** TokenCreate */
         TokenCreate: {
@@ -3852,7 +3988,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description any of these (repeatable) */
-                status?: ("open" | "acknowledged" | "expected" | "resolved")[];
+                status?: ("open" | "acknowledged" | "expected" | "resolved" | "confirming")[];
                 workload?: string | null;
                 metric?: string | null;
                 /** @description the agent (host) of the series */
@@ -5420,6 +5556,77 @@ export interface operations {
             };
             /** @description stored already, with another body */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    report_confirmation_round: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoundIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundOut"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,13 +4,14 @@ import { formatNumber, formatPercent, formatValue } from "../../lib/format";
 import type { Alert, AlertsFilter, AlertStatus } from "./api/get-alerts";
 import type { Change } from "./api/get-alert";
 
-export const STATUSES: readonly AlertStatus[] = ["open", "acknowledged", "expected", "resolved"];
+export const STATUSES: readonly AlertStatus[] = ["open", "confirming", "acknowledged", "expected", "resolved"];
 
 export const STATUS_LABEL: Record<AlertStatus, string> = {
   open: "Open",
   acknowledged: "Acknowledged",
   expected: "Expected",
   resolved: "Resolved",
+  confirming: "Confirming",
 };
 
 export type AlertsState = { status: AlertStatus; workload: string; agent: string; label: string[]; cursor: string };

@@ -9,6 +9,9 @@ const RESOLUTION: Record<string, string> = {
   stepped_back: "the series stepped back to its level before the change",
   withdrawn: "more points showed the tentative change was not there",
   manual: "resolved by hand",
+  not_confirmed: "its confirmation re-ran it and found no change",
+  unconfirmed: "its confirmation could not tell (noisy, out of budget, or the job failed)",
+  resumed: "the series reports again",
 };
 
 function StatusLine({ alert }: { alert: AlertDetail }) {

@@ -1,0 +1,51 @@
+"""HTTP route of a confirmation job's rounds (the agent holding the job)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, BackgroundTasks, Path
+
+from perfatlas.api.deps import AgentPrincipal, SessionDep, SettingsDep, body_schema, json_body
+from perfatlas.auth.service import check_runs_agents
+from perfatlas.confirm import rounds
+from perfatlas.confirm.schemas import RoundIn, RoundOut
+from perfatlas.core.db import commit_with_retry
+from perfatlas.core.inputs import INT32_MAX
+from perfatlas.notifications.service import queue_sweeps
+
+router = APIRouter(tags=["jobs"])
+JobId = Annotated[int, Path(ge=1, le=INT32_MAX)]
+
+
+@router.post(
+    "/jobs/{job_id}/rounds",
+    operation_id="report_confirmation_round",
+    response_model=RoundOut,
+    openapi_extra=body_schema(RoundIn),
+)
+def report_round(
+    job_id: JobId,
+    body: Annotated[RoundIn, json_body(RoundIn)],
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: AgentPrincipal,
+    background: BackgroundTasks,
+) -> RoundOut:
+    """One round of a confirmation job (its runs, every variant's): stored out of the series'
+    history and judged with the rounds before; says the verdict once there is one and whether
+    to run another round. A repeated round is harmless. 409 lease_lost."""
+    assert principal.agent is not None
+    agent = principal.agent
+    check_runs_agents(principal, [run.agent for run in body.runs])
+    delays: list[float] = []
+
+    def work() -> tuple[object, bool]:
+        delays.clear()
+        return rounds.record_round(
+            session, job_id=job_id, agent_name=agent, body=body, settings=settings, delays=delays
+        )
+
+    verdict, go_on = commit_with_retry(session, work)
+    background.add_task(queue_sweeps, settings, list(delays))
+    return RoundOut(verdict=verdict, continue_=go_on)
