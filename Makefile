@@ -9,7 +9,7 @@ PORT ?= 8000
 AGENT := $(wildcard agent/pyproject.toml)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: up test lint typecheck pytest bench bench-load bench-jobs install services system-packages lock clean help \
+.PHONY: up test lint typecheck pytest bench bench-load bench-jobs bench-confirm install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
@@ -18,6 +18,7 @@ help:
 	@echo "make bench   run the benchmarks; results go to tests/bench/results/"
 	@echo "make bench-load  only the load benchmark (concurrent uploads, notifications, Explore readers)"
 	@echo "make bench-jobs  only the jobs benchmark (50 agents long-polling while schedules queue jobs)"
+	@echo "make bench-confirm  only the confirmation benchmark (candidate regression to confirmed alert)"
 	@echo "make lint    ruff + mypy only"
 	@echo "make ui      build the web UI into frontend/dist (make up and make test do it when needed)"
 	@echo "make typegen regenerate frontend/src/api/schema.gen.ts from the server's OpenAPI document"
@@ -67,6 +68,9 @@ bench-load: install services
 
 bench-jobs: install services
 	$(PY) tests/bench/run.py jobs
+
+bench-confirm: install services
+	$(PY) tests/bench/run.py confirm
 
 lock:
 	rm -rf /tmp/perfatlas-lock && $(PYTHON) -m venv /tmp/perfatlas-lock

@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,18 @@ import redis
 from common import (
     EXPLORE_CASES,
     PERFATLAS,
+    REDIS_URL,
+    Receiver,
     admin_dsn,
     create_token,
+    drop_queues,
     free_port,
     perfatlas_env,
     seed_database,
+    serve_webhook,
     start_server,
+    start_worker,
+    stop_process,
     sweep_run,
 )
 from loadgen import clients, cpu_seconds, gather, summary
@@ -63,7 +68,6 @@ API_WORKERS = int(os.environ.get("BENCH_LOAD_API_WORKERS", "1"))
 # The upload that plants the step goes out this far into the upload load.
 PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
-REDIS_URL = os.environ.get("PERFATLAS_TEST_REDIS", "redis://127.0.0.1:6379/0")
 AGENTS = 8  # the seeded agents host-0 .. host-7: uploads extend their series
 RUNS_PER_BATCH, LOAD_METRICS = 10, 5
 TARGETS = {"upload_p99_ms": 500, "notify_delay_s": 60, "explore_p99_ms": 1000}
@@ -96,22 +100,6 @@ def prepare_database() -> dict[str, Any]:
     if seeded_results(DB) != SEEDED:
         raise SystemExit(f"seeding {DB} stored {seeded_results(DB)} results, not {SEEDED}")
     return {"seeded_now": True, "seed_seconds": time.perf_counter() - started}
-
-
-class Receiver(BaseHTTPRequestHandler):
-    """The webhook channel: keeps every notification with the time it arrived."""
-
-    received: list[tuple[float, dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        Receiver.received.append((time.time(), json.loads(body or b"{}")))
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 class Backlog(threading.Thread):
@@ -322,26 +310,20 @@ def main() -> int:
     tag = f"{os.getpid()}-{int(time.time())}"
     queue = f"perfatlas-bench-load-{tag}"
     queues = [queue, f"{queue}.notify"]
-    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    receiver = serve_webhook()
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
     env = perfatlas_env(DB, free_port(), PERFATLAS_BROKER_URL=REDIS_URL, PERFATLAS_QUEUE=queue,
                         PERFATLAS_DATA_DIR=str(workdir))  # fmt: skip
     subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
     tokens = {scope: create_token(env, scope) for scope in ("admin", "upload", "read")}
     server, base = start_server(env, workers=API_WORKERS)
-    log = (workdir / "worker.log").open("wb")
-    worker = subprocess.Popen([*PERFATLAS, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        worker = start_worker(env, workdir / "worker.log")
+    except SystemExit:
+        stop_process(server)
+        raise
     backlog = Backlog(queues)
     try:
-        ping = [*PERFATLAS, "ping", "--timeout", "2"]
-
-        def answered() -> float | None:
-            done = subprocess.run(ping, env=env, capture_output=True).returncode == 0
-            return time.time() if done else None
-
-        if wait_for(answered, time.time() + 120) is None:
-            raise SystemExit(f"the worker did not answer; its log: {workdir / 'worker.log'}")
         headers = {"Authorization": f"Bearer {tokens['admin']}"}
         planted = f"planted-{tag}"
         with httpx.Client(base_url=base, timeout=120, headers=headers) as admin:
@@ -377,16 +359,9 @@ def main() -> int:
     finally:
         backlog.stop.set()
         for proc in (worker, server):
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        log.close()
+            stop_process(proc)
         receiver.shutdown()
-        broker = redis.Redis.from_url(REDIS_URL)  # the queues and kombu's bindings of them
-        if keys := [*broker.scan_iter(f"{queue}*"), *broker.scan_iter(f"_kombu.binding*{queue}*")]:
-            broker.delete(*keys)
+        drop_queues(queue)
     report["database"].update(database)
     report["started_at"] = started_at.isoformat(timespec="seconds")
     report["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

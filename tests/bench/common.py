@@ -1,10 +1,12 @@
 """What the benchmark scripts share: the PostgreSQL server, free ports, percentiles, the seeded
 runs (bench_server.py stores them, bench_load.py reuses them), the explore cases timed over them,
-and starting a `perfatlas serve` on a database."""
+starting a `perfatlas serve` on a database and a `perfatlas worker` on a Redis queue of its own,
+and a webhook receiver in the benchmark's process."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 import socket
@@ -13,16 +15,20 @@ import sys
 import threading
 import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 import psycopg
+import redis
 
 from perfatlas.runs.stats import quantile
 
 PG = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 PERFATLAS = [sys.executable, "-m", "perfatlas"]
+REDIS_URL = os.environ.get("PERFATLAS_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 # The seeded database: METRICS results of SAMPLES samples per run; the first SERIES_POINTS runs
 # are one configuration (10,000-point series), the rest sweep SWEEP_WORKLOADS on 8 agents.
@@ -206,3 +212,61 @@ def seed_database(db: str, results: int, *, uploaders: int = 2, batch: int = 100
         server.wait(timeout=20)
     with psycopg.connect(admin_dsn(db), autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE")
+
+
+def start_worker(
+    env: dict[str, str], log_path: Path, *, timeout: float = 120
+) -> subprocess.Popen[bytes]:
+    """`perfatlas worker` (with its beat) on the env's database and queue, once it answers
+    `perfatlas ping`; its output goes to log_path."""
+    with log_path.open("wb") as log:
+        worker = subprocess.Popen([*PERFATLAS, "worker"], env=env, stdout=log,
+                                  stderr=subprocess.STDOUT)  # fmt: skip
+    ping = [*PERFATLAS, "ping", "--timeout", "2"]
+    deadline = time.time() + timeout
+    while subprocess.run(ping, env=env, capture_output=True).returncode != 0:
+        if worker.poll() is not None or time.time() > deadline:
+            stop_process(worker)
+            raise SystemExit(f"the worker did not answer; its log: {log_path}")
+        time.sleep(0.5)
+    return worker
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def drop_queues(queue: str) -> None:
+    """A benchmark's Celery queues in Redis (queue, queue.notify) and kombu's bindings of them."""
+    broker = redis.Redis.from_url(REDIS_URL)
+    if keys := [*broker.scan_iter(f"{queue}*"), *broker.scan_iter(f"_kombu.binding*{queue}*")]:
+        broker.delete(*keys)
+    broker.close()
+
+
+class Receiver(BaseHTTPRequestHandler):
+    """The webhook channel: keeps every notification with the time it arrived."""
+
+    received: list[tuple[float, dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Receiver.received.append((time.time(), json.loads(body or b"{}")))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def serve_webhook() -> ThreadingHTTPServer:
+    """Receiver on 127.0.0.1 (a free port), served by a thread of this process."""
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    return receiver
