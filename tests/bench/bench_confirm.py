@@ -6,20 +6,22 @@ own), a webhook channel to a receiver in this process, and for each case a new a
 through `perfatlas-agent enroll` running `perfatlas-agent daemon` (a new agent, series and
 incident per case, so that one case cannot touch another's). Every run comes from a schedule
 fired with when "now" (POST /schedules), so the series is fed by a schedule. The schedule's
-command reads `{version}` and prints ops: 1000 on version 1, 800 (20 % slower) on version 2 or
-while a marker file counts slow repetitions down, times 1 ± 1 % noise seeded by
-BENCH_CONFIRM_SEED and the invocation's number on that agent.
+command reads `{version}` and prints ops: 1000 on the old version, 800 (20 % slower) on the
+new one or while a marker file counts slow repetitions down, times 1 ± 1 % noise seeded by
+BENCH_CONFIRM_SEED + n (the repeat) and the invocation's number on that agent. Repeat n changes
+version n.1 to n.2: a cause of its own (incidents group alerts by cause across agents), so an
+incident of its own and a notification "incident.opened" of its own.
 
-- regression: BENCH_CONFIRM_HISTORY (16) firings on version 1, then MIN_SIDE - 1 (3) on
-  version 2 (the detector needs MIN_SIDE points after a step), then, once detection is idle,
-  the measured firing on version 2: the run that makes the change alertable. On one clock (this
+- regression: BENCH_CONFIRM_HISTORY (16) firings on the old version, then MIN_SIDE - 1 (3) on
+  the new (the detector needs MIN_SIDE points after a step), then, once detection is idle,
+  the measured firing on the new version: the run that makes the change alertable. On one clock (this
   machine's): t0 = that job's completion (the upload of its run: the job's finished_at, set by
   the server as it stores the run), t1 = the alert seen in status confirming (GET /alerts, every
   BENCH_CONFIRM_POLL s), t2 = its confirmation job seen claimed (GET /jobs/{id} no longer
   queued), t3 = the alert seen open with verdict DIFFERENT, t4 = the webhook notification
   received. t3 → t4 includes PERFATLAS_NOTIFY_DELAY_SECONDS (30 by default), the fixed wait
   after an incident opens so that the alerts of one cause go out together.
-- one_off: the same history on version 1 with a planted slow spell of MIN_SIDE runs (the last
+- one_off: the same history on the old version with a planted slow spell of MIN_SIDE runs (the last
   one the measured firing); the confirmation re-runs the candidate: t3 = the alert seen
   resolved not_confirmed; no notification may ever name it (checked after the notify delay).
 
@@ -59,8 +61,8 @@ from common import (
     start_worker,
     stop_process,
 )
-from confirmagent import LEVEL, NEW, OLD, SLOW_LEVEL, Machine
-from confirmfigures import checks, intervals, median, notified, since, summarize
+from confirmagent import LEVEL, SLOW_LEVEL, Machine, versions
+from confirmfigures import checks, events, intervals, median, notified, since, summarize
 
 from perfatlas.analysis.ranks import MIN_SIDE
 from perfatlas.confirm.plan import ROUNDS_MAX
@@ -102,9 +104,11 @@ class Bench:
         self.api, self.base, self.workdir = api, base, workdir
         self.firings = 0
 
-    def machine(self, name: str) -> Machine:
-        return Machine(self.api, self.base, self.workdir / name, name, seed=SEED,
-                       repetitions=REPETITIONS, claim_wait=CLAIM_WAIT)  # fmt: skip
+    def machine(self, name: str, slow_version: str, number: int) -> Machine:
+        """Repeat `number`'s agent; its noise seeded by SEED + number."""
+        return Machine(self.api, self.base, self.workdir / name, name, seed=SEED + number,
+                       repetitions=REPETITIONS, slow_version=slow_version,
+                       claim_wait=CLAIM_WAIT)  # fmt: skip
 
     def get(self, path: str, **params: Any) -> Any:
         return self.api.get(f"/api/v1{path}", params=params).raise_for_status().json()
@@ -125,9 +129,9 @@ class Bench:
             raise RuntimeError(f"job {items[0]['id']} {items[0]['status']}: {items[0]['error']}")
         return items[0] if items else None
 
-    def history(self, machine: Machine, versions: list[str]) -> None:
+    def history(self, machine: Machine, points: list[str]) -> None:
         """Fire one schedule per point, then wait for every job to have succeeded."""
-        schedules = {self.fire(machine, v) for v in versions}
+        schedules = {self.fire(machine, v) for v in points}
 
         def done() -> bool:
             jobs = [j for j in self.get("/jobs", agent=machine.name, limit=500)["items"]
@@ -237,12 +241,13 @@ class Bench:
         }
 
     def regression(self, number: int) -> dict[str, Any]:
-        machine = self.machine(f"reg-{number}")
+        old, new = versions(number)
+        machine = self.machine(f"reg-{number}", new, number)
         try:
-            self.history(machine, [OLD] * HISTORY)
-            self.history(machine, [NEW] * (MIN_SIDE - 1))
+            self.history(machine, [old] * HISTORY)
+            self.history(machine, [new] * (MIN_SIDE - 1))
             self.detection_idle()
-            seen = self.measure(machine, NEW, lambda a: a["status"] == "open"
+            seen = self.measure(machine, new, lambda a: a["status"] == "open"
                                 and (a["confirmation"] or {}).get("verdict") == "different")  # fmt: skip
             record = self.finish(seen)
         finally:
@@ -255,14 +260,15 @@ class Bench:
         return record
 
     def one_off(self, number: int) -> dict[str, Any]:
-        machine = self.machine(f"once-{number}")
+        old, new = versions(number)
+        machine = self.machine(f"once-{number}", new, number)
         try:
-            self.history(machine, [OLD] * HISTORY)
+            self.history(machine, [old] * HISTORY)
             # The next MIN_SIDE runs are slow, the last of them the measured one.
             machine.marker.write_text(str(MIN_SIDE * REPETITIONS))
-            self.history(machine, [OLD] * (MIN_SIDE - 1))
+            self.history(machine, [old] * (MIN_SIDE - 1))
             self.detection_idle()
-            seen = self.measure(machine, OLD, lambda a: a["status"] == "resolved")
+            seen = self.measure(machine, old, lambda a: a["status"] == "resolved")
             record = self.finish(seen)
             record["marker_left"] = machine.marker.read_text().strip()
         finally:
@@ -322,6 +328,8 @@ def main() -> int:
         receiver.shutdown()
         drop_queues(queue)
     regression, one_off, errors = found["regression"], found["one_off"], found["errors"]
+    for record in [*regression, *one_off]:
+        record["notifications"] = events(record["alert_id"])
     ok = checks(regression, one_off, errors, REPEATS)
     reg, once = summarize(regression), summarize(one_off)
 
@@ -336,7 +344,7 @@ def main() -> int:
             "new_version_points_before_measured": MIN_SIDE - 1,
             "repetitions_per_run": REPETITIONS,
             "levels": {"old": LEVEL, "new": SLOW_LEVEL, "noise": "x (1 +- 1 %), seeded"},
-            "seed": SEED,
+            "seed": f"{SEED} + the repeat's number",
             "poll_interval_s": POLL,
             "claim_wait_s": CLAIM_WAIT or "daemon default",
             "rounds_max": ROUNDS_MAX,
@@ -350,7 +358,7 @@ def main() -> int:
         "one_off": {
             "summary": once,
             "cases": one_off,
-            "notifications_naming_them": sum(1 for r in one_off if notified(r["alert_id"])),
+            "notifications_naming_them": sum(len(r["notifications"]) for r in one_off),
         },
         "notifications_received": len(Receiver.received),
         "errors": errors,
@@ -364,7 +372,7 @@ def main() -> int:
             "regression_rounds_median": median(reg, "rounds"),
             "one_off_to_not_confirmed_s": median(once, "t0_t3"),
             "one_off_rounds_median": median(once, "rounds"),
-            "one_off_notifications": sum(1 for r in one_off if notified(r["alert_id"])),
+            "one_off_notifications": sum(len(r["notifications"]) for r in one_off),
         },
         "full_size": REPEATS >= 3,
         "started_at": started_at.isoformat(timespec="seconds"),

@@ -15,7 +15,13 @@ from typing import Any
 
 import httpx
 
-OLD, NEW = "1", "2"
+
+def versions(number: int) -> tuple[str, str]:
+    """The old and new version of repeat `number`: a change of its own, so that its alert opens
+    an incident of its own (incidents group alerts by cause, across agents)."""
+    return f"{number}.1", f"{number}.2"
+
+
 LEVEL, SLOW_LEVEL = 1000.0, 800.0
 
 
@@ -30,10 +36,10 @@ class Machine:
 
     def __init__(
         self, api: httpx.Client, base: str, root: Path, name: str, *, seed: int,
-        repetitions: int, claim_wait: str = "",
+        repetitions: int, slow_version: str, claim_wait: str = "",
     ) -> None:  # fmt: skip
         self.name, self.root = name, root
-        self.seed, self.repetitions = seed, repetitions
+        self.seed, self.repetitions, self.slow_version = seed, repetitions, slow_version
         self.marker, self.counter = root / "slow", root / "invocations"
         root.mkdir(parents=True)
         made = api.post("/api/v1/agents/enrollment-tokens",
@@ -54,13 +60,13 @@ class Machine:
         )  # fmt: skip
 
     def spec(self, version: str) -> dict[str, Any]:
-        """Slow on version 2, or while the marker holds a count of slow repetitions left."""
+        """Slow on slow_version, or while the marker holds a count of slow repetitions left."""
         cmd = (
             f"n=$(cat {self.marker} 2>/dev/null || echo 0); slow=0; "
             f'if [ "$n" -gt 0 ]; then echo $((n - 1)) > {self.marker}; slow=1; fi; '
             f"i=$(( $(cat {self.counter} 2>/dev/null || echo 0) + 1 )); echo $i > {self.counter}; "
             f"awk -v v={{version}} -v slow=$slow -v s=$(({self.seed} + i)) 'BEGIN {{srand(s); "
-            f"x = ((v == {NEW} || slow == 1) ? {SLOW_LEVEL:g} : {LEVEL:g}) "
+            f'x = ((v == "{self.slow_version}" || slow == 1) ? {SLOW_LEVEL:g} : {LEVEL:g}) '
             "* (1 + (rand() - 0.5) / 50); "
             'printf("{\\"ops\\": %.3f}\\n", x)}\''
         )
