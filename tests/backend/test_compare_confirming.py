@@ -25,16 +25,16 @@ METRIC = "create.ops_per_s"
 
 def _runs(version: str, level: float, n: int, *, seed: int, **extra: Any) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    return [
-        run_body(
+    runs = []
+    for i in range(n):
+        samples = [level * (1 + rng.uniform(-0.01, 0.01)) for _ in range(3)]
+        runs.append(run_body(
             agent=AGENT, target="/mnt/a", labels={"fs_version": version, "mode": "c"},
             environment={**run_body()["environment"], "hostname": AGENT},
             started_at=(BASE_TIME + dt.timedelta(hours=seed * 100 + i)).isoformat(),
-            results=[result(METRIC, [level * (1 + rng.uniform(-0.01, 0.01)) for _ in range(3)])],
-            **extra,
-        )  # fmt: skip
-        for i in range(n)
-    ]
+            results=[result(METRIC, samples)], **extra,
+        ))  # fmt: skip
+    return runs
 
 
 def _oracle(runs: list[dict[str, Any]]) -> tuple[float, float, float]:
@@ -54,10 +54,8 @@ def test_group_compare_leaves_out_confirmation_runs(client, tokens, engine, read
     # A confirmation job re-ran both versions, in turns, and found them alike; one of its runs
     # measured a metric no ordinary run has.
     (job_id,) = queue(engine, [AGENT], kind=JobKind.confirm, pinned=True)
-    reruns = (
-        _runs("6.5", LEVEL["6.1"], 6, seed=3, job_id=job_id)
-        + _runs("6.1", LEVEL["6.1"], 6, seed=4, job_id=job_id)
-    )
+    reruns = _runs("6.5", LEVEL["6.1"], 6, seed=3, job_id=job_id)
+    reruns += _runs("6.1", LEVEL["6.1"], 6, seed=4, job_id=job_id)
     reruns[0]["results"].append(result("only.in_confirmation", [5.0, 5.0, 5.0]))
     resp = client.post("/api/v1/runs/batch", json={"runs": reruns}, headers=agent)
     assert resp.status_code == 200, resp.text

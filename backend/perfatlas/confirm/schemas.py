@@ -28,6 +28,11 @@ class RoundOut(BaseModel):
     continue_: bool = Field(
         alias="continue", description="run another round (false: complete the job)"
     )
+    cancel: bool = Field(
+        default=False,
+        description="the job was cancelled (its alert was resolved meanwhile): stop and "
+        "complete it as cancelled",
+    )
 
     model_config = {"populate_by_name": True}
 
