@@ -2577,6 +2577,12 @@ export interface components {
         /** RoundOut */
         RoundOut: {
             /**
+             * Cancel
+             * @description the job was cancelled (its alert was resolved meanwhile): stop and complete it as cancelled
+             * @default false
+             */
+            cancel: boolean;
+            /**
              * Continue
              * @description run another round (false: complete the job)
              */
