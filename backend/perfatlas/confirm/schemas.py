@@ -41,6 +41,7 @@ class ConfirmationRun(BaseModel):
     uuid: uuid_mod.UUID
     variant: str = Field(description="candidate or baseline (by the run's labels)")
     median: float | None = Field(description="the run's value of the alert's metric")
+    samples: list[float] = Field(description="its repetitions' values of that metric")
 
 
 class ConfirmationRead(BaseModel):

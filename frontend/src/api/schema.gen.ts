@@ -1676,6 +1676,11 @@ export interface components {
              */
             median: number | null;
             /**
+             * Samples
+             * @description its repetitions' values of that metric
+             */
+            samples: number[];
+            /**
              * Uuid
              * Format: uuid
              */
