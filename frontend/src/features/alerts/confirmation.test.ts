@@ -4,7 +4,9 @@ import {
   confirmationFigure,
   confirmingText,
   intervalText,
+  levelWithUnit,
   median,
+  signedChangeText,
   verdictText,
   withRounds,
   type Confirmation,
@@ -78,6 +80,11 @@ describe("the verdict in words", () => {
     expect(intervalText([-1.2, 1.84])).toBe("−1.2 to +1.8 %");
     expect(intervalText(null)).toBe("");
     expect(changeWords(5.25, "higher")).toBe("5.3 % faster");
+    expect(signedChangeText(-19.84, [-22.13, -17.3])).toBe("−19.8 % (95 % interval −22.1 to −17.3 %)");
+    expect(signedChangeText(0.44, null)).toBe("+0.4 %");
+    expect(signedChangeText(null, null)).toBe("–");
+    expect(levelWithUnit(999.8912, "ops/s")).toBe("999.89 ops/s");
+    expect(levelWithUnit(null, "ops/s")).toBe("–");
   });
 });
 
@@ -114,6 +121,8 @@ describe("rounds and the strip plot", () => {
       "candidate (new): run median",
       "baseline (old): repetitions",
       "baseline (old): run median",
+      "candidate median (all rounds)",
+      "baseline median (all rounds)",
     ]);
     expect(candSamples?.y).toEqual([801, 799, 800, 805, 802, 798]);
     expect(candSamples?.customdata).toEqual(["c1", "c1", "c1", "c2", "c2", "c3"]);
@@ -125,9 +134,14 @@ describe("rounds and the strip plot", () => {
     expect(candMedians?.x).toEqual([0.88, 1.88, 2.88]);
     expect(candMedians?.y).toEqual([800, 803.5, 798]);
     expect(baseMedians?.x).toEqual([1.12, 2.12, 3.12]);
-    const shapes = fig.layout.shapes as { y0: number }[];
-    expect(shapes.map((s) => s.y0)).toEqual([801, 1000]);
-    expect((fig.layout.xaxis as { tickvals: number[] }).tickvals).toEqual([1, 2, 3]);
+    const levels = fig.data.slice(4);
+    expect(levels.map((t) => [t.name, t.y, t.x])).toEqual([
+      ["candidate median (all rounds)", [801, 801], [0.5, 3.5]],
+      ["baseline median (all rounds)", [1000, 1000], [0.5, 3.5]],
+    ]);
+    const xaxis = fig.layout.xaxis as { tickvals: number[]; ticktext: string[] };
+    expect(xaxis.tickvals).toEqual([1, 2, 3]);
+    expect(xaxis.ticktext).toEqual(["round 1", "round 2", "round 3"]);
   });
 
   it("draws the history's median alone when only the candidate re-ran", () => {
@@ -136,7 +150,12 @@ describe("rounds and the strip plot", () => {
       "ops/s",
       "dark",
     );
-    expect(fig.data).toHaveLength(2);
-    expect((fig.layout.shapes as { y0: number }[]).map((s) => s.y0)).toEqual([1000, 998]);
+    expect(fig.data.map((t) => t.name)).toEqual([
+      "candidate (new): repetitions",
+      "candidate (new): run median",
+      "candidate median (all rounds)",
+      "history median (before the change)",
+    ]);
+    expect(fig.data.slice(2).map((t) => (t.y as number[])[0])).toEqual([1000, 998]);
   });
 });

@@ -108,8 +108,17 @@ const VARIANT_COLOR: Record<string, string> = { candidate: "#D55E00", baseline: 
 // Side by side within a round: the candidate left of the round's tick, the baseline right.
 const OFFSET: Record<string, number> = { candidate: -0.12, baseline: 0.12 };
 
-function hline(y: number, color: string, dash: string): Record<string, unknown> {
-  return { type: "line", xref: "paper", yref: "y", x0: 0, x1: 1, y0: y, y1: y, line: { color, width: 1.5, dash } };
+/** A level across every round, with its name in the legend. */
+function level(name: string, y: number, rounds: number, color: string, dash: string, unit: string): PlotData {
+  return {
+    type: "scatter",
+    mode: "lines",
+    name,
+    x: [0.5, rounds + 0.5],
+    y: [y, y],
+    line: { color, width: 1.5, dash },
+    hovertemplate: `${name}<br>%{y:.5g} ${unit}<extra></extra>`,
+  };
 }
 
 /** Strip plot: every repetition of every confirmation run by round (candidate and baseline side
@@ -157,28 +166,42 @@ export function confirmationFigure(c: Confirmation, unit: string, theme: Theme):
       hovertemplate: `${variant} · round %{x:.0f}<br>median %{y:.4g} ${unit}<br>run %{customdata}<extra></extra>`,
     });
   }
-  const shapes: Record<string, unknown>[] = [];
-  if (c.candidate_median !== null) shapes.push(hline(c.candidate_median, VARIANT_COLOR.candidate ?? colorAt(3), "dot"));
-  if (c.baseline_median !== null) shapes.push(hline(c.baseline_median, VARIANT_COLOR.baseline ?? colorAt(0), "dash"));
   const rounds = Math.max(1, ...runs.map((r) => r.round));
+  if (c.candidate_median !== null) {
+    data.push(level("candidate median (all rounds)", c.candidate_median, rounds, VARIANT_COLOR.candidate ?? colorAt(3), "dot", unit));
+  }
+  if (c.baseline_median !== null) {
+    const name = c.mode === "baseline" ? "baseline median (all rounds)" : "history median (before the change)";
+    data.push(level(name, c.baseline_median, rounds, VARIANT_COLOR.baseline ?? colorAt(0), "dash", unit));
+  }
+  const ticks = Array.from({ length: rounds }, (_, i) => i + 1);
   return {
     data,
     layout: {
       ...layout,
       showlegend: true,
-      shapes,
       xaxis: axis(layout, "xaxis", {
-        title: { text: "round" },
         tickmode: "array",
-        tickvals: Array.from({ length: rounds }, (_, i) => i + 1),
+        tickvals: ticks,
+        ticktext: ticks.map((k) => `round ${k}`),
         range: [0.5, rounds + 0.5],
+        zeroline: false,
       }),
       yaxis: axis(layout, "yaxis", { title: { text: unit } }),
     },
   };
 }
 
-/** `1,000 ops/s` for the panel's medians. */
+/** `−19.8 % (95 % interval −22.1 to −17.3 %)`: the change as the test measured it, signed. */
+export function signedChangeText(changePct: number | null | undefined, ci: readonly number[] | null | undefined): string {
+  if (changePct === null || changePct === undefined) return "–";
+  const signed = (v: number) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(1)}`;
+  const interval = ci && ci.length === 2 ? ` (95 % interval ${signed(Math.min(ci[0] ?? 0, ci[1] ?? 0))} to ${signed(Math.max(ci[0] ?? 0, ci[1] ?? 0))} %)` : "";
+  return `${signed(changePct)} %${interval}`;
+}
+
+/** `999.89 ops/s` for the panel's medians (five significant digits: a change of a few tenths
+ * of a percent stays visible). */
 export function levelWithUnit(value: number | null | undefined, unit: string): string {
-  return value === null || value === undefined ? "–" : `${formatNumber(value)} ${unit}`;
+  return value === null || value === undefined ? "–" : `${formatNumber(value, 5)} ${unit}`;
 }

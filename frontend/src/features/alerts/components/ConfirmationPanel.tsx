@@ -1,10 +1,10 @@
 import { useCallback, useMemo } from "react";
 import { Link, useNavigate } from "react-router-dom";
 import { Plot, type PointClick } from "../../../components/charts/Plot";
-import { formatNumber, formatPercent, shortId } from "../../../lib/format";
+import { formatNumber, shortId } from "../../../lib/format";
 import { useTheme } from "../../../lib/use-theme";
 import type { AlertDetail } from "../api/get-alert";
-import { confirmationFigure, intervalText, levelWithUnit, VARIANT_LABEL, verdictText, withRounds, type Confirmation } from "../confirmation";
+import { confirmationFigure, levelWithUnit, signedChangeText, VARIANT_LABEL, verdictText, withRounds, type Confirmation } from "../confirmation";
 
 function tone(c: Confirmation): string {
   if (c.verdict === "different") return "tone-text-worse";
@@ -41,10 +41,10 @@ export function ConfirmationPanel({ alert }: { alert: AlertDetail }) {
             {c.mode === "baseline"
               ? "Each round re-ran the new version (candidate) and the old one (baseline) in turns, on the same agent."
               : "Each round re-ran the new run's configuration (candidate); the old level is the series' history before the change."}{" "}
-            Dots are repetitions, bars each run's median, the lines the medians compared. Click a dot to open its run.
+            Dots are repetitions, dashes each run's median, the lines the medians the test compared. Click a dot to open its run.
           </p>
         </div>
-        <dl className="kv" data-testid="confirmation-facts">
+        <dl className="kv facts-top" data-testid="confirmation-facts">
           <div>
             <dt>job</dt>
             <dd>
@@ -72,8 +72,7 @@ export function ConfirmationPanel({ alert }: { alert: AlertDetail }) {
           <div>
             <dt>change</dt>
             <dd data-testid="confirmation-change" data-value={c.change_pct ?? ""}>
-              {formatPercent(c.change_pct)}
-              {c.ci && <span className="muted"> (95 % interval {intervalText(c.ci)})</span>}
+              {signedChangeText(c.change_pct, c.ci)}
             </dd>
           </div>
           {c.note && (
