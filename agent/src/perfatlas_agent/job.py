@@ -232,6 +232,10 @@ class JobExecution:
             f"job {self.job_id}: round {number}: verdict {answer.get('verdict')}, "
             f"{'another round' if answer.get('continue') else 'done'}"
         )
+        if answer.get("cancel") and self.interrupter.reason is None:
+            # Its alert was resolved meanwhile: no other round; completed as cancelled.
+            self.say(f"job {self.job_id}: cancelled by the server; stopping")
+            self.interrupter.request(CANCELLED)
         return answer
 
     def _drop(self, claim: Any) -> Outcome:

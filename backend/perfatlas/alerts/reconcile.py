@@ -94,6 +94,8 @@ def reconcile(
     ]
     matched: set[int] = set()
     touched_incidents: set[int] = set()
+    # Alerts waiting for their confirmation job: resolved here, their job is cancelled.
+    confirming = {a.id for a in existing if a.status == AlertStatus.confirming}
     for cp in cps:
         candidates = [
             a
@@ -137,11 +139,15 @@ def reconcile(
                     report.opened += 1
                 else:  # withdrawn while it was being confirmed: as a new one
                     _announce(session, series, alert, points, settings, report)
+                    if alert.status == AlertStatus.confirming:
+                        confirming.add(alert.id)
         elif alertable(cp, limits):
             alert = _create(session, series, cp, points)
             existing.append(alert)
             matched.add(alert.id)
             _announce(session, series, alert, points, settings, report)
+            if alert.status == AlertStatus.confirming:
+                confirming.add(alert.id)
     for alert in existing:
         if alert.status == AlertStatus.resolved:
             continue
@@ -156,6 +162,9 @@ def reconcile(
         if alert.status == AlertStatus.resolved and alert.incident_id is not None:
             touched_incidents.add(alert.incident_id)
     session.flush()
+    ended = [a.id for a in existing if a.id in confirming and a.status == AlertStatus.resolved]
+    if ended:  # nothing left to confirm: the agent stops
+        confirm.cancel_jobs(session, alert_ids=ended)
     for incident_id in touched_incidents:
         incidents.settle(session, incident_id, settings, report.notifications)
 

@@ -39,6 +39,7 @@ from perfatlas.explore import dims as explore_dims
 from perfatlas.runs.dimensions import BUILTIN, TIME
 from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.trust import CONFIRMING
 
 T = TypeVar("T")
 MAX_GROUPS = 10
@@ -50,6 +51,9 @@ ENVIRONMENT_DIMENSIONS = frozenset(
 )  # fmt: skip
 NOT_COMPARABLE = frozenset({TIME, "workload", "status"})
 NO_IGNORE = "none"
+# A confirmation job's runs (runs.confirming: a candidate and its baseline re-run in turns) are
+# no history of any group: left out, as explore and detection leave them out.
+HISTORY = Result.flags.op("&")(CONFIRMING) == 0
 
 
 def default_pair_ignore(by: str) -> list[str]:
@@ -159,7 +163,7 @@ def _rows(
         .join(Run, Run.id == Result.run_id)
         .join(Agent, Agent.id == Run.agent_id)
         .outerjoin(Environment, Environment.id == Run.environment_id)
-        .where(Result.workload == workload, Result.metric.in_(sorted(metrics)))
+        .where(Result.workload == workload, Result.metric.in_(sorted(metrics)), HISTORY)
         .where(by_expr.in_(values), *conditions)
         .limit(MAX_RESULTS + 1)
     )  # fmt: skip
@@ -193,7 +197,7 @@ def compare_groups(
         if name in ("metric", "unit", "workload") or not name or len(name) > 64:
             raise Invalid("pair_ignore", f"{name!r} cannot be left out of the pairing")
     known = session.scalars(
-        select(Result.metric).where(Result.workload == workload).distinct()
+        select(Result.metric).where(Result.workload == workload, HISTORY).distinct()
     ).all()
     chosen = common.select_metrics(known, metrics, where=f"workload {workload!r}")
     rows = _rows(session, workload=workload, by=by, values=groups, metrics=chosen, filters=filters)

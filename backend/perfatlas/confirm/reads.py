@@ -35,8 +35,12 @@ def confirmations(session: Session, alerts: Sequence[Alert]) -> dict[int, Confir
         plan = job.plan or {}
         found = (job.progress or {}).get("confirmation") or {}
         runs = [
-            ConfirmationRun(uuid=run.uuid, variant=variant or "other", median=value)
-            for run, variant, _, value in job_samples(session, job, by_id[alert_id].series.metric)
+            ConfirmationRun(
+                uuid=run.uuid, variant=variant or "other", median=value, samples=samples
+            )
+            for run, variant, samples, value in job_samples(
+                session, job, by_id[alert_id].series.metric
+            )
         ]
         out[alert_id] = ConfirmationRead(
             job_id=job.id,

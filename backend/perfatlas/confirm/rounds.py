@@ -153,8 +153,9 @@ def record_round(
     body: RoundIn,
     settings: Settings,
     delays: list[float],
-) -> tuple[Verdict | None, bool]:
-    """Store one round's runs and judge; returns (verdict, whether to run another round)."""
+) -> tuple[Verdict | None, bool, bool]:
+    """Store one round's runs and judge; returns (verdict, whether to run another round,
+    whether the job was cancelled: then no other round, and the runs are kept unjudged)."""
     agent = enrolled_agent(session, name=agent_name)
     job = get_job(session, job_id)
     if job.kind != JobKind.confirm.value:
@@ -175,11 +176,13 @@ def record_round(
     touch_heartbeat(session, agent_id=agent.id)
     done = max(body.round, int((job.progress or {}).get("rounds") or 0))
     job.progress = {**(job.progress or {}), "rounds": done}
-    if job.verdict is not None:
+    if job.verdict is not None or job.cancel_requested_at is not None:
+        # Answered already, or cancelled (detection resolved the alert, or a person).
         session.flush()
-        return Verdict(job.verdict), False
+        verdict = Verdict(job.verdict) if job.verdict is not None else None
+        return verdict, False, job.cancel_requested_at is not None
     found = evaluate(session, job, settings=settings, rounds=done)
     if found.verdict is not None:
         service.settle(session, job=job, verdict=found.verdict, settings=settings, delays=delays)
     session.flush()
-    return found.verdict, found.go_on
+    return found.verdict, found.go_on, False

@@ -40,12 +40,12 @@ def report_round(
     check_runs_agents(principal, [run.agent for run in body.runs])
     delays: list[float] = []
 
-    def work() -> tuple[object, bool]:
+    def work() -> tuple[object, bool, bool]:
         delays.clear()
         return rounds.record_round(
             session, job_id=job_id, agent_name=agent, body=body, settings=settings, delays=delays
         )
 
-    verdict, go_on = commit_with_retry(session, work)
+    verdict, go_on, cancel = commit_with_retry(session, work)
     background.add_task(queue_sweeps, settings, list(delays))
-    return RoundOut(verdict=verdict, continue_=go_on)
+    return RoundOut(verdict=verdict, continue_=go_on, cancel=cancel)

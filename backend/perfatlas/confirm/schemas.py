@@ -28,6 +28,11 @@ class RoundOut(BaseModel):
     continue_: bool = Field(
         alias="continue", description="run another round (false: complete the job)"
     )
+    cancel: bool = Field(
+        default=False,
+        description="the job was cancelled (its alert was resolved meanwhile): stop and "
+        "complete it as cancelled",
+    )
 
     model_config = {"populate_by_name": True}
 
@@ -36,6 +41,7 @@ class ConfirmationRun(BaseModel):
     uuid: uuid_mod.UUID
     variant: str = Field(description="candidate or baseline (by the run's labels)")
     median: float | None = Field(description="the run's value of the alert's metric")
+    samples: list[float] = Field(description="its repetitions' values of that metric")
 
 
 class ConfirmationRead(BaseModel):

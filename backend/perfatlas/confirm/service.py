@@ -18,8 +18,10 @@ from perfatlas.alerts.models import Alert
 from perfatlas.alerts.status import resolve, set_status
 from perfatlas.confirm.plan import Confirmation
 from perfatlas.core.config import Settings
+from perfatlas.core.errors import Conflict
 from perfatlas.core.models import utcnow
-from perfatlas.jobs.enums import FINAL, JobKind, Verdict
+from perfatlas.jobs import lifecycle
+from perfatlas.jobs.enums import FINAL, HELD, JobKind, JobStatus, Verdict
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.service import enqueue
 
@@ -45,6 +47,34 @@ def start(session: Session, *, alert: Alert, confirmation: Confirmation) -> Job:
     job.plan = confirmation.plan
     session.flush()
     return job
+
+
+def cancel_jobs(session: Session, *, alert_ids: Sequence[int]) -> list[int]:
+    """Cancel the confirmation jobs of these alerts that are still queued or held (detection
+    withdrew or resolved the alerts while they were confirming): a queued one at once, a held
+    one through the jobs' cancel path (its agent is told at its next progress report or round,
+    and completes it as cancelled). The alerts keep the resolution detection gave them.
+    Returns the ids of the jobs cancelled or asked to cancel."""
+    if not alert_ids:
+        return []
+    live = [JobStatus.queued.value, *(s.value for s in HELD)]
+    ids = session.scalars(
+        select(Job.id)
+        .where(
+            Job.alert_id.in_(sorted(set(alert_ids))),
+            Job.kind == JobKind.confirm.value,
+            Job.status.in_(live),
+        )
+        .order_by(Job.id)
+    ).all()
+    cancelled = []
+    for job_id in ids:
+        try:
+            lifecycle.cancel(session, job_id=job_id)
+        except Conflict:  # it ended meanwhile (its completion committed first)
+            continue
+        cancelled.append(job_id)
+    return cancelled
 
 
 def _note(job: Job, verdict: Verdict) -> str:

@@ -1676,6 +1676,11 @@ export interface components {
              */
             median: number | null;
             /**
+             * Samples
+             * @description its repetitions' values of that metric
+             */
+            samples: number[];
+            /**
              * Uuid
              * Format: uuid
              */
@@ -2576,6 +2581,12 @@ export interface components {
         };
         /** RoundOut */
         RoundOut: {
+            /**
+             * Cancel
+             * @description the job was cancelled (its alert was resolved meanwhile): stop and complete it as cancelled
+             * @default false
+             */
+            cancel: boolean;
             /**
              * Continue
              * @description run another round (false: complete the job)

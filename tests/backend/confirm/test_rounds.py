@@ -58,13 +58,13 @@ def test_a_real_slowdown_is_confirmed_then_opens_and_notifies_once(
                                                   "runs": runs}, headers=agent,
     )  # fmt: skip
     assert answer.status_code == 200, answer.text
-    assert answer.json() == {"verdict": "different", "continue": False}
+    assert answer.json() == {"verdict": "different", "continue": False, "cancel": False}
     # The same round again (a retry): nothing new, the same answer.
     again = client.post(
         f"/api/v1/jobs/{job['id']}/rounds", json={"attempt": job["attempt"], "round": 1,
                                                   "runs": runs}, headers=agent,
     )  # fmt: skip
-    assert again.json() == {"verdict": "different", "continue": False}
+    assert again.json() == {"verdict": "different", "continue": False, "cancel": False}
     done = client.post(
         f"/api/v1/jobs/{job['id']}/complete",
         json={"attempt": job["attempt"], "status": "succeeded", "runs": []}, headers=agent,
@@ -125,7 +125,7 @@ def test_a_one_off_slow_spell_is_not_confirmed_and_never_notified(
         f"/api/v1/jobs/{job['id']}/rounds", json={"attempt": job["attempt"], "round": 1,
                                                   "runs": runs}, headers=agent,
     )  # fmt: skip
-    assert answer.json() == {"verdict": "same", "continue": False}
+    assert answer.json() == {"verdict": "same", "continue": False, "cancel": False}
     client.post(
         f"/api/v1/jobs/{job['id']}/complete",
         json={"attempt": job["attempt"], "status": "succeeded", "runs": []}, headers=agent,

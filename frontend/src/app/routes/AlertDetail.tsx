@@ -6,6 +6,7 @@ import { AlertHeader } from "../../features/alerts/components/AlertHeader";
 import { AlertRuns } from "../../features/alerts/components/AlertRuns";
 import { AlertStatusCard } from "../../features/alerts/components/AlertStatus";
 import { CauseTable } from "../../features/alerts/components/CauseTable";
+import { ConfirmationPanel } from "../../features/alerts/components/ConfirmationPanel";
 import { DifferencesTable } from "../../features/alerts/components/DifferencesTable";
 
 export function AlertDetail() {
@@ -27,6 +28,7 @@ export function AlertDetail() {
                 <AlertRuns alert={a} />
               </div>
             </div>
+            <ConfirmationPanel alert={a} />
             <div className="grid-2 even">
               <section className="card">
                 <h2>What differs between the two runs</h2>

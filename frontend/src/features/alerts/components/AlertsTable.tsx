@@ -1,6 +1,7 @@
 import { Link, useNavigate } from "react-router-dom";
 import { formatPairs, formatPercent, formatTime, timeAgo } from "../../../lib/format";
 import type { Alert } from "../api/get-alerts";
+import { confirmingText } from "../confirmation";
 import { causeSummary, changeTone, confidenceText, levelText, seriesTitle, STATUS_LABEL } from "../format";
 
 export function StatusBadge({ status }: { status: Alert["status"] }) {
@@ -42,6 +43,17 @@ export function AlertsTable({ alerts, showStatus = false, showIncident = true }:
               <div className="muted mono small">
                 {a.series.target} {formatPairs(a.series.parameters)} {formatPairs(a.series.labels)}
               </div>
+              {a.status === "confirming" && (
+                <div className="small" data-testid="confirming-note">
+                  {a.confirmation ? (
+                    <Link className="badge status-confirming" to={`/jobs/${a.confirmation.job_id}`} title="the job re-running it before anyone is told">
+                      {confirmingText(a.confirmation)}
+                    </Link>
+                  ) : (
+                    <span className="badge status-confirming">{confirmingText(null)}</span>
+                  )}
+                </div>
+              )}
             </td>
             <td className={`num nowrap diff tone-${changeTone(a.kind, a.change_pct)}`} title={a.kind}>
               {a.kind === "regression" ? "▼ " : "▲ "}
