@@ -9,6 +9,7 @@ from perfatlas.alerts import incidents
 from perfatlas.alerts.enums import AlertStatus, Resolution
 from perfatlas.alerts.models import Alert, Incident
 from perfatlas.alerts.status import resolve, set_status
+from perfatlas.confirm import service as confirm
 from perfatlas.core.errors import Invalid, NotFound
 from perfatlas.notifications import outbox
 
@@ -60,6 +61,9 @@ def set_alert_status(
     alert = get_alert(session, alert_id, lock=True)
     before = alert.status
     if _apply(alert, wanted, note, actor):
+        if before == AlertStatus.confirming and alert.status != before:
+            # A person decided before the re-run did: its agent stops, its verdict is moot.
+            confirm.cancel_jobs(session, alert_ids=[alert.id])
         if before != alert.status:
             outbox.record(
                 session, event=f"alert.{_EVENT[wanted]}", key=f"alert:{alert.id}:v{alert.version}",

@@ -137,3 +137,25 @@ def test_a_running_confirmation_is_told_to_stop_and_completes_cancelled(
     # Nothing else for the agent to do.
     assert claim(client, agent) is None
     assert alerts(client, read_headers, status="confirming") == []
+
+
+def test_a_person_resolving_a_confirming_alert_cancels_its_confirmation(
+    worker: Worker, worker_client: TestClient, tokens, read_headers,
+    factory: sessionmaker[Session],
+) -> None:  # fmt: skip
+    client = worker_client
+    agent, _ = scheduled_series(client, tokens.admin, HISTORY, LAST)
+    alert = wait_confirming(client, read_headers)
+    job_id = alert["confirmation"]["job_id"]
+    assert _job(client, read_headers, job_id)["status"] == "queued"
+
+    admin = {"Authorization": f"Bearer {tokens.admin}"}
+    resp = client.post(
+        f"/api/v1/alerts/{alert['id']}/status",
+        json={"status": "resolved", "note": "known: the disk was swapped"}, headers=admin,
+    )  # fmt: skip
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["status"] == "resolved" and resp.json()["resolution"] == "manual"
+    job = _job(client, read_headers, job_id)
+    assert job["status"] == "cancelled" and job["cancel_requested"] is True
+    assert claim(client, agent) is None  # no agent re-runs what a person already decided
