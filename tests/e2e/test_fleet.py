@@ -37,6 +37,8 @@ NVME, SATA = "fleet-nvme", "fleet-sata"
 LABELS = {NVME: "disk=nvme", SATA: "disk=sata"}
 REPETITIONS = 4  # and the form's warm-up: five executions per point
 KS = [1, 2]
+# Two metrics: a JSON object with a comma, typed into the form as one value.
+ONCE_CMD = 'sleep 1; echo "{\\"v\\": $((7 * {k})), \\"w\\": 1}"'
 
 
 @dataclass
@@ -119,7 +121,7 @@ def both_online(stack: Stack) -> None:
 def gated_command(stack: Stack) -> str:
     """A command for parameter k: the first execution of each point waits for the gate file
     gate-k; every execution takes a second and prints {"v": 100·k + n}, n counting this point's
-    executions (1 is the warm-up, which the agent discards). No commas: the form splits on them."""
+    executions (1 is the warm-up, which the agent discards)."""
     count, gate = f"{stack.counters}/count-{{k}}", f"{stack.gates}/gate-{{k}}"
     return (
         f"n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 )); echo $n > {count}; "
@@ -281,7 +283,10 @@ def test_a_one_off_a_minute_ahead_is_fired_by_the_beat(page: Any, stack: Stack) 
     at = (now + dt.timedelta(seconds=100)).replace(second=0, microsecond=0)
     page.goto(f"{stack.server.url}/schedules/new")
     fill_spec(page, name="fleet sata once", target=sata.target,
-              cmd='sleep 1; echo "{\\"v\\": $((7 * {k}))}"', ks="6", reps=2)  # fmt: skip
+              cmd=ONCE_CMD, ks="6", reps=2)  # fmt: skip
+    # a command with commas is one value (the form does not sweep a command's pieces)
+    expect(page.get_by_test_id("param-rows")).to_contain_text("fixed")
+    expect(page.get_by_test_id("param-rows")).not_to_contain_text("sweeps")
     page.get_by_role("button", name="+ disk=sata").click()
     when_kind(page, "once at…").click()
     page.get_by_test_id("once-at").fill(at.strftime("%Y-%m-%dT%H:%M"))  # the browser is in UTC
@@ -316,8 +321,13 @@ def test_a_one_off_a_minute_ahead_is_fired_by_the_beat(page: Any, stack: Stack) 
     assert done["status"] == "succeeded" and done["leased_by"] == SATA, sata.log()
     (uuid,) = done["runs"]
     run = stack.server.get(f"/runs/{uuid}")
-    (result,) = [r for r in run["results"] if r["metric"] == "v"]
-    assert result["samples"] == [42.0, 42.0] and result["value"] == 42.0
+    results = {
+        r["metric"]: (r["samples"], r["value"])
+        for r in run["results"]
+        if r["metric"] != ("command.seconds")
+    }
+    assert results == {"v": ([42.0, 42.0], 42.0), "w": ([1.0, 1.0], 1.0)}
+    assert run["parameters"]["cmd"] == ONCE_CMD
     # The worker's beat made it: its firing pass logged it.
     assert re.search(r"perfatlas\.fire_schedules\[[^]]+\] succeeded in [\d.]+s: \{'fired': 1\}",
                      stack.worker.logs()), stack.worker.logs()[-3000:]  # fmt: skip
