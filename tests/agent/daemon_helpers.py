@@ -43,7 +43,9 @@ def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 60.0) ->
 
 
 class RestartableServer:
-    def __init__(self, log_dir: Path, suffix: str) -> None:
+    def __init__(self, log_dir: Path, suffix: str, *, queue: str = IDLE_QUEUE) -> None:
+        """`queue`: the Celery queue its tasks go to (an idle one unless a test runs a worker)."""
+        self.queue = queue
         self.name = _db_name(suffix)
         self.database_url = create_database(self.name)
         run_migrations(self.database_url)
@@ -63,7 +65,7 @@ class RestartableServer:
         env = {
             **os.environ, "PERFATLAS_DATABASE_URL": self.database_url,
             "PERFATLAS_PORT": str(self.port), "PERFATLAS_BROKER_URL": REDIS_URL,
-            "PERFATLAS_QUEUE": IDLE_QUEUE,
+            "PERFATLAS_QUEUE": self.queue,
         }  # fmt: skip
         self.starts += 1
         log = (self.log_dir / f"server-{self.starts}.log").open("w")

@@ -31,6 +31,20 @@ describe("parameter rows", () => {
     ]);
   });
 
+  it("keeps a command's commas: cmd, archive and jobfile are one value each, as the agent takes them", () => {
+    const cmd = `echo '{"read": 1, "write": 2}'`;
+    const params = paramsFromRows([
+      { name: "cmd", values: ` ${cmd} ` },
+      { name: "archive", values: "linux,2.6.tar" },
+      { name: "jobfile", values: "/etc/fio/a,b.fio" },
+      { name: "k", values: "1, 2" },
+    ]);
+    expect(params).toEqual({ cmd, archive: "linux,2.6.tar", jobfile: "/etc/fio/a,b.fio", k: [1, 2] });
+    expect(sweepCount(1, params)).toBe(2);
+    expect(paramsFromRows(rowsFromParams(params))).toEqual(params); // an edit gives it back as it was
+    expect(paramsFromRows([{ name: "cmd", values: "  " }])).toEqual({});
+  });
+
   it("counts the runs per agent as targets × the product of the sweeps, like WorkloadSpec.points()", () => {
     const params = { size: ["4k", "64k", "1m"], count: 1000, threads: [1, 2] };
     // an independent count: every combination written out

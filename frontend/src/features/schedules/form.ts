@@ -47,8 +47,13 @@ export function parseValue(text: string): ParamValue {
   return t;
 }
 
-/** Comma-separated values; empty ones dropped. */
-export function parseValues(text: string): ParamValue[] {
+/** Parameters the agent takes as one value, never a list to sweep (its `sweepable=False` ones: a
+ * command's shell line, an archive, a fio job file): their commas are part of the value. */
+export const WHOLE_VALUE_PARAMS: ReadonlySet<string> = new Set(["cmd", "archive", "jobfile"]);
+
+/** Comma-separated values, empty ones dropped; a whole-value parameter's text is one value. */
+export function parseValues(text: string, name = ""): ParamValue[] {
+  if (WHOLE_VALUE_PARAMS.has(name.trim())) return text.trim() === "" ? [] : [text.trim()];
   return text.split(",").map((v) => v.trim()).filter((v) => v !== "").map(parseValue);
 }
 
@@ -58,7 +63,7 @@ export function paramsFromRows(rows: readonly ParamRow[]): Params {
   for (const row of rows) {
     const name = row.name.trim();
     if (!name) continue;
-    const values = parseValues(row.values);
+    const values = parseValues(row.values, name);
     if (values.length === 0) continue;
     params[name] = values.length === 1 ? (values[0] as ParamValue) : values;
   }

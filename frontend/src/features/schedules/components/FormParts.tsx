@@ -19,7 +19,7 @@ export function ParamRows({ rows, onChange }: { rows: ParamRow[]; onChange: (row
   return (
     <div className="param-rows" data-testid="param-rows">
       {rows.map((row, i) => {
-        const n = parseValues(row.values).length;
+        const n = parseValues(row.values, row.name).length;
         return (
           <div className="param-row" key={i}>
             <input aria-label={`parameter ${i + 1} name`} placeholder="name (size)" value={row.name} onChange={(e) => set(i, { name: e.target.value })} />
