@@ -163,6 +163,8 @@ def test_progress_is_visible_and_cancel_reaches_a_running_daemon(
     job = wait_for("the second point to be under way", sleeping)
     assert job["status"] == "running"
     assert job["progress"]["phase"] == "command" and job["progress"]["point"]["k"] == 1
+    # The point as the spec names it: the command's defaulted timeout is not part of it.
+    assert "timeout" not in job["progress"]["point"]
     assert job["progress"]["total"] == 2 and 0 < job["progress"]["percent"] < 100
     assert any("run 2/2: command" in line for line in job["log_tail"]), job["log_tail"]
     assert list(machine.target.rglob("made-by-the-job")), "the command's file is there"

@@ -100,7 +100,8 @@ class JobExecution:
             reps = spec.repetitions + (1 if spec.warmup else 0)
         except AgentError as exc:
             spec, self.error = None, str(exc)
-        reporter = JobReporter(total_runs=total, reps_per_run=reps)
+        shown = frozenset(spec.params) if spec is not None else None
+        reporter = JobReporter(total_runs=total, reps_per_run=reps, shown=shown)
         every = min(PROGRESS_EVERY, float(self.job.get("progress_every") or PROGRESS_EVERY))
         progress = ProgressThread(
             client_factory=self.client, job_id=self.job_id, attempt=self.attempt,

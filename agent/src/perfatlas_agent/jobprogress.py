@@ -80,8 +80,18 @@ def _short(value: Any) -> Any:
 class JobReporter(PlainReporter):
     """Plain lines on stderr (the daemon's log) that are also queued for the server."""
 
-    def __init__(self, *, total_runs: int, reps_per_run: int, stream: TextIO | None = None):
+    def __init__(
+        self,
+        *,
+        total_runs: int,
+        reps_per_run: int,
+        stream: TextIO | None = None,
+        shown: frozenset[str] | None = None,
+    ):
         super().__init__(stream)
+        # The parameters the spec names (the point of the sweep as the user wrote it); the
+        # workload's defaults (a command's timeout) are left out of the progress line.
+        self.shown = shown
         self._lock = threading.Lock()
         self._pending: deque[str] = deque(maxlen=MAX_PENDING_LINES)
         self.total_runs = total_runs
@@ -98,7 +108,11 @@ class JobReporter(PlainReporter):
 
     def run_started(self, index: int, total: int, workload: str, params: Mapping[str, Any]) -> None:
         with self._lock:
-            self.point = {k: _short(v) for k, v in list(params.items())[:100] if k != "cmd"}
+            self.point = {
+                k: _short(v)
+                for k, v in list(params.items())[:100]
+                if k != "cmd" and (self.shown is None or k in self.shown or k == "target")
+            }
         super().run_started(index, total, workload, params)
 
     def phase(self, name: str) -> None:
