@@ -9,7 +9,7 @@ PORT ?= 8000
 AGENT := $(wildcard agent/pyproject.toml)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: up test lint typecheck pytest bench bench-load bench-jobs bench-confirm install services system-packages lock clean help \
+.PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-jobs bench-confirm install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
@@ -59,17 +59,19 @@ pytest: install ui services system-packages
 
 test: lint ui-check pytest
 
-bench: install services system-packages ui
-	$(PIP) install -q -c requirements/constraints.txt -r requirements/bench.txt
+bench: bench-deps system-packages ui
 	$(PY) tests/bench/run.py
 
-bench-load: install services
+bench-deps: install services
+	$(PIP) install -q -c requirements/constraints.txt -r requirements/bench.txt
+
+bench-load: bench-deps
 	$(PY) tests/bench/run.py load
 
-bench-jobs: install services
+bench-jobs: bench-deps
 	$(PY) tests/bench/run.py jobs
 
-bench-confirm: install services
+bench-confirm: bench-deps
 	$(PY) tests/bench/run.py confirm
 
 lock:

@@ -26,6 +26,8 @@ from perfatlas.runs.models import Series
 # An existing alert matches a change point found up to this many points away (a tentative
 # change may be located a point or two differently once more points arrive).
 MATCH_DISTANCE = 2
+# Resolutions of a candidate that its confirmation did not confirm.
+REJECTED = frozenset({Resolution.not_confirmed, Resolution.unconfirmed})
 
 
 @dataclass
@@ -103,6 +105,9 @@ def reconcile(
             if a.id not in matched
             and a.kind == cp.kind
             and abs(index_of[a.change_run_id] - cp.index) <= MATCH_DISTANCE
+            # A candidate its re-run rejected stays rejected only where it was: a change found
+            # at another run (the step moved once more points came) is a new candidate.
+            and not (a.resolution in REJECTED and a.change_run_id != points[cp.index].run_id)
         ]
         alert = min(
             candidates, key=lambda a: abs(index_of[a.change_run_id] - cp.index), default=None
