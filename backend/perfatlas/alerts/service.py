@@ -4,12 +4,8 @@ alert state machine), incidents.py (grouping by cause) and triage.py (a person's
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
-from sqlalchemy.exc import DBAPIError
-
-from perfatlas.alerts import pending
 from perfatlas.alerts.detection import (
     RETRYABLE,
     VOLATILE_KEYS,
@@ -21,10 +17,9 @@ from perfatlas.alerts.detection import (
 )
 from perfatlas.alerts.reconcile import Report
 from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, thresholds_for
-from perfatlas.alerts.tasks import DETECT_PENDING
+from perfatlas.alerts.tasks import REQUEST_CHECKS
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
 from perfatlas.core.config import Settings
-from perfatlas.core.db import get_engine, session_factory
 from perfatlas.worker.celery_app import enqueue
 
 __all__ = [
@@ -47,29 +42,18 @@ __all__ = [
     "thresholds_for",
 ]
 
-log = logging.getLogger(__name__)
-
 # Runs per lookup of their series (an upload of 1,000 runs can touch thousands of series).
 DETECT_CHUNK = 500
 
 
 def detect_after_ingest(settings: Settings, run_uuids: Sequence[object]) -> None:
     """Ask for the on-upload check of the series these new runs belong to (after the response
-    has gone out: the upload never waits for the broker). The request is a row per series
-    (alerts/pending.py); a task is sent only when a series was not already waiting, so a burst
-    of uploads to the same series queues one check, not one per upload."""
+    has gone out: the upload never waits for the broker). The upload only sends the run uuids;
+    the worker turns them into one request row per series (alerts/pending.py) and queues a
+    check only when a series was not already waiting, so a burst of uploads to the same series
+    makes one check, not one per upload."""
     if not settings.detect_on_ingest or not run_uuids:
         return
     uuids = [str(u) for u in run_uuids]
-    try:
-        with session_factory(get_engine(settings.effective_database_url))() as session:
-            added = 0
-            for start in range(0, len(uuids), DETECT_CHUNK):
-                series = series_for_runs(session, uuids[start : start + DETECT_CHUNK])
-                added += pending.request_checks(session, series)
-            session.commit()
-    except DBAPIError as exc:  # the nightly pass checks every series anyway
-        log.warning("could not request the check of %d run(s): %s", len(uuids), exc)
-        return
-    if added:
-        enqueue(settings, DETECT_PENDING)
+    for start in range(0, len(uuids), DETECT_CHUNK):
+        enqueue(settings, REQUEST_CHECKS, uuids[start : start + DETECT_CHUNK])

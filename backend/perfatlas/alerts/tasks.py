@@ -18,6 +18,7 @@ from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 DETECT_RUNS = "perfatlas.detect_runs"
 DETECT_PENDING = "perfatlas.detect_pending"
+REQUEST_CHECKS = "perfatlas.request_checks"
 DETECT_ALL = "perfatlas.detect_all"
 STOPPED_REPORTING = "perfatlas.stopped_reporting"
 STOPPED_EVERY_SECONDS = 60.0
@@ -38,6 +39,23 @@ def detect_runs(self: Any, run_uuids: Sequence[str]) -> dict[str, int]:
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     queue_sweeps(settings, report.notifications)
     return report.as_dict()
+
+
+@shared_task(name=REQUEST_CHECKS, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
+def request_checks(self: Any, run_uuids: Sequence[str]) -> int:
+    """An upload's runs: one check request per series they belong to (alerts/pending.py); the
+    check is queued only when a series was not already waiting. Cheap, and safe twice."""
+    settings = task_settings(self.app)
+    try:
+        with task_session(settings) as session:
+            series = detection.series_for_runs(session, run_uuids)
+            added = pending.request_checks(session, series)
+            session.commit()
+    except detection.RETRYABLE as exc:
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+    if added:
+        enqueue(settings, DETECT_PENDING)
+    return added
 
 
 @shared_task(name=DETECT_PENDING, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from perfatlas.alerts import detection, pending
 from perfatlas.alerts.models import DetectionRequest
 from perfatlas.core.config import Settings
 from perfatlas.runs.models import Series
@@ -40,31 +41,37 @@ def queued(settings: Settings) -> int:
         client.close()
 
 
-def test_a_burst_of_uploads_leaves_one_request_per_series_and_one_task(
+def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
     client: TestClient, settings: Settings, factory: sessionmaker[Session],
     upload_headers: dict[str, str],
 ) -> None:  # fmt: skip
     before = queued(settings)
-    # 40 uploads, one run each, to the same 3 series of lab-1, then 10 to lab-2's 3 series.
-    for day in range(40):
-        resp = client.post("/api/v1/runs", json=one_run(day, 1000.0), headers=upload_headers)
+    uploads = [one_run(day, 1000.0) for day in range(40)]  # lab-1's 3 series, 40 times
+    uploads += [one_run(day, 500.0, agent="lab-2") for day in range(10)]  # lab-2's 3 series
+    for body in uploads:
+        resp = client.post("/api/v1/runs", json=body, headers=upload_headers)
         assert resp.status_code == 201, resp.text
-    for day in range(10):
-        resp = client.post(
-            "/api/v1/runs", json=one_run(day, 500.0, agent="lab-2"), headers=upload_headers
-        )
-        assert resp.status_code == 201, resp.text
+    # The upload only sends its runs' uuids: one cheap message each, no database work.
+    assert queued(settings) - before == len(uploads)
+    # What the worker's request_checks task does with each, in upload order: a check is
+    # queued only by the uploads that found their series not waiting already.
+    checks_queued = 0
     with factory() as session:
-        pending = sorted(session.scalars(select(DetectionRequest.series_id)))
+        for body in uploads:
+            series = detection.series_for_runs(session, [body["uuid"]])
+            assert len(series) == 3
+            checks_queued += pending.request_checks(session, series) > 0
+            session.commit()
+        waiting = sorted(session.scalars(select(DetectionRequest.series_id)))
         every_series = sorted(session.scalars(select(Series.id)))
-    assert len(every_series) == 6
-    assert pending == every_series
-    # A task for lab-1's first upload and one for lab-2's first: the other 48 added nothing.
-    assert queued(settings) - before == 2
-    # A retry of an upload already stored asks for nothing more.
-    again = client.post("/api/v1/runs", json=one_run(5, 1000.0), headers=upload_headers)
-    assert again.status_code in (200, 201)
-    assert queued(settings) - before == 2
+        assert pending.pending(session) == 6
+    assert len(every_series) == 6 and waiting == every_series
+    assert checks_queued == 2  # lab-1's first upload and lab-2's first
+    # Taken a batch at a time: the first batch takes every waiting series, then none is left.
+    with factory() as session:
+        assert pending.take_batch(session, 200) == every_series
+        session.commit()
+        assert pending.take_batch(session, 200) == []
 
 
 def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
