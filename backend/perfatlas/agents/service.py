@@ -116,9 +116,7 @@ def selects(agent: Agent, selector: Sequence[str]) -> bool:
     if names and agent.name not in names:
         return False
     have = agent.labels or {}
-    return all(str(have.get(k)) == v for k, v in labels.items() if k in have) and all(
-        k in have for k in labels
-    )
+    return all(k in have and str(have[k]) == v for k, v in labels.items())
 
 
 def matching(session: Session, selector: Sequence[str]) -> list[Agent]:
