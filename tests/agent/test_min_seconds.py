@@ -85,9 +85,10 @@ def test_sizes_given_are_kept_and_zero_turns_it_off(
     tmpfs_target: Path, spool: Path, tmp_path: Path
 ) -> None:
     given = one_run(tmpfs_target, spool, tmp_path, "seqio", "--min-seconds", "0.5",
-                    "-p", "filesize=4M", "-p", "seeks=20", "-n", "1")  # fmt: skip
+                    "-p", "filesize=4M", "-p", "seeks=20", "-p", "perchar_size=1M",
+                    "-n", "1")  # fmt: skip
     assert given["parameters"]["filesize"] == 4 << 20 and given["parameters"]["seeks"] == 20
-    assert given["meta"]["min_seconds_fixed"] == ["filesize", "seeks"]
+    assert given["meta"]["min_seconds_fixed"] == ["filesize", "perchar_size", "seeks"]
     assert "min_seconds_steps" not in given["meta"]
     off = one_run(tmpfs_target, spool, tmp_path, "smallfile", "--min-seconds", "0", "-n", "1")
     assert off["parameters"]["nfiles"] == 1000 and "passes" not in off["parameters"]

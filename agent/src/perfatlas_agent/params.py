@@ -77,6 +77,8 @@ class ParamSpec:
     sweepable: bool = True
     # Other spellings of a choice, kept for older command lines (fsync=true means file).
     aliases: tuple[tuple[str, str], ...] = ()
+    # Left unset, the parameter sweeps these values (extract runs tar and its threads).
+    default_sweep: tuple[ParamValue, ...] = ()
 
     def parse(self, text: str) -> ParamValue:
         try:
@@ -107,6 +109,8 @@ class ParamSpec:
         return text
 
     def describe_default(self) -> str:
+        if self.default_sweep:
+            return ",".join(str(v) for v in self.default_sweep)
         if self.default is None:
             return "-"
         if isinstance(self.default, bool):
@@ -173,6 +177,8 @@ def expand_sweep(
             if not values:
                 raise ParameterError(f"empty value for {spec.name}")
             axes.append([(spec.name, v) for v in values])
+        elif spec.default_sweep:
+            axes.append([(spec.name, v) for v in spec.default_sweep])
         elif spec.default is not None:
             axes.append([(spec.name, spec.default)])
     return [dict(point) for point in itertools.product(*axes)]

@@ -226,9 +226,21 @@ def build_run(
 
 def plan_runs(request: RunRequest) -> tuple[Workload, list[dict[str, ParamValue]]]:
     workload = get_workload(request.workload)
-    points = expand_sweep(
+    expanded = expand_sweep(
         workload.params, request.params, allow_extra=workload.accepts_extra_params
     )
+    points: list[dict[str, ParamValue]] = []
+    skipped: list[str] = []
+    for point in expanded:
+        for name in workload.unused(point):
+            point.pop(name, None)
+        why = workload.skip(point)
+        if why is not None:
+            skipped.append(why)
+        elif point not in points:
+            points.append(point)
+    if not points:
+        raise ParameterError(f"nothing to run: {skipped[0] if skipped else 'an empty sweep'}")
     for point in points:
         workload.check(point)
         workload.check_labels(point, request.labels)

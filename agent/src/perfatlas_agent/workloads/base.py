@@ -45,6 +45,17 @@ class Workload:
     def check(self, params: dict[str, ParamValue]) -> None:
         """Refuse parameters or a machine this workload cannot use (raise ParameterError)."""
 
+    def unused(self, params: dict[str, ParamValue]) -> set[str]:
+        """Parameters this point of a sweep does not use: they are removed before it runs and
+        not stored on its run (a value that changed nothing must not split a series), and the
+        points that differ only by them run once (tar is single threaded: one tar run, not one
+        per threads value)."""
+        return set()
+
+    def skip(self, params: dict[str, ParamValue]) -> str | None:
+        """Why this point of a sweep cannot run (it is left out), or None."""
+        return None
+
     def check_labels(self, params: dict[str, ParamValue], labels: dict[str, str]) -> None:
         """Refuse labels this workload cannot take beside these parameters (ParameterError)."""
 

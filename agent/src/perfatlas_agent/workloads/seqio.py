@@ -1,4 +1,5 @@
-"""seqio (seed 001): bonnie-style block write (+fsync), rewrite, block read and random seeks."""
+"""seqio (seed 001): bonnie's phases: per-character write (putc), block write (+fsync), rewrite,
+per-character read (getc), block read and random seeks."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import mmap
 import os
 import random
 import time
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,39 @@ from perfatlas_agent.stats import latency_percentiles_us
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 MB = 1_000_000
+# bonnie's putc/getc go through stdio, whose buffer is BUFSIZ (8192 on glibc).
+STDIO_BUFSIZ = 8192
+# Per-character I/O in Python costs an interpreter call per byte (putc ~10-20 MB/s, getc
+# ~20-40 MB/s on this project's 2-core test machine): 8 MiB keeps putc near 0.5-1 s.
+PERCHAR_DEFAULT = 8 << 20
+
+
+def putc_phase(path: str, nbytes: int) -> float:
+    """bonnie's per-character write: nbytes 1-byte writes through a buffered writer of stdio's
+    size, then flush and fsync (as the block write ends); the seconds it took."""
+    one = b"x"
+    clock = time.perf_counter_ns
+    with open(path, "wb", buffering=STDIO_BUFSIZ) as f:
+        wr = f.write
+        t0 = clock()
+        for _ in repeat(None, nbytes):
+            wr(one)
+        f.flush()
+        os.fsync(f.fileno())
+        return (clock() - t0) / 1e9
+
+
+def getc_phase(path: str, nbytes: int) -> tuple[int, float]:
+    """bonnie's per-character read: nbytes 1-byte reads through a buffered reader of stdio's
+    size; the bytes read (the position reached) and the seconds it took."""
+    clock = time.perf_counter_ns
+    with open(path, "rb", buffering=STDIO_BUFSIZ) as f:
+        rd = f.read
+        t0 = clock()
+        for _ in repeat(None, nbytes):
+            rd(1)
+        secs = (clock() - t0) / 1e9
+        return f.tell(), secs
 
 
 class SeqIO(Workload):
@@ -27,6 +62,8 @@ class SeqIO(Workload):
         ParamSpec("blocksize", "size", 1 << 20, "block size of every read and write"),
         ParamSpec("direct", "bool", False, "O_DIRECT (bypass the page cache)"),
         ParamSpec("seeks", "int", 2000, "random reads of one block in the seeks phase"),
+        ParamSpec("perchar", "bool", True, "bonnie's per-character write and read (putc, getc)"),
+        ParamSpec("perchar_size", "size", PERCHAR_DEFAULT, "bytes written and read one at a time"),
     )
 
     def check(self, params: dict[str, ParamValue]) -> None:
@@ -35,20 +72,43 @@ class SeqIO(Workload):
             raise ParameterError("seqio needs 0 < blocksize <= filesize")
         if params["direct"] and bs % 4096:
             raise ParameterError("direct=true needs a blocksize that is a multiple of 4096")
+        if params.get("perchar") and int(params["perchar_size"]) <= 0:
+            raise ParameterError("perchar_size must be at least 1 byte")
+
+    def unused(self, params: dict[str, ParamValue]) -> set[str]:
+        # O_DIRECT cannot go through a buffered writer of 1-byte calls: no per-char phases.
+        if params.get("direct"):
+            return {"perchar", "perchar_size"}
+        return set() if params.get("perchar") else {"perchar_size"}
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": "end", "o_direct": bool(params.get("direct"))}
 
     def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
-        return (Knob("filesize", ("write", "rewrite", "read")), Knob("seeks", ("seeks",)))
+        knobs = [Knob("filesize", ("write", "rewrite", "read")), Knob("seeks", ("seeks",))]
+        if params.get("perchar"):
+            knobs.append(Knob("perchar_size", ("putc", "getc")))
+        return tuple(knobs)
 
     def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
-        return {"filesize": min(room.bytes_budget, 64 << 30), "seeks": 1 << 20}
+        # The per-char file sits beside the block file.
+        left = room.bytes_budget - int(params["filesize"])
+        return {
+            "filesize": min(room.bytes_budget, 64 << 30),
+            "seeks": 1 << 20,
+            "perchar_size": max(min(left, 4 << 30), 0),
+        }
 
     def prepare(self, ctx: RunContext) -> None:
         fs, bs = int(ctx.params["filesize"]), int(ctx.params["blocksize"])
         ctx.params["filesize"] = (fs // bs) * bs
         ctx.meta["write_includes_fsync"] = True
+        if ctx.params.get("perchar"):
+            ctx.meta["perchar"] = (
+                f"putc/getc: 1-byte calls through a {STDIO_BUFSIZ}-byte buffered writer/reader "
+                "on a file of its own (perchar_size); putc ends with flush + fsync, getc starts "
+                "cold. In Python each call costs the interpreter: it measures the per-call path"
+            )
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         bs = int(ctx.params["blocksize"])
@@ -62,6 +122,13 @@ class SeqIO(Workload):
         metrics: dict[str, Metric] = {}
         total = nblocks * bs
         clock = time.perf_counter_ns
+
+        perchar = bool(ctx.params.get("perchar")) and not direct
+        chr_path = str(rep_dir / "seqio.chr")
+        if perchar:
+            ctx.phase("putc")
+            nchars = int(ctx.params["perchar_size"])
+            metrics.update(_mb("putc", nchars, putc_phase(chr_path, nchars)))
 
         ctx.phase("write")
         fd = _open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | extra)
@@ -91,6 +158,13 @@ class SeqIO(Workload):
         finally:
             os.close(fd)
         metrics.update(_mb("rewrite", total, secs))
+
+        if perchar:
+            ctx.phase("getc")
+            ctx.make_cold(rep_dir, lambda: [chr_path])
+            got, secs = getc_phase(chr_path, nchars)
+            metrics.update(_mb("getc", got, secs))
+            os.unlink(chr_path)
 
         ctx.phase("read")
         if not direct:
