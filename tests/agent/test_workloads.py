@@ -79,20 +79,26 @@ def test_extract_fsync_policies(tmpfs_target: Path, spool: Path, tmp_path: Path)
         tmpfs_target, spool, tmp_path, "extract",
         "-p", "files=300", "-p", "size=1k", "-p", "threads=2", "-p", "fsync=none,file,end", "-n", "1",
     )  # fmt: skip
-    assert [r["fsync_policy"] for r in runs] == ["none", "file", "end"]
-    for run in runs:
+    # tar (which cannot fsync each file) for none and end; the threaded extractor for all three
+    assert [(r["parameters"]["extractor"], r["fsync_policy"]) for r in runs] == [
+        ("tar", "none"), ("tar", "end"),
+        ("threads", "none"), ("threads", "file"), ("threads", "end"),
+    ]  # fmt: skip
+    for run in runs[2:]:
         assert metric(run, "extract.files_per_s") > 0
     assert metric(runs[0], "tar.files_per_s") > 0
-    assert "tar.files_per_s" not in {r["metric"] for r in runs[1]["results"]}
+    assert "tar.files_per_s" not in {r["metric"] for r in runs[2]["results"]}
 
 
 def test_extract_user_archive(tmpfs_target: Path, spool: Path, tmp_path: Path) -> None:
-    from perfatlas_agent.workloads.extract import make_archive
+    from perfatlas_agent.workloads.archive import make_archive
 
     archive = tmp_path / "mine.tar"
     make_archive(archive, files=50, size=100)
-    (run,) = _run(tmpfs_target, spool, tmp_path, "extract", "-p", f"archive={archive}", "-n", "1")
-    assert run["parameters"]["files"] == 50 and run["parameters"]["bytes"] == 5000
+    (run,) = _run(tmpfs_target, spool, tmp_path, "extract", "-p", f"archive={archive}",
+                  "-p", "extractor=threads", "-n", "1")  # fmt: skip
+    assert run["meta"]["archive_files"] == 50 and run["meta"]["archive_bytes"] == 5000
+    assert set(run["parameters"]) == {"archive", "extractor", "threads", "fsync"}
     assert archive.exists()
 
 
