@@ -65,9 +65,9 @@ def test_treeops_auto_threads(tmpfs_target: Path, spool: Path, tmp_path: Path) -
         tmpfs_target, spool, tmp_path, "treeops",
         "-p", "depth=2", "-p", "fanout=3", "-p", "files=5", "-p", "threads=auto", "-n", "1",
     )  # fmt: skip
-    threads = run["parameters"]["threads"]
-    assert isinstance(threads, int) and threads >= 1, "auto must record the thread count used"
-    assert run["meta"]["auto_threads"]["chosen"] == threads
+    assert run["parameters"]["threads"] == "auto", "one series for auto, whatever it chose"
+    chosen = run["meta"]["auto_threads"]
+    assert chosen["walk"] >= 1 and chosen["delete"] >= 1
     inodes = (1 + 3 + 9) * 6
     assert metric(run, "walk.inodes_per_s") * metric(run, "walk.seconds") == pytest.approx(inodes)
     for name in ("delete.speedup", "delete.speedup_vs_rm", "walk.speedup_vs_find"):

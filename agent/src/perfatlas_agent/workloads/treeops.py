@@ -1,187 +1,41 @@
-"""treeops (seed 002): build a tree, walk and delete it serially and with T threads, vs find/rm."""
+"""treeops (seed 002): build a tree, walk and delete it serially and with T threads, vs find/rm.
+
+threads=auto (seed 002's wish: tune the thread count from inodes per second) tunes the walk and
+the delete apart, on a probe tree of the run's shape: each candidate count (1, 2, 4, ... 64) is
+timed AUTO_SAMPLES times and rated by its median; a count is taken only when its median beats
+the smaller count's by AUTO_GAIN (a real gain over the noise), else the climb stops at the
+smaller one. The run keeps threads=auto as its parameter (one series, whatever was chosen);
+the counts chosen and every sample are in meta.auto_threads."""
 
 from __future__ import annotations
 
-import os
-import queue
 import shutil
+import statistics
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import WorkloadError
+from perfatlas_agent._exceptions import ParameterError, WorkloadError
 from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import Metric
 from perfatlas_agent.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
+from perfatlas_agent.workloads.trees import (
+    TreeShape,
+    build_tree,
+    delete_tree,
+    regular_shape,
+    walk_tree,
+)
 
 AUTO_CANDIDATES = (1, 2, 4, 8, 16, 32, 64)
-
-# One unit of work: a directory path and its level; returns the subdirectories to visit next.
-Handler = Callable[[str, int], list[tuple[str, int]]]
-
-
-def parallel_tree(root: str, threads: int, handle: Handler) -> None:
-    """Visit the tree from root with `threads` workers pulling directories from one queue."""
-    if threads <= 1:
-        stack = [(root, 0)]
-        while stack:
-            d, level = stack.pop()
-            stack.extend(handle(d, level))
-        return
-    q: queue.Queue[tuple[str, int] | None] = queue.Queue()
-    errors: list[BaseException] = []
-
-    def worker() -> None:
-        while True:
-            item = q.get()
-            if item is None:
-                q.task_done()
-                return
-            try:
-                if not errors:
-                    for child in handle(*item):
-                        q.put(child)
-            except BaseException as exc:
-                errors.append(exc)
-            finally:
-                q.task_done()
-
-    workers = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
-    for w in workers:
-        w.start()
-    q.put((root, 0))
-    interrupted: KeyboardInterrupt | None = None
-    try:
-        q.join()
-    except KeyboardInterrupt as exc:
-        # Workers skip what is left once an error is recorded; wait for them, then clean up.
-        interrupted = exc
-        errors.append(exc)
-        q.join()
-    for _ in workers:
-        q.put(None)
-    for w in workers:
-        w.join()
-    if interrupted is not None:
-        raise interrupted
-    if errors:
-        raise errors[0]
-
-
-def _parallel_list(items: list[str], threads: int, fn: Callable[[str], None]) -> None:
-    if threads <= 1 or len(items) < 2:
-        for item in items:
-            fn(item)
-        return
-    chunks = [items[i::threads] for i in range(threads)]
-    errors: list[BaseException] = []
-
-    def run(chunk: list[str]) -> None:
-        try:
-            for item in chunk:
-                fn(item)
-        except BaseException as exc:
-            errors.append(exc)
-
-    ts = [threading.Thread(target=run, args=(c,), daemon=True) for c in chunks if c]
-    for t in ts:
-        t.start()
-    try:
-        for t in ts:
-            t.join()
-    except KeyboardInterrupt:
-        for t in ts:
-            t.join()
-        raise
-    if errors:
-        raise errors[0]
-
-
-def build_tree(root: str, *, depth: int, fanout: int, files: int, size: int, threads: int) -> int:
-    """Make the tree; returns the number of inodes made (directories and files)."""
-    payload = b"t" * size
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
-    os.mkdir(root)
-
-    def handle(d: str, level: int) -> list[tuple[str, int]]:
-        op, wr, cl = os.open, os.write, os.close
-        for i in range(files):
-            fd = op(f"{d}/f{i}", flags, 0o644)
-            if payload:
-                wr(fd, payload)
-            cl(fd)
-        subs: list[tuple[str, int]] = []
-        if level < depth:
-            for j in range(fanout):
-                sub = f"{d}/d{j}"
-                os.mkdir(sub)
-                subs.append((sub, level + 1))
-        return subs
-
-    parallel_tree(root, threads, handle)
-    return tree_inodes(depth=depth, fanout=fanout, files=files)
-
-
-def tree_inodes(*, depth: int, fanout: int, files: int) -> int:
-    dirs: int = sum(fanout**level for level in range(depth + 1))
-    return dirs * (files + 1)
-
-
-def walk_tree(root: str, threads: int) -> int:
-    """readdir + lstat of every entry (what `find -printf %s` does); returns inodes seen."""
-    counts = [1]
-    lock = threading.Lock()
-
-    def handle(d: str, level: int) -> list[tuple[str, int]]:
-        subs: list[tuple[str, int]] = []
-        n = 0
-        with os.scandir(d) as it:
-            for entry in it:
-                st = os.lstat(entry.path)
-                n += 1
-                if (st.st_mode & 0o170000) == 0o040000:
-                    subs.append((entry.path, level + 1))
-        with lock:
-            counts[0] += n
-        return subs
-
-    parallel_tree(root, threads, handle)
-    return counts[0]
-
-
-def delete_tree(root: str, threads: int) -> int:
-    """Unlink files with T threads across directories, then remove directories deepest first."""
-    dirs: list[tuple[str, int]] = []
-    counts = [0]
-    lock = threading.Lock()
-
-    def handle(d: str, level: int) -> list[tuple[str, int]]:
-        subs: list[tuple[str, int]] = []
-        n = 0
-        ul = os.unlink
-        with os.scandir(d) as it:
-            for entry in it:
-                if entry.is_dir(follow_symlinks=False):
-                    subs.append((entry.path, level + 1))
-                else:
-                    ul(entry.path)
-                    n += 1
-        with lock:
-            counts[0] += n
-            dirs.append((d, level))
-        return subs
-
-    parallel_tree(root, threads, handle)
-    by_level: dict[int, list[str]] = {}
-    for d, level in dirs:
-        by_level.setdefault(level, []).append(d)
-    for level in sorted(by_level, reverse=True):
-        _parallel_list(by_level[level], threads, os.rmdir)
-    return counts[0] + len(dirs)
+AUTO_SAMPLES = 3
+AUTO_GAIN = 1.10  # a count must beat the next smaller one's median rate by 10 %
+AUTO_PROBE_INODES = 2000  # the probe tree: the run's shape, at most this many inodes
+BUILD_THREADS = 16  # untimed trees (probes, the serial and baseline copies)
+MAX_DEPTH = 200
 
 
 def _timed(fn: Callable[[], int]) -> tuple[int, float]:
@@ -199,47 +53,79 @@ def _run_tool(cmd: list[str]) -> float:
     return secs
 
 
+def choose_threads(rates: dict[int, list[float]]) -> int:
+    """Climb the candidates while each one's median rate beats the smaller one's by AUTO_GAIN;
+    the last count that did (or 1)."""
+    chosen = AUTO_CANDIDATES[0]
+    for t in AUTO_CANDIDATES[1:]:
+        if t not in rates:
+            break
+        if statistics.median(rates[t]) < AUTO_GAIN * statistics.median(rates[chosen]):
+            break
+        chosen = t
+    return chosen
+
+
 class TreeOps(Workload):
     name = "treeops"
     description = "tree build, walk and delete: serial, T threads, and find / rm -rf baselines"
     params = (
-        ParamSpec("depth", "int", 3, "levels below the root"),
+        ParamSpec(
+            "inodes", "int", None,
+            "total inodes of the tree, root included (depth derived; instead of depth)",
+        ),
+        ParamSpec("depth", "int", 3, "levels below the root (when inodes is not given)"),
         ParamSpec("fanout", "int", 4, "subdirectories per directory"),
         ParamSpec("files", "int", 10, "files per directory"),
         ParamSpec("size", "size", 0, "bytes per file"),
         ParamSpec("threads", "threads", 8, "threads for the parallel walk/delete, or auto"),
-    )
+    )  # fmt: skip
+
+    def unused(self, params: dict[str, ParamValue]) -> set[str]:
+        return {"depth"} if params.get("inodes") is not None else set()
 
     def check(self, params: dict[str, ParamValue]) -> None:
         for tool in ("find", "rm"):
             if shutil.which(tool) is None:
                 raise WorkloadError(f"treeops needs {tool} for its baseline")
+        if params.get("inodes") is not None and int(params["inodes"]) < 1:
+            raise ParameterError("inodes must be at least 1 (the root)")
+        if int(params["files"]) < 0 or int(params["fanout"]) < 0:
+            raise ParameterError("files and fanout must be 0 or more")
+        shape = self.shape(params)
+        if shape.dirs > 1 and shape.fanout < 1:
+            raise ParameterError(f"{shape.inodes} inodes need fanout >= 1")
+        if shape.depth > MAX_DEPTH:
+            raise ParameterError(f"the tree would be {shape.depth} levels deep; raise fanout")
+
+    def shape(self, params: dict[str, ParamValue]) -> TreeShape:
+        fanout, files = int(params["fanout"]), int(params["files"])
+        if params.get("inodes") is not None:
+            return TreeShape(int(params["inodes"]), fanout, files)
+        return regular_shape(depth=int(params["depth"]), fanout=fanout, files=files)
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": "none", "o_direct": False}
 
     def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
         phases = ("build", "walk_serial", "walk", "walk_find", "delete_serial", "delete")
-        return (Knob("files", (*phases, "delete_rm")),)
+        knob = "inodes" if params.get("inodes") is not None else "files"
+        return (Knob(knob, (*phases, "delete_rm")),)
 
     def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
         # Three trees at once (serial, parallel, baseline); ~1 KiB per inode plus its data.
-        depth, fanout, size = int(params["depth"]), int(params["fanout"]), int(params["size"])
-        dirs = tree_inodes(depth=depth, fanout=fanout, files=0)
-        per_file = 4096 * -(-size // 4096) + 1024
-        files = room.bytes_budget // (3 * dirs * per_file)
+        size = int(params["size"])
+        per_inode = 4096 * -(-size // 4096) + 1024
+        if params.get("inodes") is not None:
+            inodes = room.bytes_budget // (3 * per_inode)
+            if room.inode_budget is not None:
+                inodes = min(inodes, room.inode_budget // 3)
+            return {"inodes": max(min(inodes, 1 << 24), 1)}
+        dirs = self.shape({**params, "files": 0}).dirs
+        files = room.bytes_budget // (3 * dirs * per_inode)
         if room.inode_budget is not None:
             files = min(files, room.inode_budget // (3 * dirs) - 1)
         return {"files": max(min(files, 1 << 16), 0)}
-
-    def _shape(self, ctx: RunContext) -> dict[str, int]:
-        p = ctx.params
-        return {
-            "depth": int(p["depth"]),
-            "fanout": int(p["fanout"]),
-            "files": int(p["files"]),
-            "size": int(p["size"]),
-        }
 
     def _cold(self, ctx: RunContext, root: Path) -> None:
         if ctx.cold.method == "drop_caches":
@@ -248,33 +134,63 @@ class TreeOps(Workload):
             ctx.cold_methods.add("none")
 
     def prepare(self, ctx: RunContext) -> None:
-        if ctx.params["threads"] != "auto":
+        shape = self.shape(ctx.params)
+        ctx.meta["tree"] = shape.describe()
+        threads = ctx.params["threads"]
+        if threads != "auto":
+            t = int(threads)
+            ctx.scratch["threads"] = {"build": t, "walk": t, "delete": t}
+            return
+        if "threads" in ctx.scratch:  # tuned already (--min-seconds prepares again)
             return
         ctx.phase("auto threads")
-        shape = self._shape(ctx)
+        probe_shape = TreeShape(min(shape.inodes, AUTO_PROBE_INODES), shape.fanout,
+                                shape.files_per_dir)  # fmt: skip
+        size = int(ctx.params["size"])
         probe = str(ctx.workdir / "probe")
-        build_tree(probe, threads=8, **shape)
-        rates: dict[str, float] = {}
-        best_t, best_rate, worse = 1, 0.0, 0
-        for t in AUTO_CANDIDATES:
+
+        def walk(t: int) -> float:
             self._cold(ctx, ctx.workdir)
-            n, secs = _timed(lambda t=t: walk_tree(probe, t))  # type: ignore[misc]
-            rate = n / secs if secs > 0 else 0.0
-            rates[str(t)] = round(rate, 1)
-            if rate > best_rate * 1.05:
-                best_t, best_rate, worse = t, rate, 0
-            else:
-                worse += 1
-                if worse >= 2:
-                    break
-        delete_tree(probe, 8)
-        ctx.params["threads"] = best_t
-        ctx.params["threads_auto"] = True
-        ctx.meta["auto_threads"] = {"walk_inodes_per_s_by_threads": rates, "chosen": best_t}
+            n, secs = _timed(lambda: walk_tree(probe, t))
+            return n / secs if secs > 0 else 0.0
+
+        def delete(t: int) -> float:
+            build_tree(probe, probe_shape, size=size, threads=BUILD_THREADS)
+            self._cold(ctx, ctx.workdir)
+            n, secs = _timed(lambda: delete_tree(probe, t))
+            return n / secs if secs > 0 else 0.0
+
+        build_tree(probe, probe_shape, size=size, threads=BUILD_THREADS)
+        walk_rates = self._tune(walk)
+        delete_tree(probe, BUILD_THREADS)
+        delete_rates = self._tune(delete)
+        chosen = {"walk": choose_threads(walk_rates), "delete": choose_threads(delete_rates)}
+        chosen["build"] = chosen["delete"]  # building writes metadata, as deleting does
+        ctx.scratch["threads"] = chosen
+        ctx.meta["auto_threads"] = {
+            **chosen,
+            "walk_inodes_per_s": {str(t): [round(r, 1) for r in v] for t, v in walk_rates.items()},
+            "delete_inodes_per_s": {
+                str(t): [round(r, 1) for r in v] for t, v in delete_rates.items()
+            },
+            "samples": AUTO_SAMPLES,
+            "rule": f"climb 1, 2, 4... while the median rate beats the smaller count's by "
+            f"{round((AUTO_GAIN - 1) * 100)} %",
+            "probe": probe_shape.describe(),
+        }
+
+    def _tune(self, sample: Callable[[int], float]) -> dict[int, list[float]]:
+        rates: dict[int, list[float]] = {}
+        for t in AUTO_CANDIDATES:
+            rates[t] = [sample(t) for _ in range(AUTO_SAMPLES)]
+            if choose_threads(rates) != t:
+                break  # no real gain over the smaller count: the climb stops
+        return rates
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
-        shape = self._shape(ctx)
-        threads = int(ctx.params["threads"])
+        shape = self.shape(ctx.params)
+        size = int(ctx.params["size"])
+        use: dict[str, int] = ctx.scratch["threads"]
         serial, par, base = (str(rep_dir / n) for n in ("serial", "parallel", "baseline"))
         m: dict[str, Metric] = {}
 
@@ -283,19 +199,19 @@ class TreeOps(Workload):
             m[f"{phase}.inodes_per_s"] = Metric(n / secs if secs > 0 else 0.0, "inodes/s")
 
         ctx.phase("build")
-        n, secs = _timed(lambda: build_tree(par, threads=threads, **shape))
+        n, secs = _timed(lambda: build_tree(par, shape, size=size, threads=use["build"]))
         rates("build", n, secs)
-        build_tree(serial, threads=threads, **shape)
-        build_tree(base, threads=threads, **shape)
+        build_tree(serial, shape, size=size, threads=BUILD_THREADS)
+        build_tree(base, shape, size=size, threads=BUILD_THREADS)
         inodes = n
 
         ctx.phase("walk (serial)")
         self._cold(ctx, rep_dir)
         n, secs = _timed(lambda: walk_tree(serial, 1))
         rates("walk_serial", n, secs)
-        ctx.phase(f"walk ({threads} threads)")
+        ctx.phase(f"walk ({use['walk']} threads)")
         self._cold(ctx, rep_dir)
-        n, secs = _timed(lambda: walk_tree(par, threads))
+        n, secs = _timed(lambda: walk_tree(par, use["walk"]))
         rates("walk", n, secs)
         ctx.phase("find")
         self._cold(ctx, rep_dir)
@@ -306,9 +222,9 @@ class TreeOps(Workload):
         self._cold(ctx, rep_dir)
         n, secs = _timed(lambda: delete_tree(serial, 1))
         rates("delete_serial", n, secs)
-        ctx.phase(f"delete ({threads} threads)")
+        ctx.phase(f"delete ({use['delete']} threads)")
         self._cold(ctx, rep_dir)
-        n, secs = _timed(lambda: delete_tree(par, threads))
+        n, secs = _timed(lambda: delete_tree(par, use["delete"]))
         rates("delete", n, secs)
         ctx.phase("rm -rf")
         self._cold(ctx, rep_dir)
@@ -324,3 +240,9 @@ class TreeOps(Workload):
         m["delete.speedup"] = Metric(ratio("delete", "delete_serial"), "x", "higher")
         m["delete.speedup_vs_rm"] = Metric(ratio("delete", "delete_rm"), "x", "higher")
         return m
+
+    def cleanup(self, ctx: RunContext) -> None:
+        threads = ctx.scratch.get("threads")
+        ctx.scratch.clear()
+        if ctx.params.get("threads") == "auto" and threads is not None:
+            ctx.scratch["threads"] = threads  # --min-seconds prepares again: keep the tuning
