@@ -87,7 +87,7 @@ def test_partialread_cold_and_treeops_on_ext4(loopfs: Any, spool: Path, tmp_path
         "-p", "filesize=8M", "-p", "reads=50", "-n", "1", spool=spool,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
-    assert res.runs[0]["cold_method"] == "drop_caches"
+    assert res.runs[0]["cold_method"] == "fadvise"  # cold=per_read: DONTNEED before each read
     out = tmp_path / "tree.json"
     res = run_agent(
         "run", "treeops", "--target", str(fs.mount_point / "tree"), "--output", str(out),

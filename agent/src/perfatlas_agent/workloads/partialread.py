@@ -1,10 +1,17 @@
-"""partialread (seed 003): reads of R bytes at random offsets fetched in segments; alacrity."""
+"""partialread (seed 003): reads of R bytes at random offsets fetched in segments; alacrity.
+
+Each read is cold by default (cold=per_read): the file's pages are dropped with
+posix_fadvise(POSIX_FADV_DONTNEED) before it, outside its timing (the file was fsynced when
+written, so its pages are clean and can be dropped). cold=per_repetition makes the file cold
+once before the reads (drop_caches as root, else fadvise): later reads of a segment read
+before hit the cache. cold=none drops nothing."""
 
 from __future__ import annotations
 
 import os
 import random
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +24,56 @@ from perfatlas_agent.workloads.base import RunContext, Workload
 
 MB = 1_000_000
 ALACRITY_PROBES = 5
+COLD_MODES = ("per_read", "per_repetition", "none")
+
+
+def drop_pages(fd: int) -> None:
+    """The file's clean pages out of the page cache."""
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+
+
+def random_reads(
+    path: str, offsets: list[int], rsize: int, seg: int, *, drop_each: bool
+) -> tuple[array[int], int]:
+    """Read rsize bytes at each offset, fetching the whole segments of seg bytes that hold
+    them; with drop_each, the file's pages are dropped before each read (untimed). The
+    latency of each read (ns) and the bytes fetched."""
+    lat = new_latency_array(len(offsets))
+    buf = bytearray(seg)
+    clock = time.perf_counter_ns
+    fetched = 0
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        prv = os.preadv
+        for k, off in enumerate(offsets):
+            if drop_each:
+                drop_pages(fd)
+            t0 = clock()
+            s = (off // seg) * seg
+            end = off + rsize
+            while s < end:
+                fetched += prv(fd, [buf], s)
+                s += seg
+            lat[k] = clock() - t0
+    finally:
+        os.close(fd)
+    return lat, fetched
 
 
 class PartialRead(Workload):
     name = "partialread"
-    description = "cold random reads of R bytes, fetched in segments of S; alacrity (1 byte)"
+    description = "random reads of R bytes (each cold), fetched in segments of S; alacrity"
     params = (
         ParamSpec("filesize", "size", 64 << 20, "size of the file read from"),
         ParamSpec("readsize", "size", 4096, "bytes asked for by each read"),
         ParamSpec("segsize", "size", 128 << 10, "read granularity: whole segments are fetched"),
         ParamSpec("reads", "int", 200, "random reads per repetition"),
-    )
+        ParamSpec(
+            "cold", "choice", "per_read",
+            "per_read (fadvise DONTNEED before each read), per_repetition, or none",
+            COLD_MODES,
+        ),
+    )  # fmt: skip
 
     def check(self, params: dict[str, ParamValue]) -> None:
         fs, rs, ss = (int(params[k]) for k in ("filesize", "readsize", "segsize"))
@@ -59,11 +105,23 @@ class PartialRead(Workload):
         finally:
             os.close(fd)
         ctx.scratch["path"] = str(path)
+        ctx.meta["cold"] = {
+            "per_read": "posix_fadvise(DONTNEED) on the file before each read, untimed; "
+            "read.seconds is the sum of the reads' own times",
+            "per_repetition": "the file made cold once before the reads (and before each "
+            "alacrity probe)",
+            "none": "nothing dropped",
+        }[str(ctx.params.get("cold", "per_read"))]
+
+    def _cold_method(self, ctx: RunContext) -> str:
+        """What cold=per_read records: fadvise, or none where pages cannot be dropped."""
+        return "none" if ctx.cold.method == "none" else "fadvise"
 
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         path: str = ctx.scratch["path"]
         fsize, rsize, seg = (int(ctx.params[k]) for k in ("filesize", "readsize", "segsize"))
         nreads = int(ctx.params["reads"])
+        mode = str(ctx.params.get("cold", "per_read"))
         rng = random.Random()
         buf = bytearray(seg)
         clock = time.perf_counter_ns
@@ -72,7 +130,13 @@ class PartialRead(Workload):
         ctx.phase("alacrity")
         probes: list[int] = []
         for _ in range(ALACRITY_PROBES):
-            ctx.make_cold(ctx.workdir, lambda: [path])
+            if mode == "per_read":
+                fd = os.open(path, os.O_RDONLY)
+                drop_pages(fd)
+                os.close(fd)
+                ctx.cold_methods.add(self._cold_method(ctx))
+            elif mode == "per_repetition":
+                ctx.make_cold(ctx.workdir, lambda: [path])
             off = rng.randrange(fsize)
             t0 = clock()
             fd = os.open(path, os.O_RDONLY)
@@ -82,25 +146,14 @@ class PartialRead(Workload):
         m["alacrity.latency"] = Metric(percentile(sorted(probes), 50) / 1000.0, "us")
 
         ctx.phase("random reads")
-        ctx.make_cold(ctx.workdir, lambda: [path])
+        if mode == "per_repetition":
+            ctx.make_cold(ctx.workdir, lambda: [path])
+        else:
+            ctx.cold_methods.add(self._cold_method(ctx) if mode == "per_read" else "none")
         offsets = [rng.randrange(fsize - rsize + 1) for _ in range(nreads)]
-        lat = new_latency_array(nreads)
-        fetched = 0
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            prv = os.preadv
-            start = clock()
-            for k, off in enumerate(offsets):
-                t0 = clock()
-                s = (off // seg) * seg
-                end = off + rsize
-                while s < end:
-                    fetched += prv(fd, [buf], s)
-                    s += seg
-                lat[k] = clock() - t0
-            secs = (clock() - start) / 1e9
-        finally:
-            os.close(fd)
+        lat, fetched = random_reads(path, offsets, rsize, seg, drop_each=mode == "per_read")
+        # The reads' own time: the untimed page drops between them are left out.
+        secs = sum(lat) / 1e9
         pct = latency_percentiles_us(lat)
         for key in ("p50", "p95", "p99"):
             m[f"read.lat_{key}"] = Metric(pct[key], "us")
