@@ -56,7 +56,7 @@ def getc_phase(path: str, nbytes: int) -> tuple[int, float]:
 
 class SeqIO(Workload):
     name = "seqio"
-    description = "one file of size F in blocks of B: write+fsync, rewrite, read (cold), seeks"
+    description = "bonnie: putc, block write+fsync, rewrite, getc, block read (cold), seeks"
     params = (
         ParamSpec("filesize", "size", 64 << 20, "file size"),
         ParamSpec("blocksize", "size", 1 << 20, "block size of every read and write"),
