@@ -108,19 +108,15 @@ class TreeOps(Workload):
         return {"fsync_policy": "none", "o_direct": False}
 
     def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
+        if params.get("inodes") is not None:
+            return ()  # the tree size asked for is the size run (studies sweep it)
         phases = ("build", "walk_serial", "walk", "walk_find", "delete_serial", "delete")
-        knob = "inodes" if params.get("inodes") is not None else "files"
-        return (Knob(knob, (*phases, "delete_rm")),)
+        return (Knob("files", (*phases, "delete_rm")),)
 
     def limits(self, params: dict[str, ParamValue], room: Room) -> dict[str, int]:
         # Three trees at once (serial, parallel, baseline); ~1 KiB per inode plus its data.
         size = int(params["size"])
         per_inode = 4096 * -(-size // 4096) + 1024
-        if params.get("inodes") is not None:
-            inodes = room.bytes_budget // (3 * per_inode)
-            if room.inode_budget is not None:
-                inodes = min(inodes, room.inode_budget // 3)
-            return {"inodes": max(min(inodes, 1 << 24), 1)}
         dirs = self.shape({**params, "files": 0}).dirs
         files = room.bytes_budget // (3 * dirs * per_inode)
         if room.inode_budget is not None:
