@@ -210,3 +210,11 @@ def test_zst_without_zstd_says_so(tmpfs_target: Path, spool: Path, tmp_path: Pat
     assert "compression zst" in res.stderr and "zstandard" in res.stderr
     assert "zstd" in res.stderr
     assert not tmpfs_target.exists() or os.listdir(tmpfs_target) == []
+
+
+def test_tar_cannot_fsync_each_file_and_says_so(tmpfs_target: Path, spool: Path) -> None:
+    res = run_agent("run", "extract", "--target", str(tmpfs_target), "-p", "extractor=tar",
+                    "-p", "fsync=file", spool=spool)  # fmt: skip
+    assert res.returncode == 2, res.stderr
+    assert "nothing to run" in res.stderr and "GNU tar cannot fsync each file" in res.stderr
+    assert not tmpfs_target.exists()
