@@ -117,12 +117,12 @@ def _run(
     return res.runs
 
 
-def _best_of(n: int, fn: Any) -> float:
+def _best_of(n: int, fn: Any, clock: Any = time.perf_counter) -> float:
     times = []
     for _ in range(n):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return min(times)
 
 
@@ -149,7 +149,10 @@ def test_threaded_time_includes_reading_and_decompressing(
             (scratch / name).parent.mkdir(parents=True, exist_ok=True)
             (scratch / name).write_bytes(data)
 
-    decompress_s, write_s = _best_of(3, decompress), _best_of(3, write_only)
+    # Decompressing is CPU work in one thread: its CPU time is what it costs, however busy the
+    # machine (a wall clock here would also count the waits for a core on a shared machine).
+    decompress_s = _best_of(3, decompress, time.thread_time)
+    write_s = _best_of(3, write_only, time.thread_time)
     shutil.rmtree(scratch)
     assert write_s < 0.5 * decompress_s, "the archive must be slow to decompress, quick to write"
     runs = _run(tmpfs_target, spool, tmp_path, f"archive={path}", "threads=4", n="3")
@@ -162,11 +165,12 @@ def test_threaded_time_includes_reading_and_decompressing(
     assert threaded["meta"]["archive_bytes"] == 40 * (512 << 10)
     assert threaded["meta"]["archive_compression"] == "xz"
     secs = next(r["samples"] for r in threaded["results"] if r["metric"] == "extract.seconds")
-    # The clock starts before the archive is opened: the best repetition took about as long as
-    # decompressing alone, or longer (30% off for the noise of a shared 2-core machine), far
-    # above the writing alone that a clock started after loading the archive would show.
-    print(f"extract.seconds {secs}, decompress alone {decompress_s:.3f}, write alone {write_s:.3f}")
-    assert min(secs) >= 0.7 * decompress_s, (secs, decompress_s, write_s)
+    # The clock starts before the archive is opened, and one thread decompresses the whole
+    # archive inside it: every repetition lasts at least that thread's CPU time for it (10 %
+    # off for the CPU time's own noise), far above the writing alone that a clock started
+    # after loading the archive would show.
+    print(f"extract.seconds {secs}, decompress CPU {decompress_s:.3f}, write CPU {write_s:.3f}")
+    assert min(secs) >= 0.9 * decompress_s, (secs, decompress_s, write_s)
 
 
 def test_tar_is_not_split_by_threads_and_unused_parameters_are_not_stored(
