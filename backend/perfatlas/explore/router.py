@@ -25,9 +25,14 @@ X_DOC = (
 )
 
 
+METRIC_DOC = "the metric; several (repeated or comma-separated) with group=metric, one trace each"
+MetricQuery = Annotated[list[str], Query(min_length=1, description=METRIC_DOC)]
+
+
 def _single_values(request: Request) -> None:
-    """A repeated workload, metric, x or group asks for several plots in one: say so."""
-    for name in ("workload", "metric", "x", "group"):
+    """A repeated workload, x or group asks for several plots in one: say so. Several metrics
+    are one plot only with group=metric (explore/service.py says so otherwise)."""
+    for name in ("workload", "x", "group"):
         if len(request.query_params.getlist(name)) > 1:
             raise Invalid(name, f"one {name} at a time")
 
@@ -40,9 +45,12 @@ def explore(
     session: SessionDep,
     _: ReadPrincipal,
     workload: str,
-    metric: str,
+    metric: MetricQuery,
     x: Annotated[str, Query(description=X_DOC)] = "time",
-    group: Annotated[str | None, Query(description="one trace per value of this dimension")] = None,
+    group: Annotated[
+        str | None,
+        Query(description="one trace per value of this dimension, or per metric: `metric`"),
+    ] = None,
     filter: FilterQuery = [],  # noqa: B006
 ) -> ExploreRead:
     """A metric against any dimension, one trace per group: the runs' median with the spread of
@@ -59,7 +67,7 @@ def explore_csv(
     session: SessionDep,
     _: ReadPrincipal,
     workload: str,
-    metric: str,
+    metric: MetricQuery,
     x: Annotated[str, Query(description=X_DOC)] = "time",
     group: str | None = None,
     filter: FilterQuery = [],  # noqa: B006
@@ -77,7 +85,7 @@ def explore_csv(
                 [trace.group, p.x, p.n, p.repetitions, p.median, p.mean, p.min, p.max, p.p5,
                  p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
             )  # fmt: skip
-    return csv_response(rows, f"{workload}-{metric}-by-{x}.csv")
+    return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")
 
 
 @router.get("/catalog", operation_id="catalog", response_model=Catalog)

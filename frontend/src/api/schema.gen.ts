@@ -4718,10 +4718,11 @@ export interface operations {
         parameters: {
             query: {
                 workload: string;
-                metric: string;
+                /** @description the metric; several (repeated or comma-separated) with group=metric, one trace each */
+                metric: string[];
                 /** @description the x axis: time, a built-in dimension (agent, host, fs_type, kernel, ...), a parameter or label name (param.NAME / label.NAME to be explicit), or env.KEY */
                 x?: string;
-                /** @description one trace per value of this dimension */
+                /** @description one trace per value of this dimension, or per metric: `metric` */
                 group?: string | null;
                 /** @description dimension:value, repeatable; several values of one dimension mean any */
                 filter?: string[];
@@ -4765,7 +4766,8 @@ export interface operations {
         parameters: {
             query: {
                 workload: string;
-                metric: string;
+                /** @description the metric; several (repeated or comma-separated) with group=metric, one trace each */
+                metric: string[];
                 /** @description the x axis: time, a built-in dimension (agent, host, fs_type, kernel, ...), a parameter or label name (param.NAME / label.NAME to be explicit), or env.KEY */
                 x?: string;
                 group?: string | null;
