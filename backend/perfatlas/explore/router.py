@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
@@ -10,7 +10,7 @@ from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import ReadPrincipal, SessionDep
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
-from perfatlas.explore import service
+from perfatlas.explore import export, service
 from perfatlas.explore.schemas import Catalog, ExploreRead
 
 router = APIRouter(tags=["explore"])
@@ -76,15 +76,7 @@ def explore_csv(
     data = service.explore(
         session, workload=workload, metric=metric, x=x, group=group, filters=filter
     )
-    header = [group or "group", x, "n", "repetitions", "median", "mean", "min", "max", "p5",
-              "p95", "unit", "flags", "runs"]  # fmt: skip
-    rows: list[list[Any]] = [header]
-    for trace in data.traces:
-        for p in trace.points:
-            rows.append(
-                [trace.group, p.x, p.n, p.repetitions, p.median, p.mean, p.min, p.max, p.p5,
-                 p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
-            )  # fmt: skip
+    rows = export.csv_rows(data)
     return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")
 
 
