@@ -53,11 +53,11 @@ export function AddToReport({ block }: { block: Block | null }) {
             <label className="field">
               <span>title</span>
               <input value={title} onChange={(e) => setTitle(e.target.value)} required placeholder="Tahoe downloads, Sep 2011" data-testid="report-title" />
-              {title.trim() && <span className="muted small">address /reports/{slugify(title)}</span>}
+              {title.trim() && <small className="muted">address /reports/{slugify(title)}</small>}
             </label>
           )}
           <div className="actions">
-            <button type="submit" className="button primary" disabled={add.isPending || (chosen === NEW && !title.trim())}>
+            <button type="submit" className="button primary" data-testid="add-to-report-submit" disabled={add.isPending || (chosen === NEW && !title.trim())}>
               {add.isPending ? "Adding…" : "Add"}
             </button>
             <button type="button" className="button" onClick={() => setOpen(false)}>

@@ -45,7 +45,7 @@ export function ReportEditor({ report }: { report: Report }) {
         <label className="field">
           <span>pinned to</span>
           <input type="date" value={pinned} onChange={(e) => setPinned(e.target.value)} data-testid="edit-pinned" />
-          <span className="muted small">{pinned ? `only runs started before ${pinned} (UTC)` : "empty: live, every run, new ones as they come"}</span>
+          <small className="muted">{pinned ? `only runs started before ${pinned} (UTC)` : "empty: live, every run, new ones as they come"}</small>
         </label>
         <div className="notes-edit">
           <label className="field">
@@ -85,7 +85,7 @@ export function ReportEditor({ report }: { report: Report }) {
           <textarea aria-label="new text block" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
           <button
             type="button"
-            className="button small"
+            className="button small add-text"
             disabled={!text.trim()}
             onClick={() => {
               setBlocks([...blocks, markdownBlock(text)]);
