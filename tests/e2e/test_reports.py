@@ -56,7 +56,7 @@ def _runs() -> list[dict[str, Any]]:
                             "samples": [5000 / walk, 5000 / walk, 5000 / walk],
                         },
                     ],
-                )  # fmt: skip
+                )
             )
     return runs
 
