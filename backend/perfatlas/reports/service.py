@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -21,12 +21,14 @@ from perfatlas.reports.models import Report
 from perfatlas.reports.schemas import (
     Block,
     BlockData,
+    CompareBlock,
     ReportCreate,
     ReportData,
     ReportRead,
     ReportSummary,
     ReportUpdate,
 )
+from perfatlas.runs.models import Result
 
 _BLOCKS: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
 
@@ -70,9 +72,23 @@ def get_report(session: Session, *, slug: str) -> Report:
     return report
 
 
+def _before_any_run(session: Session, block: Block) -> bool:
+    """A group compare of a workload that has no runs yet."""
+    if not isinstance(block, CompareBlock) or block.runs is not None:
+        return False
+    if not (block.workload and block.by and block.values):
+        return False  # refused for what is missing, as ever
+    return not session.scalar(select(exists().where(Result.workload == block.workload)))
+
+
 def check_blocks(session: Session, blocks: Sequence[Block], pinned_at: dt.datetime | None) -> None:
-    """Every block asked of its page's service: a refusal is a 422 naming blocks[i].field."""
+    """Every block asked of its page's service: a refusal is a 422 naming blocks[i].field.
+    A group compare of a workload with no runs yet has nothing to be checked against (its page
+    would refuse it for want of results, not for a wrong name): it is kept, so that a study's
+    default report can be imported before its first runs, and shows why it is empty until then."""
     for index, block in enumerate(blocks):
+        if _before_any_run(session, block):
+            continue
         block_data(session, block, index=index, pinned_at=pinned_at)
 
 

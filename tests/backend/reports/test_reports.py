@@ -361,3 +361,37 @@ def test_on_sqlite_the_embedded_default(tmp_path: Path) -> None:
         assert [p["n"] for t in pinned["traces"] for p in t["points"]] == [10, 10, 10, 10]
         assert len(got[6]["series"]["t"]) == 20
     get_engine(url).dispose()
+
+
+def test_a_default_report_imports_before_its_workload_has_runs(client, upload_headers,
+                                                               read_headers):  # fmt: skip
+    """A study's default report: explore and group compare blocks of a workload with no runs
+    yet are kept (nothing to check them against) and say why they are empty; once runs arrive
+    the same report shows them, and a wrong name is still refused where there are runs."""
+    blocks = [
+        {"kind": "explore", "workload": "smallfile", "metric": "create.ops_per_s",
+         "x": "threads", "group": "fs_version"},
+        {"kind": "compare", "workload": "smallfile", "by": "fs_version",
+         "values": ["6.1", "6.2"]},
+    ]  # fmt: skip
+    body = {"slug": "default", "title": "Default", "blocks": blocks}
+    assert client.post(f"{API}/reports", json=body, headers=upload_headers).status_code == 201
+    empty = _get(client, read_headers, "/reports/default/data")["blocks"]
+    assert empty[0]["explore"]["traces"] == [] and "no runs" in empty[0]["explore"]["note"]
+    assert empty[1]["groups"] is None and empty[1]["error"]
+    bodies = _store(client, upload_headers)
+    full = _get(client, read_headers, "/reports/default/data")["blocks"]
+    assert full[1]["groups"] == _get(client, read_headers, "/compare/groups",
+                                     workload="smallfile", by="fs_version", value=["6.1", "6.2"])  # fmt: skip
+    assert sum(g["runs"] for g in full[1]["groups"]["groups"]) == len(bodies)
+    point = full[0]["explore"]["traces"][0]["points"][0]
+    assert point["n"] == 40  # 20 days × 2 agents of fs_version 6.1, 1 thread
+    # Before runs, what is missing is still refused.
+    partial = {"kind": "compare", "workload": "nosuch_workload", "by": "fs_version"}
+    missing = client.post(f"{API}/reports", json={"slug": "m", "title": "M", "blocks": [partial]},
+                          headers=upload_headers)  # fmt: skip
+    assert missing.status_code == 422, missing.text
+    assert missing.json()["errors"][0]["field"] == "blocks[0].values"
+    bad = {"slug": "bad", "title": "Bad", "blocks": [{**blocks[1], "by": "nosuch"}]}
+    refused = client.post(f"{API}/reports", json=bad, headers=upload_headers)
+    assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "blocks[0].by"
