@@ -6233,6 +6233,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a report with this slug exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
             413: {
                 headers: {
