@@ -224,3 +224,107 @@ def test_a_report_made_in_the_ui_shows_the_runs_and_exports_offline(
         assert trace["y"] == plain
     page.evaluate("() => window.scrollTo(0, 0)")
     shot(page, "75-report-pinned", full_page=False)
+
+
+def test_a_report_of_every_block_kind_and_its_export(
+    page: Any, ui_server: LiveServer, tmp_path: Path
+) -> None:
+    """Heatmap, group compare, series and text blocks (a study's default report, imported as
+    JSON through the API): drawn as on their pages, and in the export."""
+    headers = {"Authorization": f"Bearer {ui_server.upload_token}"}
+    runs = []
+    for version, factor in (("6.1", 1.0), ("6.2", 0.8)):
+        for threads in THREADS:
+            for depth in (2, 4):
+                walk = 24.0 / threads**0.5 * depth / 4 * factor
+                runs.append(
+                    run_body(
+                        uuid=str(uuid.uuid4()),
+                        workload="rep_grid",
+                        agent="rep-grid",
+                        target="/mnt/tree",
+                        parameters={"threads": threads, "depth": depth},
+                        labels={"fs_version": version},
+                        started_at=(T0 + dt.timedelta(minutes=len(runs))).isoformat(),
+                        results=[
+                            {
+                                "metric": "walk.seconds",
+                                "unit": "s",
+                                "samples": [walk * 0.98, walk, walk * 1.02],
+                            }
+                        ],
+                    )
+                )
+    httpx.post(
+        f"{ui_server.url}/api/v1/runs/batch", json={"runs": runs}, headers=headers, timeout=60
+    ).raise_for_status()
+    series = httpx.get(
+        f"{ui_server.url}/api/v1/series", headers=headers,
+        params={"workload": "rep_grid", "metric": "walk.seconds", "limit": 100},
+    ).json()["items"]  # fmt: skip
+    one = next(s for s in series if s["parameters"] == {"threads": 1, "depth": 4})
+    report = {
+        "slug": "grid", "title": "Walk grid", "notes": "Depth × threads, two versions.",
+        "blocks": [
+            {"kind": "heatmap", "workload": "rep_grid", "metric": "walk.seconds", "x": "threads",
+             "y": "depth", "diff": "fs_version", "a": "6.1", "b": "6.2"},
+            {"kind": "markdown", "text": "The **newer** version walks faster everywhere."},
+            {"kind": "compare", "workload": "rep_grid", "by": "fs_version",
+             "values": ["6.1", "6.2"]},
+            {"kind": "series", "series_id": one["id"], "title": "1 thread, depth 4"},
+        ],
+    }  # fmt: skip
+    created = httpx.post(f"{ui_server.url}/api/v1/reports", json=report, headers=headers)
+    assert created.status_code == 201, created.text
+    page.add_init_script(
+        f"localStorage.setItem('perfatlas.token', {json.dumps(ui_server.read_token)})"
+    )
+    page.goto(f"{ui_server.url}/reports")
+    page.get_by_role("link", name="Walk grid").click()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=block-0] .js-plotly-plot')?.data?.[0]?.z"
+    )
+    z = page.evaluate(
+        "() => document.querySelector('[data-testid=block-0] .js-plotly-plot').data[0].z"
+    )
+    # 6.2 walks at 0.8 of 6.1's time in every cell: -20 %.
+    assert len(z) == 2 and all(len(row) == len(THREADS) for row in z)
+    assert all(abs(v - -20.0) < 1e-9 for row in z for v in row)
+    groups = page.get_by_test_id("block-2").get_by_test_id("group-compare-table")
+    assert "-20" in groups.inner_text().replace("−", "-")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=block-3] .js-plotly-plot')?.data?.length >= 1"
+    )
+    ys = page.evaluate(
+        "() => Array.from(document.querySelector('[data-testid=block-3] .js-plotly-plot')"
+        ".data[0].y)"
+    )
+    assert ys == [24.0, 24.0 * 0.8]  # the series: version 6.1 then 6.2
+    assert page.get_by_test_id("block-1").locator("strong").inner_text() == "newer"
+    page.evaluate("() => window.scrollTo(0, 0)")
+    shot(page, "76-report-every-block")
+
+    with page.expect_download() as info:
+        page.get_by_test_id("export-html").click()
+    path = tmp_path / "grid.html"
+    info.value.save_as(path)
+    offline = page.context.new_page()
+    page.context.set_offline(True)
+    try:
+        offline.goto(path.as_uri())
+        offline.wait_for_function(
+            "() => document.querySelectorAll('.js-plotly-plot').length === 2"
+            " && document.querySelector('#plot-1').data"
+        )
+        exported_z = offline.evaluate("() => document.querySelector('#plot-0').data[0].z")
+        assert exported_z == z
+        assert (
+            offline.evaluate("() => Array.from(document.querySelector('#plot-1').data[0].y)") == ys
+        )
+        cells = offline.locator("table[data-table=groups] tr", has_text="walk.seconds")
+        assert "(-20" in cells.first.inner_text().replace("−", "-")
+        offline.set_viewport_size({"width": 1100, "height": 900})
+        shot(offline, "77-exported-every-block")
+    finally:
+        page.context.set_offline(False)
+        offline.close()
