@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Response
 from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import ReadPrincipal, SessionDep, TriagePrincipal, body_schema, json_body
 from perfatlas.compare import export as compare_export
-from perfatlas.core.errors import ErrorBody, NotFound
+from perfatlas.core.errors import NotFound
 from perfatlas.explore import export as explore_export
 from perfatlas.reports import service
 from perfatlas.reports.schemas import (
@@ -39,7 +39,6 @@ def list_reports(session: SessionDep, _: ReadPrincipal) -> ReportList:
 @router.post(
     "/reports", operation_id="create_report", status_code=201, response_model=ReportRead,
     openapi_extra=body_schema(ReportCreate),
-    responses={409: {"model": ErrorBody, "description": "a report with this slug exists"}},
 )  # fmt: skip
 def create_report(
     _: WritePrincipal, body: Annotated[ReportCreate, json_body(ReportCreate)], session: SessionDep

@@ -6233,7 +6233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a report with this slug exists */
+            /** @description stored already, with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
