@@ -30,6 +30,7 @@ from perfatlas.main import create_app
 REPO = Path(__file__).resolve().parents[1]
 PG_SERVER = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 TABLES = (
+    "reports",
     "jobs",
     "schedules",
     "agent_enrollment_tokens",

@@ -1,4 +1,4 @@
-"""The perfatlas command: serve, migrate, token, detect."""
+"""The perfatlas command: serve, migrate, token, detect, report."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from typing import Annotated, Any
 import typer
 
 from perfatlas.core.config import get_settings
+from perfatlas.reports.cli import report_app
 
 app = typer.Typer(help="PerfAtlas server.", no_args_is_help=True, add_completion=False)
 token_app = typer.Typer(help="API tokens for machines and scripts.", no_args_is_help=True)
 app.add_typer(token_app, name="token")
 agent_app = typer.Typer(help="Agents: the test machines that take jobs.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
+app.add_typer(report_app, name="report")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,6 +7,7 @@ from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
+from perfatlas.reports.models import Report
 from perfatlas.runs.models import Environment, Result, Run, Series
 from perfatlas.schedules.models import Schedule
 
@@ -23,6 +24,7 @@ __all__ = [
     "Incident",
     "Job",
     "Notification",
+    "Report",
     "Result",
     "Run",
     "Schedule",

@@ -17,11 +17,12 @@ from perfatlas.api.guard import route_facts
 from perfatlas.core.errors import ErrorBody
 
 # The operations whose service raises Conflict (a run uuid stored with another body, a
-# channel name taken, an agent's name taken, a job's lease lost or the job final already).
+# channel name taken, an agent's name taken, a job's lease lost or the job final already, a
+# report's slug taken).
 CONFLICTS = frozenset(
     {"create_run", "create_runs_batch", "import_fio", "import_bonnie", "create_channel",
     "update_channel", "enroll_agent", "report_job_progress", "complete_job", "release_job",
-    "cancel_job", "create_schedule", "update_schedule"}
+    "cancel_job", "create_schedule", "update_schedule", "create_report"}
 )  # fmt: skip
 # Operations without an API token that still answer 401 (an enrollment token in the body).
 TOKEN_IN_BODY = frozenset({"enroll_agent"})

@@ -17,6 +17,7 @@ from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
 from perfatlas.notifications.router import router as channels_router
+from perfatlas.reports.router import router as reports_router
 from perfatlas.runs.router import router as runs_router
 from perfatlas.schedules.router import router as schedules_router
 
@@ -32,6 +33,7 @@ api_router.include_router(agents_router)
 api_router.include_router(jobs_router)
 api_router.include_router(confirm_router)
 api_router.include_router(schedules_router)
+api_router.include_router(reports_router)
 
 
 class Health(BaseModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
@@ -10,7 +10,7 @@ from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import ReadPrincipal, SessionDep
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
-from perfatlas.explore import service
+from perfatlas.explore import export, service
 from perfatlas.explore.schemas import Catalog, ExploreRead
 
 router = APIRouter(tags=["explore"])
@@ -25,9 +25,14 @@ X_DOC = (
 )
 
 
+METRIC_DOC = "the metric; several (repeated or comma-separated) with group=metric, one trace each"
+MetricQuery = Annotated[list[str], Query(min_length=1, description=METRIC_DOC)]
+
+
 def _single_values(request: Request) -> None:
-    """A repeated workload, metric, x or group asks for several plots in one: say so."""
-    for name in ("workload", "metric", "x", "group"):
+    """A repeated workload, x or group asks for several plots in one: say so. Several metrics
+    are one plot only with group=metric (explore/service.py says so otherwise)."""
+    for name in ("workload", "x", "group"):
         if len(request.query_params.getlist(name)) > 1:
             raise Invalid(name, f"one {name} at a time")
 
@@ -40,9 +45,12 @@ def explore(
     session: SessionDep,
     _: ReadPrincipal,
     workload: str,
-    metric: str,
+    metric: MetricQuery,
     x: Annotated[str, Query(description=X_DOC)] = "time",
-    group: Annotated[str | None, Query(description="one trace per value of this dimension")] = None,
+    group: Annotated[
+        str | None,
+        Query(description="one trace per value of this dimension, or per metric: `metric`"),
+    ] = None,
     filter: FilterQuery = [],  # noqa: B006
 ) -> ExploreRead:
     """A metric against any dimension, one trace per group: the runs' median with the spread of
@@ -59,7 +67,7 @@ def explore_csv(
     session: SessionDep,
     _: ReadPrincipal,
     workload: str,
-    metric: str,
+    metric: MetricQuery,
     x: Annotated[str, Query(description=X_DOC)] = "time",
     group: str | None = None,
     filter: FilterQuery = [],  # noqa: B006
@@ -68,16 +76,8 @@ def explore_csv(
     data = service.explore(
         session, workload=workload, metric=metric, x=x, group=group, filters=filter
     )
-    header = [group or "group", x, "n", "repetitions", "median", "mean", "min", "max", "p5",
-              "p95", "unit", "flags", "runs"]  # fmt: skip
-    rows: list[list[Any]] = [header]
-    for trace in data.traces:
-        for p in trace.points:
-            rows.append(
-                [trace.group, p.x, p.n, p.repetitions, p.median, p.mean, p.min, p.max, p.p5,
-                 p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
-            )  # fmt: skip
-    return csv_response(rows, f"{workload}-{metric}-by-{x}.csv")
+    rows = export.csv_rows(data)
+    return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")
 
 
 @router.get("/catalog", operation_id="catalog", response_model=Catalog)

@@ -70,7 +70,78 @@ def _one(field: str, value: str) -> str:
     return value
 
 
+METRIC_GROUP = "metric"
+MAX_METRICS = 12
+
+
+def metric_names(metric: str | Sequence[str]) -> list[str]:
+    """The metrics asked for: repeated, comma-separated or both; each once, in order."""
+    items = [metric] if isinstance(metric, str) else list(metric)
+    names: list[str] = []
+    for item in items:
+        for part in item.split(","):
+            if part.strip() and part.strip() not in names:
+                names.append(part.strip())
+    return names
+
+
 def explore(
+    session: Session,
+    *,
+    workload: str,
+    metric: str | Sequence[str],
+    x: str,
+    group: str | None = None,
+    filters: Sequence[str] = (),
+) -> ExploreRead:
+    """One metric, or several with group=metric: each metric's own explore is one trace."""
+    names = metric_names(metric)
+    if group == METRIC_GROUP:
+        return _by_metric(session, workload=workload, metrics=names, x=x, filters=filters)
+    if len(names) > 1:
+        raise Invalid(
+            "metric", f"several metrics ({', '.join(names)}) plot together only with group=metric"
+        )
+    return _one_metric(
+        session, workload=workload, metric=names[0] if names else "", x=x, group=group,
+        filters=filters,
+    )  # fmt: skip
+
+
+def _by_metric(
+    session: Session, *, workload: str, metrics: list[str], x: str, filters: Sequence[str]
+) -> ExploreRead:
+    if not metrics:
+        raise Invalid("metric", "name at least one metric")
+    if len(metrics) > MAX_METRICS:
+        raise Invalid("metric", f"at most {MAX_METRICS} metrics in one plot")
+    answers = [
+        _one_metric(session, workload=workload, metric=m, x=x, group=None, filters=filters)
+        for m in metrics
+    ]
+    found = [(m, a) for m, a in zip(metrics, answers, strict=True) if a.unit is not None]
+    units = sorted({a.unit for _, a in found if a.unit is not None})
+    if len(units) > 1:
+        named = ", ".join(f"{m} in {a.unit}" for m, a in found)
+        raise Invalid("metric", f"metrics of different units cannot share an axis: {named}")
+    directions = {a.direction for _, a in found}
+    with_points = [a for _, a in found if a.traces]
+    answer = ExploreRead(
+        workload=workload, metric=",".join(metrics), unit=units[0] if units else None,
+        direction=directions.pop() if len(directions) == 1 else None, x=x, group=METRIC_GROUP,
+        x_numeric=bool(with_points) and all(a.x_numeric for a in with_points),
+        traces=[
+            ExploreTrace(group=m, points=a.traces[0].points) for m, a in found if a.traces
+        ],
+        truncated=any(a.truncated for a in answers), flag_reasons=FLAG_REASONS,
+    )  # fmt: skip
+    missing = [f"{a.note} ({m})" for m, a in zip(metrics, answers, strict=True) if a.note]
+    if missing:
+        answer.note = "; ".join(missing)
+    return answer
+
+
+def _one_metric(
     session: Session,
     *,
     workload: str,

@@ -19,6 +19,7 @@ import { Alerts } from "./routes/Alerts";
 import { AlertDetail } from "./routes/AlertDetail";
 import { Incidents } from "./routes/Incidents";
 import { IncidentDetail } from "./routes/IncidentDetail";
+import { ReportEdit, ReportPage, Reports } from "./routes/Reports";
 import { Settings } from "./routes/Settings";
 import { NotFound } from "./routes/NotFound";
 import { RouteError } from "./routes/RouteError";
@@ -47,6 +48,9 @@ export const router = createBrowserRouter([
       { path: "/alerts/:id", element: <AlertDetail /> },
       { path: "/incidents", element: <Incidents /> },
       { path: "/incidents/:id", element: <IncidentDetail /> },
+      { path: "/reports", element: <Reports /> },
+      { path: "/reports/:slug", element: <ReportPage /> },
+      { path: "/reports/:slug/edit", element: <ReportEdit /> },
       { path: "/settings", element: <Settings /> },
       { path: "*", element: <NotFound /> },
     ],

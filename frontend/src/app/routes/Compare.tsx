@@ -7,6 +7,7 @@ import { GroupCompare } from "../../features/compare/components/GroupCompare";
 import { MetricPicker } from "../../features/compare/components/MetricPicker";
 import { RunCompare } from "../../features/compare/components/RunCompare";
 import { parseMetrics, parseRuns } from "../../features/compare/diff";
+import { AddToReport, compareGroupsBlock, compareRunsBlock } from "../../features/reports";
 import { groupCompareQuery, parseGroupCompare, type GroupCompareState } from "../../features/compare/group";
 
 function GroupsPage({ state }: { state: GroupCompareState }) {
@@ -16,6 +17,7 @@ function GroupsPage({ state }: { state: GroupCompareState }) {
         <h1>Compare groups by {state.by}</h1>
         <div className="actions">
           {state.values.length >= 2 && <CsvDownload path="/compare/groups.csv" query={groupCompareQuery(state)} filename={`${state.workload}-by-${state.by}.csv`} />}
+          {state.values.length >= 2 && <AddToReport block={compareGroupsBlock(state)} />}
           <Link className="button" to="/compare">
             Compare single runs
           </Link>
@@ -41,6 +43,7 @@ function RunsPage({ query }: { query: CompareQuery }) {
         <h1>Compare {query.runs.length} runs</h1>
         <div className="actions">
           <CsvDownload path="/compare.csv" query={compareCsvQuery(query)} filename="compare.csv" />
+          <AddToReport block={compareRunsBlock(query.runs, query.metric, query.minEffect)} />
           <Link className="button" to={`/compare?pick=${query.runs[0]}`}>
             Change runs
           </Link>

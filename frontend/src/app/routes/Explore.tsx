@@ -7,6 +7,7 @@ import { ExploreChart } from "../../features/explore/components/ExploreChart";
 import { ExploreControls } from "../../features/explore/components/ExploreControls";
 import { ExploreHeader } from "../../features/explore/components/ExploreHeader";
 import { ExploreTable } from "../../features/explore/components/ExploreTable";
+import { AddToReport, exploreBlock } from "../../features/reports";
 import { exploreQuery, exploreSearch, parseExploreState, type ExploreState } from "../../features/explore/url-state";
 
 export function Explore() {
@@ -21,7 +22,7 @@ export function Explore() {
 
   return (
     <div className="page explore">
-      <ExploreHeader state={state} query={query} />
+      <ExploreHeader state={state} query={query} actions={<AddToReport block={exploreBlock(state)} />} />
       <div className="explore-layout">
         <ExploreControls state={state} catalog={catalog} xNumeric={Boolean(explore.data?.x_numeric)} onChange={update} />
         <ExploreChart state={state} query={query} explore={explore} catalog={catalog.data} />

@@ -5,6 +5,7 @@ import { useCatalog } from "../../features/explore/api/get-catalog";
 import { useHeatmap } from "../../features/explore/api/get-heatmap";
 import { HeatmapChart } from "../../features/explore/components/HeatmapChart";
 import { HeatmapControls } from "../../features/explore/components/HeatmapControls";
+import { AddToReport, heatmapBlock } from "../../features/reports";
 import { exploreLink, heatmapSearch, parseHeatmapState, type HeatmapState } from "../../features/explore/url-state";
 
 export function Heatmap() {
@@ -25,6 +26,7 @@ export function Heatmap() {
               Back to Explore
             </Link>
           )}
+          {state.workload && state.metric && state.x && state.y && <AddToReport block={heatmapBlock(state)} />}
         </div>
       </div>
       <div className="explore-layout">

@@ -12,6 +12,7 @@ const NAV = [
   { to: "/series", label: "Series" },
   { to: "/runs", label: "Runs" },
   { to: "/compare", label: "Compare" },
+  { to: "/reports", label: "Reports" },
   { to: "/schedules", label: "Schedules" },
   { to: "/jobs", label: "Jobs" },
   { to: "/agents", label: "Agents" },

@@ -9,6 +9,8 @@ export type ExploreFigureOptions = { view: ExploreView; logx: boolean; logy: boo
 
 export function groupName(group: string | null | undefined, dimension: string | null | undefined): string {
   if (!dimension) return "all runs";
+  // group=metric: the trace is the metric itself.
+  if (dimension === "metric" && group) return group;
   if (group === null || group === undefined) return `${dimension} not set`;
   return `${dimension}=${group}`;
 }
@@ -16,7 +18,7 @@ export function groupName(group: string | null | undefined, dimension: string | 
 function yTitle(data: Explore): string {
   const unit = data.unit ? ` (${data.unit})` : "";
   const better = data.direction === "higher" ? ", higher is better" : data.direction === "lower" ? ", lower is better" : "";
-  return `${data.metric}${unit}${better}`;
+  return `${data.metric.split(",").join(", ")}${unit}${better}`;
 }
 
 function hover(data: Explore): string {

@@ -1,6 +1,10 @@
 // What other features may use of explore; the rest of features/explore is its own.
 export { useCatalog } from "./api/get-catalog";
+export type { Explore } from "./api/get-explore";
 export type { Dimension } from "./catalog";
 export { DimensionInput } from "./components/DimensionInput";
+export { ExploreSummary, FlagLegend } from "./components/ExploreSummary";
+export { ExploreTable } from "./components/ExploreTable";
 export { FilterEditor } from "./components/FilterEditor";
-export { exploreLink } from "./url-state";
+export { exploreFigure, heatmapOf } from "./figures";
+export { exploreLink, type ExploreState, type ExploreView, type HeatmapState } from "./url-state";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalSearch, exploreQuery, exploreSearch, heatmapFromExplore, heatmapQueries, heatmapSearch, parseExploreState, parseHeatmapState } from "./url-state";
+import { canonicalSearch, exploreQuery, exploreSearch, heatmapFromExplore, heatmapQueries, heatmapSearch, metricList, parseExploreState, parseHeatmapState, withGroup } from "./url-state";
 
 describe("explore URL state", () => {
   it("reads the API's names from the query string", () => {
@@ -35,6 +35,29 @@ describe("explore URL state", () => {
 
   it("keeps a filter value that holds a colon", () => {
     expect(parseExploreState(new URLSearchParams("filter=target:/mnt/a:b")).filter).toEqual(["target:/mnt/a:b"]);
+  });
+});
+
+describe("several metrics on one plot", () => {
+  it("keeps several metrics only with group=metric, in the API's comma form", () => {
+    const both = parseExploreState(new URLSearchParams("workload=treeops&metric=walk.seconds,find.seconds&group=metric&x=threads"));
+    expect(both.metric).toBe("walk.seconds,find.seconds");
+    expect(metricList(both.metric)).toEqual(["walk.seconds", "find.seconds"]);
+    expect(exploreQuery(both)).toEqual({ workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: [] });
+    expect(exploreSearch(both).toString()).toBe("workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric");
+    // Repeated metrics read the same; a repeat is dropped.
+    expect(parseExploreState(new URLSearchParams("metric=a&metric=b,a&group=metric")).metric).toBe("a,b");
+    // Without group=metric, the first metric only.
+    expect(parseExploreState(new URLSearchParams("metric=a,b&group=version")).metric).toBe("a");
+  });
+
+  it("leaving group=metric keeps the first metric; the heatmap takes it too", () => {
+    const both = parseExploreState(new URLSearchParams("workload=t&metric=a,b&group=metric&x=k"));
+    expect(withGroup(both, "version")).toEqual({ group: "version", metric: "a" });
+    expect(withGroup(both, "metric")).toEqual({ group: "metric" });
+    expect(withGroup({ ...both, group: "version", metric: "a" }, "agent")).toEqual({ group: "agent" });
+    const heat = heatmapFromExplore(both);
+    expect([heat.metric, heat.x, heat.y]).toEqual(["a", "k", ""]);
   });
 });
 

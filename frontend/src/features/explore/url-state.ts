@@ -29,6 +29,20 @@ export type HeatmapState = {
 
 const VIEWS: readonly ExploreView[] = ["lines", "box", "points"];
 
+/** group=metric: one trace per metric, the metrics comma-separated in `metric` (the API's form). */
+export const BY_METRIC = "metric";
+
+/** The metrics of a state: several only when grouped by metric. */
+export function metricList(metric: string): string[] {
+  return [...new Set(metric.split(",").map((m) => m.trim()).filter((m) => m !== ""))];
+}
+
+/** A change of group that keeps the state meaningful: leaving group=metric keeps its first metric. */
+export function withGroup(state: ExploreState, group: string): Partial<ExploreState> {
+  if (group === BY_METRIC || state.group !== BY_METRIC) return { group };
+  return { group, metric: metricList(state.metric)[0] ?? "" };
+}
+
 function flag(value: string | null): boolean {
   return value === "1" || value === "true";
 }
@@ -39,11 +53,14 @@ function filters(params: URLSearchParams): string[] {
 
 export function parseExploreState(params: URLSearchParams): ExploreState {
   const view = params.get("view") ?? "lines";
+  const group = params.get("group") ?? "";
+  // Several metrics, repeated or comma-separated, make one plot only with group=metric.
+  const metrics = metricList(params.getAll("metric").join(","));
   return {
     workload: params.get("workload") ?? "",
-    metric: params.get("metric") ?? "",
+    metric: (group === BY_METRIC ? metrics : metrics.slice(0, 1)).join(","),
     x: params.get("x") || "time",
-    group: params.get("group") ?? "",
+    group,
     filter: filters(params),
     view: (VIEWS as readonly string[]).includes(view) ? (view as ExploreView) : "lines",
     logx: flag(params.get("logx")),
@@ -115,11 +132,12 @@ export function heatmapQueries(state: HeatmapState): ExploreQuery[] {
 
 /** From an Explore view to the heatmap of the same metric (x stays, the group becomes y). */
 export function heatmapFromExplore(state: ExploreState): HeatmapState {
+  const byMetric = state.group === BY_METRIC;
   return {
     workload: state.workload,
-    metric: state.metric,
+    metric: metricList(state.metric)[0] ?? "",
     x: state.x === "time" ? "" : state.x,
-    y: state.group,
+    y: byMetric ? "" : state.group,
     filter: state.filter,
     diff: "",
     a: "",

@@ -39,7 +39,7 @@ function ValuesPicker({ values, known, onChange }: { values: string[]; known: st
   );
 }
 
-function GroupTable({ data }: { data: Data }) {
+export function GroupTable({ data }: { data: Data }) {
   const [open, setOpen] = useState<string[]>([]);
   const toggle = (m: string) => setOpen((o) => (o.includes(m) ? o.filter((x) => x !== m) : [...o, m]));
   return (

@@ -1,10 +1,11 @@
+import type { ReactNode } from "react";
 import { Link } from "react-router-dom";
 import { CsvButton, CsvError, useCsvDownload } from "../../../components/ui/CsvDownload";
 import type { ExploreQuery } from "../api/get-explore";
 import { heatmapFromExplore, heatmapSearch, type ExploreState } from "../url-state";
 
 /** The page's title, its CSV download and the way to the heatmap of the same data (once there is a query). */
-export function ExploreHeader({ state, query }: { state: ExploreState; query: ExploreQuery | null }) {
+export function ExploreHeader({ state, query, actions }: { state: ExploreState; query: ExploreQuery | null; actions?: ReactNode }) {
   const csv = useCsvDownload();
   return (
     <>
@@ -17,6 +18,7 @@ export function ExploreHeader({ state, query }: { state: ExploreState; query: Ex
               <Link className="button" to={`/heatmap?${heatmapSearch(heatmapFromExplore(state))}`}>
                 Heatmap
               </Link>
+              {actions}
             </>
           )}
         </div>

@@ -8,10 +8,12 @@ type Props = {
   onMetric: (metric: string) => void;
   /** data-testid of the two selects ("workload", "metric") */
   testIds?: boolean;
+  /** group=metric picks several metrics elsewhere */
+  hideMetric?: boolean;
 };
 
 /** The workload and metric pickers; a value from the URL that the catalog does not know stays selectable. */
-export function WorkloadMetricFields({ catalog, workload, metric, onWorkload, onMetric, testIds = false }: Props) {
+export function WorkloadMetricFields({ catalog, workload, metric, onWorkload, onMetric, testIds = false, hideMetric = false }: Props) {
   return (
     <>
       <label className="field">
@@ -26,7 +28,7 @@ export function WorkloadMetricFields({ catalog, workload, metric, onWorkload, on
           {workload && !catalog?.workloads.includes(workload) && <option value={workload}>{workload}</option>}
         </select>
       </label>
-      <label className="field">
+      {!hideMetric && <label className="field">
         <span>metric</span>
         <select data-testid={testIds ? "metric" : undefined} value={metric} disabled={!workload} onChange={(e) => onMetric(e.target.value)}>
           <option value="">choose…</option>
@@ -37,7 +39,7 @@ export function WorkloadMetricFields({ catalog, workload, metric, onWorkload, on
           ))}
           {metric && !catalog?.metrics.some((m) => m.name === metric) && <option value={metric}>{metric}</option>}
         </select>
-      </label>
+      </label>}
     </>
   );
 }

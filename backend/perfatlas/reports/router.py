@@ -1,0 +1,125 @@
+"""Report routes. Reading needs the read permission; writing is for people's tokens (upload or
+admin: the triage permission), not agents'."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Response
+
+from perfatlas.api.csv import csv_response
+from perfatlas.api.deps import ReadPrincipal, SessionDep, TriagePrincipal, body_schema, json_body
+from perfatlas.compare import export as compare_export
+from perfatlas.core.errors import NotFound
+from perfatlas.explore import export as explore_export
+from perfatlas.reports import service
+from perfatlas.reports.schemas import (
+    SLUG_PATTERN,
+    BlockData,
+    ReportCreate,
+    ReportData,
+    ReportList,
+    ReportRead,
+    ReportUpdate,
+)
+
+router = APIRouter(tags=["reports"])
+# Reports are written by people: upload and admin tokens hold triage, agents do not.
+WritePrincipal = TriagePrincipal
+Slug = Annotated[str, Path(pattern=SLUG_PATTERN)]
+Index = Annotated[int, Path(ge=0, le=1000)]
+
+
+@router.get("/reports", operation_id="list_reports", response_model=ReportList)
+def list_reports(session: SessionDep, _: ReadPrincipal) -> ReportList:
+    """Every report, the most recently changed first."""
+    return ReportList(items=service.list_reports(session))
+
+
+@router.post(
+    "/reports", operation_id="create_report", status_code=201, response_model=ReportRead,
+    openapi_extra=body_schema(ReportCreate),
+)  # fmt: skip
+def create_report(
+    _: WritePrincipal, body: Annotated[ReportCreate, json_body(ReportCreate)], session: SessionDep
+) -> ReportRead:
+    """A new report; each block's query is checked as its page's route checks it."""
+    return service.to_read(service.create_report(session, data=body))
+
+
+@router.get("/reports/{slug}", operation_id="get_report", response_model=ReportRead)
+def get_report(slug: Slug, session: SessionDep, _: ReadPrincipal) -> ReportRead:
+    return service.to_read(service.get_report(session, slug=slug))
+
+
+@router.patch(
+    "/reports/{slug}", operation_id="update_report", response_model=ReportRead,
+    openapi_extra=body_schema(ReportUpdate),
+)  # fmt: skip
+def update_report(
+    slug: Slug,
+    _: WritePrincipal,
+    body: Annotated[ReportUpdate, json_body(ReportUpdate)],
+    session: SessionDep,
+) -> ReportRead:
+    """Change the title, notes, blocks (the whole list, in order) or pin of a report."""
+    return service.to_read(service.update_report(session, slug=slug, data=body))
+
+
+@router.delete("/reports/{slug}", operation_id="delete_report", status_code=204)
+def delete_report(slug: Slug, session: SessionDep, _: WritePrincipal) -> Response:
+    service.delete_report(session, slug=slug)
+    return Response(status_code=204)
+
+
+@router.get("/reports/{slug}/data", operation_id="get_report_data", response_model=ReportData)
+def get_report_data(slug: Slug, session: SessionDep, _: ReadPrincipal) -> ReportData:
+    """The report with every block's data, as its page's route answers the same query; a
+    pinned report reads only runs started before its date."""
+    return service.report_data(session, slug=slug)
+
+
+@router.get(
+    "/reports/{slug}/blocks/{index}.json", operation_id="get_report_block",
+    response_model=BlockData,
+)  # fmt: skip
+def get_report_block(slug: Slug, index: Index, session: SessionDep, _: ReadPrincipal) -> BlockData:
+    """One block's data."""
+    return service.one_block(session, slug=slug, index=index)[1]
+
+
+@router.get(
+    "/reports/{slug}/blocks/{index}.csv", operation_id="get_report_block_csv",
+    response_class=Response,
+)  # fmt: skip
+def get_report_block_csv(
+    slug: Slug, index: Index, session: SessionDep, _: ReadPrincipal
+) -> Response:
+    """One block's data as its page's CSV download."""
+    data = service.one_block(session, slug=slug, index=index)[1]
+    name = f"{slug}-block-{index}.csv"
+    if data.explore is not None:
+        return csv_response(explore_export.csv_rows(data.explore), name)
+    if data.heatmap is not None:
+        rows: list[list[Any]] = []
+        for side, answer in zip("ab", data.heatmap, strict=False):
+            table = explore_export.csv_rows(answer)
+            label = [side] if len(data.heatmap) > 1 else []
+            rows += [(["side"] if len(data.heatmap) > 1 else []) + table[0]] if not rows else []
+            rows += [label + row for row in table[1:]]
+        return csv_response(rows, name)
+    if data.compare is not None:
+        return compare_export.runs_csv(data.compare)
+    if data.groups is not None:
+        return compare_export.groups_csv(data.groups)
+    if data.series is not None:
+        s = data.series
+        none: list[Any] = [None] * len(s.t)
+        p5, p95, runs = s.p5 or none, s.p95 or none, s.run or none
+        rows = [["t", "value", "p5", "p95", "run", "unit"]]
+        rows += [
+            [t.isoformat(), s.value[i], p5[i], p95[i], runs[i], s.series.unit]
+            for i, t in enumerate(s.t)
+        ]
+        return csv_response(rows, name)
+    raise NotFound(data.error or f"block {index} ({data.kind}) has no data to download")

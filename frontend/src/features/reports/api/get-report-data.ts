@@ -1,0 +1,27 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type ReportData = Schemas["ReportData"];
+export type Report = Schemas["ReportRead"];
+export type BlockData = Schemas["BlockData"];
+
+/** The report with every block's data, as each block's page would answer it. */
+export function getReportData(slug: string, signal?: AbortSignal): Promise<ReportData> {
+  return apiGet<ReportData>(`/reports/${encodeURIComponent(slug)}/data`, {}, signal);
+}
+
+export function reportDataQueryOptions(slug: string) {
+  return queryOptions({ queryKey: ["reports", slug, "data"], queryFn: ({ signal }) => getReportData(slug, signal) });
+}
+
+export function useReportData(slug: string) {
+  return useQuery({ ...reportDataQueryOptions(slug), enabled: slug !== "" });
+}
+
+export function getReport(slug: string, signal?: AbortSignal): Promise<Report> {
+  return apiGet<Report>(`/reports/${encodeURIComponent(slug)}`, {}, signal);
+}
+
+export function useReport(slug: string) {
+  return useQuery({ queryKey: ["reports", slug], queryFn: ({ signal }) => getReport(slug, signal), enabled: slug !== "" });
+}

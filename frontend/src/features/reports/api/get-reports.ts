@@ -1,0 +1,16 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+
+export type ReportSummary = Schemas["ReportSummary"];
+
+export function getReports(signal?: AbortSignal): Promise<Schemas["ReportList"]> {
+  return apiGet<Schemas["ReportList"]>("/reports", {}, signal);
+}
+
+export function reportsQueryOptions() {
+  return queryOptions({ queryKey: ["reports"], queryFn: ({ signal }) => getReports(signal) });
+}
+
+export function useReports() {
+  return useQuery(reportsQueryOptions());
+}

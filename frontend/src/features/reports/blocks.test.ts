@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { blockLabel, blockLink, compareGroupsBlock, compareRunsBlock, exploreBlock, moveBlock, slugify } from "./blocks";
+
+const state = { workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: ["agent:a"], view: "box" as const, logx: true, logy: false };
+
+describe("report blocks", () => {
+  it("takes Explore's view and links back to the same view", () => {
+    const block = exploreBlock(state);
+    expect(block).toMatchObject({ kind: "explore", workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: ["agent:a"], view: "box", logx: true });
+    expect(blockLink(block)).toBe("/explore?workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
+    expect(blockLabel(block)).toBe("walk.seconds, find.seconds against threads, one line per metric where agent:a");
+    expect(exploreBlock({ ...state, group: "" }).group).toBeNull();
+  });
+
+  it("takes a run compare or a group compare and links back to it", () => {
+    const runs = compareRunsBlock(["u1", "u2"], ["create.*"], null);
+    expect(runs).toMatchObject({ runs: ["u1", "u2"], metric: ["create.*"], min_effect: 5, workload: null });
+    expect(blockLink(runs)).toBe("/compare?runs=u1%2Cu2&metric=create.*");
+    const groups = compareGroupsBlock({ workload: "smallfile", by: "fs_version", values: ["6.1", "6.2"], filter: [], metric: [], pairIgnore: null, minEffect: 2 });
+    expect(groups).toMatchObject({ runs: null, by: "fs_version", values: ["6.1", "6.2"], min_effect: 2 });
+    expect(blockLink(groups)).toBe("/compare?workload=smallfile&by=fs_version&value=6.1&value=6.2");
+    expect(blockLabel(groups)).toBe("smallfile by fs_version: 6.1 vs 6.2");
+  });
+
+  it("moves blocks within bounds and makes slugs the API accepts", () => {
+    expect(moveBlock(["a", "b", "c"], 0, 1)).toEqual(["b", "a", "c"]);
+    expect(moveBlock(["a", "b", "c"], 2, 1)).toEqual(["a", "b", "c"]);
+    expect(moveBlock(["a", "b", "c"], 2, -1)).toEqual(["a", "c", "b"]);
+    expect(slugify("Tahoe downloads, Sep 2011!")).toBe("tahoe-downloads-sep-2011");
+    expect(slugify("  ÉCLAIR  ")).toBe("eclair");
+    expect(slugify("???")).toBe("report");
+    expect(slugify("x".repeat(80))).toHaveLength(64);
+    expect(slugify("Tahoe downloads, Sep 2011!")).toMatch(/^[a-z0-9][a-z0-9-]{0,63}$/);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { ReportData } from "./api/get-report-data";
+import { reportHtml } from "./export-html";
+
+const explore = {
+  workload: "treeops",
+  metric: "walk.seconds,find.seconds",
+  unit: "s",
+  direction: "lower",
+  x: "threads",
+  group: "metric",
+  x_numeric: true,
+  truncated: false,
+  flag_reasons: {},
+  note: null,
+  traces: [
+    { group: "walk.seconds", points: [{ x: 1, n: 2, repetitions: 6, median: 20.5, mean: 20, min: 19, max: 22, p5: 19.1, p95: 21.9, flags: [], runs: ["r1"] }] },
+    { group: "find.seconds", points: [{ x: 1, n: 2, repetitions: 6, median: 12.25, mean: 12, min: 11, max: 13, p5: 11.1, p95: 12.9, flags: [], runs: ["r2"] }] },
+  ],
+};
+
+const data = {
+  report: {
+    slug: "walks",
+    title: "Walks </script><script>alert(1)</script>",
+    notes: "# Notes\n\n<b>raw</b>",
+    pinned_at: null,
+    created_at: "2026-11-26T06:00:00Z",
+    updated_at: "2026-11-26T06:00:00Z",
+    blocks: [
+      { kind: "explore", title: null, workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: [], view: "lines", logx: false, logy: false },
+      { kind: "markdown", title: null, text: "between </script>" },
+    ],
+  },
+  blocks: [
+    { index: 0, kind: "explore", explore, heatmap: null, compare: null, groups: null, series: null, error: null },
+    { index: 1, kind: "markdown", explore: null, heatmap: null, compare: null, groups: null, series: null, error: null },
+  ],
+} as unknown as ReportData;
+
+describe("the report as one HTML file", () => {
+  const html = reportHtml(data, "window.Plotly={newPlot:function(){}};", new Date("2026-11-26T07:00:00Z"));
+
+  it("holds plotly, the figures, the data, the notes and the tables", () => {
+    expect(html).toContain("window.Plotly={newPlot:function(){}};");
+    const figures = JSON.parse(/<script type="application\/json" id="figures">(.*?)<\/script>/s.exec(html)![1]!) as { data: { name: string; y: number[] }[] }[];
+    expect(figures).toHaveLength(1);
+    expect(figures[0]!.data.map((t) => [t.name, t.y])).toEqual([
+      ["walk.seconds", [20.5]],
+      ["find.seconds", [12.25]],
+    ]);
+    expect(html).toContain('<div class="plot" id="plot-0" data-block="0"></div>');
+    expect(html).toContain("<td class=\"num\">20.5</td>");
+    expect(html).toContain("<td class=\"num\">12.25</td>");
+    expect(html).toContain("<h1>Notes</h1>");
+    expect(html).toContain("&lt;b&gt;raw&lt;/b&gt;");
+  });
+
+  it("asks the network for nothing and cannot be broken out of", () => {
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<img|@import|url\(/i);
+    expect(html).toContain("default-src 'none'");
+    // Exactly the four script elements it made: no text in the data closed one early.
+    expect(html.match(/<script/g)).toHaveLength(4);
+    expect(html.match(/<\/script>/g)).toHaveLength(4);
+    expect(html).toContain("Walks &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+  });
+});

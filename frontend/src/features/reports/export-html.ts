@@ -1,0 +1,108 @@
+// A report as ONE self-contained HTML file that opens offline: plotly.js (the cartesian dist
+// bundle, inlined), every block's figure and data, the notes and the tables. Nothing in it asks
+// the network for anything: no script or style source, no image, no font.
+import { formatNumber, formatPercent, shortId } from "../../lib/format";
+import type { Compare, GroupCompare } from "../compare";
+import type { Explore } from "../explore";
+import type { BlockData, ReportData } from "./api/get-report-data";
+import { blockFigure } from "./figures";
+import { blockLabel, type Block } from "./blocks";
+import { escapeHtml, renderMarkdown } from "./markdown";
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;max-width:1100px;margin:2rem auto;padding:0 1rem}
+h1{margin-bottom:.2rem}.meta{color:#616e7c;font-size:.9em}.block{border:1px solid #e4e7eb;border-radius:8px;padding:1rem;margin:1rem 0}
+table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums}th,td{border-bottom:1px solid #e4e7eb;padding:.25rem .6rem;text-align:left}
+td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.muted{color:#616e7c;font-size:.9em}
+pre{background:#f5f7fa;padding:.5rem;overflow:auto}blockquote{border-left:3px solid #cbd2d9;margin:0;padding-left:1rem;color:#52606d}
+.plot{width:100%;height:460px}`;
+
+function cell(text: string, cls = ""): string {
+  return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(text)}</td>`;
+}
+
+export function exploreTableHtml(data: Explore): string {
+  const head = `<tr><th>${escapeHtml(data.group ?? "group")}</th><th>${escapeHtml(data.x)}</th><th class="num">runs</th><th class="num">median</th><th class="num">p5</th><th class="num">p95</th><th>flags</th></tr>`;
+  const rows = data.traces.flatMap((t) =>
+    t.points.map((p) => `<tr>${cell(t.group ?? "")}${cell(String(p.x ?? ""))}${cell(String(p.n), "num")}${cell(formatNumber(p.median, 4), "num")}${cell(formatNumber(p.p5, 4), "num")}${cell(formatNumber(p.p95, 4), "num")}${cell(p.flags.join(" "))}</tr>`),
+  );
+  return `<table data-table="explore"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+export function compareTableHtml(data: Compare): string {
+  const head = `<tr><th>metric</th>${data.runs.map((r, i) => `<th class="num">${escapeHtml(`${shortId(r.uuid)} ${r.agent}`)}${i === 0 ? " (baseline)" : ""}</th>`).join("")}</tr>`;
+  const rows = data.metrics.map((m) => {
+    const cells = m.values.map((v, i) => {
+      const diff = i > 0 && m.diff_pct[i] !== null && m.diff_pct[i] !== undefined ? ` (${formatPercent(m.diff_pct[i])})` : "";
+      const verdict = m.changes[i]?.verdict;
+      return cell(`${formatNumber(v, 4)}${diff}`, `num${verdict === "better" || verdict === "worse" ? ` ${verdict}` : ""}`);
+    });
+    return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
+  });
+  return `<table data-table="compare"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+export function groupsTableHtml(data: GroupCompare): string {
+  const head = `<tr><th>metric</th>${data.groups.map((g, i) => `<th class="num">${escapeHtml(`${data.by} = ${g.value}`)}${i === 0 ? " (baseline)" : ""}</th>`).join("")}</tr>`;
+  const rows = data.metrics.map((m) => {
+    const cells = m.cells.map((c, i) => {
+      const change = i > 0 && c.change_pct !== null ? ` (${formatPercent(c.change_pct)})` : "";
+      return cell(`${formatNumber(c.value, 4)}${change}`, `num${c.verdict === "better" || c.verdict === "worse" ? ` ${c.verdict}` : ""}`);
+    });
+    return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
+  });
+  return `<table data-table="groups"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
+  const caption = block.title || (block.kind === "markdown" ? "" : blockLabel(block));
+  const parts = [caption ? `<h2>${escapeHtml(caption)}</h2>` : ""];
+  if (data.error) parts.push(`<p class="muted">No data: ${escapeHtml(data.error)}.</p>`);
+  else if (block.kind === "markdown") parts.push(renderMarkdown(block.text));
+  else {
+    const figure = blockFigure(block, data, "light");
+    if (figure && (!data.explore || data.explore.traces.length > 0)) {
+      figures.push(figure);
+      parts.push(`<div class="plot" id="plot-${figures.length - 1}" data-block="${data.index}"></div>`);
+    }
+    if (data.explore) parts.push(data.explore.traces.length ? exploreTableHtml(data.explore) : `<p class="muted">No results match.</p>`);
+    if (data.compare) parts.push(compareTableHtml(data.compare));
+    if (data.groups) parts.push(groupsTableHtml(data.groups));
+  }
+  return `<section class="block" data-kind="${block.kind}" data-index="${data.index}">${parts.join("\n")}</section>`;
+}
+
+/** JSON inside a <script> element: `<` escaped so no "</script>" in the data can end it. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replaceAll("<", "\\u003c").replaceAll("\u2028", "\\u2028").replaceAll("\u2029", "\\u2029");
+}
+
+export function reportHtml(report: ReportData, plotlySource: string, exportedAt: Date = new Date()): string {
+  const { report: r, blocks } = report;
+  const figures: unknown[] = [];
+  const body = r.blocks.map((b, i) => blockHtml(b, blocks[i] ?? { index: i, kind: b.kind, error: "missing" }, figures)).join("\n");
+  const pinned = r.pinned_at ? `pinned: runs started before ${r.pinned_at}` : "live when exported";
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:">
+<title>${escapeHtml(r.title)}</title><style>${STYLE}</style></head>
+<body>
+<h1>${escapeHtml(r.title)}</h1>
+<p class="meta">PerfAtlas report <code>${escapeHtml(r.slug)}</code> · ${escapeHtml(pinned)} · exported ${escapeHtml(exportedAt.toISOString())}</p>
+<div class="notes">${renderMarkdown(r.notes)}</div>
+${body}
+<script type="application/json" id="report-data">${scriptJson(report)}</script>
+<script type="application/json" id="figures">${scriptJson(figures)}</script>
+<script>${plotlySource.replaceAll("</script", "<\\/script")}</script>
+<script>
+(function () {
+  var figures = JSON.parse(document.getElementById("figures").textContent);
+  figures.forEach(function (f, i) {
+    var layout = Object.assign({}, f.layout, { height: 460, autosize: true });
+    Plotly.newPlot("plot-" + i, f.data, layout, { displaylogo: false, responsive: true });
+  });
+})();
+</script>
+</body></html>
+`;
+}
