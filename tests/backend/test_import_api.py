@@ -177,3 +177,53 @@ def test_the_unknown_defaults_stay_out_of_an_imports_body(client, upload_headers
     assert stored == {run.uuid: body_hash(run) for run in parsed}
     assert all(run.write_cache is None for run in parsed)
     assert [tuple(f) for f in facts] == [("unknown", "unknown")]
+
+
+def test_a_bonnie_text_table_imports_once_and_bad_text_writes_nothing(
+    client, upload_headers, read_headers, engine
+):
+    """Seed 001's four Bonnie tables: four runs; the same upload again is a retry."""
+    from sqlalchemy import func, select
+
+    from perfatlas.runs.models import Result, Run
+
+    seed = (FIXTURES / "bonnie" / "text" / "seed001-coda-nfs.txt").read_bytes()
+    headers = {**upload_headers, "Content-Type": "text/plain"}
+    bad = seed.replace(b"1629  2.3", b"1629  x.3")
+    refused = client.post("/api/v1/import/bonnie", params={"agent": "coda-1"}, content=bad,
+                          headers=headers)  # fmt: skip
+    assert refused.status_code == 422
+    assert refused.json()["errors"][0]["field"] == "file"
+    assert "line 6: 'x.3' where the Block output %CPU belongs is not a number" in refused.text
+    # Bounded: a table of 1001 rows is refused whole.
+    lines = seed.decode().splitlines()
+    huge = "\n".join(lines[:6] + [lines[5]] * 1000)
+    too_many = client.post("/api/v1/import/bonnie", content=huge.encode(), headers=headers)
+    assert too_many.status_code == 422
+    assert "1001 rows of Bonnie tables" in too_many.json()["detail"]
+    with engine.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(Run)) == 0
+
+    params = {"agent": "coda-1", "target": "/coda/bench", "label": "source=seed001"}
+    first = client.post("/api/v1/import/bonnie", params=params, content=seed, headers=headers)
+    assert first.status_code == 200, first.text
+    assert (first.json()["created"], first.json()["existing"]) == (4, 0)
+    again = client.post("/api/v1/import/bonnie", params=params, content=seed, headers=headers)
+    assert (again.json()["created"], again.json()["existing"]) == (0, 4)
+    assert [r["uuid"] for r in again.json()["runs"]] == [r["uuid"] for r in first.json()["runs"]]
+    with engine.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(Run)) == 4
+        stored = dict(
+            conn.execute(
+                select(Result.metric, Result.value)
+                .join(Run, Run.id == Result.run_id)
+                .where(Run.uuid == first.json()["runs"][3]["uuid"])  # NFS, 30 MB
+            ).all()
+        )
+    # 115432 K/sec, 28403 K/sec, 2790.6 seeks/s in the seed.
+    assert stored["read.mb_per_s"] == 115432 / 976.5625
+    assert stored["read_char.mb_per_s"] == 28403 / 976.5625
+    assert stored["seeks.per_s"] == 2790.6
+    run = client.get(f"/api/v1/runs/{first.json()['runs'][3]['uuid']}", headers=read_headers)
+    assert run.json()["meta"]["caption"] == "NFS filesystem, 30 MB test file"
+    assert (run.json()["fsync_policy"], run.json()["write_cache"]) == ("unknown", "unknown")

@@ -1,4 +1,5 @@
-"""Import bonnie++ CSV lines (CSV formats 1.96, 1.97 and 1.98): one run per line."""
+"""Import bonnie++ CSV lines (CSV formats 1.96, 1.97 and 1.98): one run per line; a file
+without CSV lines may hold Bonnie 1.x text tables (bonnie_text.py): one run per row."""
 
 from __future__ import annotations
 
@@ -12,11 +13,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from perfatlas.imports.bonnie_metrics import FILE_PHASES, IO_PHASES, Collected
+from perfatlas.imports.bonnie_text import text_runs
 from perfatlas.imports.common import Parsed, check_run_count, decode_text, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.runs.schemas import ParamValue, RunCreate
 
-WHAT = "bonnie++ CSV lines (what bonnie++ -q prints on stdout, or the last line of its report)"
+WHAT = (
+    "bonnie++ CSV lines (what bonnie++ -q prints on stdout, or the last line of its report) "
+    "or a Bonnie 1.x text table (K/sec and %CPU for Per Char, Block, Rewrite, Per Char, Block, "
+    "Seeks)"
+)
 
 # A phase shorter than bonnie++'s minimum time prints "+++++" for the rate and "+++" for CPU.
 TOO_QUICK = frozenset({"+++++", "+++"})
@@ -108,6 +114,9 @@ def read_bonnie(
         except ValidationError as exc:
             raise invalid_run(exc, where=f"line {number}") from None
         runs.append(run)
+    if not runs and first_text_line is not None:
+        # No CSV line: a Bonnie 1.x text table, then (bonnie_text.py).
+        runs = text_runs(text, agent=agent, target=target, labels=labels, started_at=start)
     if not runs:
         if first_text_line is not None:
             number, line = first_text_line

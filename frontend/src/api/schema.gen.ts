@@ -471,7 +471,8 @@ export interface paths {
         put?: never;
         /**
          * Import Bonnie
-         * @description Import bonnie++ CSV lines: one run per line; '+++++' fields are left out as not measured.
+         * @description Import bonnie++ CSV lines (one run per line) or, in a file without them, Bonnie 1.x text
+         *     tables (one run per row); '+++++' fields are left out as not measured.
          */
         post: operations["import_bonnie"];
         delete?: never;
