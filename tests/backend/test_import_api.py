@@ -227,3 +227,37 @@ def test_a_bonnie_text_table_imports_once_and_bad_text_writes_nothing(
     run = client.get(f"/api/v1/runs/{first.json()['runs'][3]['uuid']}", headers=read_headers)
     assert run.json()["meta"]["caption"] == "NFS filesystem, 30 MB test file"
     assert (run.json()["fsync_policy"], run.json()["write_cache"]) == ("unknown", "unknown")
+
+
+def test_a_bonnie_import_and_a_seqio_run_share_compare_rows(client, upload_headers, read_headers):
+    """bonnie++'s columns get seqio's names and units, so one compare table holds both."""
+    from tests.factories import result, run_body
+
+    path = FIXTURES / "bonnie" / "ext4-direct-x2.csv"
+    fields = path.read_text().splitlines()[1].split(",")  # put_block 194982, rewrite 277259
+    imported = client.post(
+        "/api/v1/import/bonnie", params={"agent": "box", "target": "/mnt/ext4"},
+        content=path.read_bytes(), headers={**upload_headers, "Content-Type": "text/csv"},
+    )  # fmt: skip
+    assert imported.status_code == 200, imported.text
+    seqio = run_body(
+        workload="seqio", agent="box", target="/mnt/ext4",
+        parameters={"filesize": 268435456, "blocksize": 1048576, "direct": True, "seeks": 2000},
+        results=[result("write.mb_per_s", [180.0, 185.0, 190.0], unit="MB/s"),
+                 result("rewrite.mb_per_s", [250.0, 260.0, 270.0], unit="MB/s"),
+                 result("seeks.per_s", [9000.0, 9100.0, 9200.0], unit="seeks/s")],
+    )  # fmt: skip
+    assert client.post("/api/v1/runs", json=seqio, headers=upload_headers).status_code == 201
+    bonnie_uuid = imported.json()["runs"][0]["uuid"]
+    table = client.get(
+        "/api/v1/compare", params={"runs": [bonnie_uuid, seqio["uuid"]]}, headers=read_headers
+    ).json()
+    rows = {m["metric"]: m for m in table["metrics"]}
+    for metric, column, unit, divisor in [
+        ("write.mb_per_s", 11, "MB/s", 1e6 / 1024),
+        ("rewrite.mb_per_s", 13, "MB/s", 1e6 / 1024),
+        ("seeks.per_s", 19, "seeks/s", 1.0),
+    ]:
+        assert rows[metric]["unit"] == unit
+        assert rows[metric]["values"][0] == float(fields[column]) / divisor
+        assert rows[metric]["values"][1] is not None

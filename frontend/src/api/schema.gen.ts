@@ -721,6 +721,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Reference
+         * @description Store a published table (its source URL, what the numbers are, a value per metric and
+         *     column) as reference runs, one per column: marked `reference` wherever they are shown,
+         *     never used by detection or as an alert's baseline. Posting the same table again is a
+         *     retry; the same column with other values is a conflict.
+         */
+        post: operations["create_reference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs": {
         parameters: {
             query?: never;
@@ -2485,6 +2508,147 @@ export interface components {
              */
             lease_until: string;
         };
+        /**
+         * ReferenceColumn
+         * @description One column of the source's table: one run (a filesystem, a version, a mode).
+         */
+        ReferenceColumn: {
+            /**
+             * Agent
+             * @description the machine it ran on, as a name (default: the table's)
+             * @default null
+             */
+            agent: string | null;
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Name
+             * @description the column's heading in the source, such as NFS
+             */
+            name: string;
+            /** Parameters */
+            parameters?: {
+                [key: string]: boolean | number | string;
+            };
+            /**
+             * Target
+             * @description what was tested (default: the column's name)
+             * @default null
+             */
+            target: string | null;
+        };
+        /** ReferenceCreate */
+        ReferenceCreate: {
+            /**
+             * Agent
+             * @description the machine, as a name, for columns that give none
+             * @default reference
+             */
+            agent: string;
+            /** Columns */
+            columns: components["schemas"]["ReferenceColumn"][];
+            /**
+             * Description
+             * @description what the numbers are: what was measured, how, on what
+             */
+            description: string;
+            durability?: components["schemas"]["ReferenceDurability"];
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Note
+             * @description anything else worth knowing (caveats, how cells were read)
+             * @default null
+             */
+            note: string | null;
+            /** Parameters */
+            parameters?: {
+                [key: string]: boolean | number | string;
+            };
+            /** Rows */
+            rows: components["schemas"]["ReferenceRow"][];
+            /**
+             * Source Url
+             * @description where the figures are published (http or https)
+             */
+            source_url: string;
+            /**
+             * Started At
+             * @description when the figures were measured; without it the runs get the time of their first import (a re-import keeps it)
+             * @default null
+             */
+            started_at: string | null;
+            /**
+             * Title
+             * @default null
+             */
+            title: string | null;
+            /** Workload */
+            workload: string;
+        };
+        /**
+         * ReferenceDurability
+         * @description What the source says of durability; anything it does not say is stored as unknown.
+         */
+        ReferenceDurability: {
+            /**
+             * Cold Method
+             * @default null
+             */
+            cold_method: ("drop_caches" | "fadvise" | "fresh_files" | "remount" | "none" | "unknown") | null;
+            /**
+             * Flush To Device
+             * @default null
+             */
+            flush_to_device: boolean | null;
+            /**
+             * Fsync Policy
+             * @default null
+             */
+            fsync_policy: ("none" | "file" | "end" | "data" | "unknown") | null;
+            /**
+             * Memory Backed
+             * @default null
+             */
+            memory_backed: boolean | null;
+            /**
+             * O Direct
+             * @default null
+             */
+            o_direct: boolean | null;
+            /**
+             * Sync Mount
+             * @default null
+             */
+            sync_mount: boolean | null;
+            /**
+             * Write Cache
+             * @default null
+             */
+            write_cache: ("write back" | "write through" | "enabled" | "disabled" | "unknown") | null;
+        };
+        /**
+         * ReferenceRow
+         * @description One metric: a value per column (null where the source gives none).
+         */
+        ReferenceRow: {
+            /**
+             * Direction
+             * @description higher or lower is better; implied by time and rate units
+             * @default null
+             */
+            direction: ("higher" | "lower") | null;
+            /** Metric */
+            metric: string;
+            /** Unit */
+            unit: string;
+            /** Values */
+            values: (number | null)[];
+        };
         /** ReleaseIn */
         ReleaseIn: {
             /**
@@ -2530,7 +2694,7 @@ export interface components {
             direction: "higher" | "lower";
             /**
              * Flags
-             * @description trust flags: short_phase, busy, few_repetitions
+             * @description trust flags: short_phase, busy, few_repetitions, confirming, reference
              */
             flags: string[];
             /** Max */
@@ -2862,6 +3026,11 @@ export interface components {
             parameters: {
                 [key: string]: unknown;
             };
+            /**
+             * Reference
+             * @description published figures entered by hand (meta.source_url says where from): never used by detection or as an alert's baseline
+             */
+            reference: boolean;
             /** Results */
             results: components["schemas"]["ResultRead"][];
             /**
@@ -2937,6 +3106,11 @@ export interface components {
             parameters: {
                 [key: string]: unknown;
             };
+            /**
+             * Reference
+             * @description published figures entered by hand (meta.source_url says where from): never used by detection or as an alert's baseline
+             */
+            reference: boolean;
             /**
              * Started At
              * Format: date-time
@@ -5700,6 +5874,75 @@ export interface operations {
             };
             /** @description the token's scope does not allow this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_reference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferenceCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
