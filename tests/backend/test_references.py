@@ -117,6 +117,23 @@ def test_reference_figures_are_never_detected_on(
     items = client.get("/api/v1/alerts", headers=read_headers).json()["items"]
     assert [a["series"]["agent"] for a in items] == ["host-b"]
 
+    # References back at the old level on host-b, after its drop: its alert neither resolves
+    # nor moves, and they are no part of its points (its baseline and what came after).
+    (alert,) = items
+    detail = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    back = _table(
+        "host-b", [1000.0] * 8, started_at=(BASE_TIME + dt.timedelta(days=41)).isoformat()
+    )
+    posted_b = client.post("/api/v1/references", json=back, headers=upload_headers)
+    assert posted_b.status_code == 200, posted_b.text
+    with Session(engine) as session:
+        again = alerts.check_all(session, settings=settings, window=1000)
+    assert (again.opened, again.updated, again.resolved, again.withdrawn) == (0, 0, 0, 0)
+    after = client.get(f"/api/v1/alerts/{alert['id']}", headers=read_headers).json()
+    assert after["status"] == alert["status"] and after["change_pct"] == alert["change_pct"]
+    assert after["points"] == detail["points"]
+    assert not {r["uuid"] for r in posted_b.json()["runs"]} & set(after["points"]["run_uuid"])
+
     # Every reader shows them marked: the run page, explore's points, compare's cells.
     run = client.get(f"/api/v1/runs/{uuids[0]}", headers=read_headers).json()
     assert run["reference"] is True
