@@ -11,6 +11,7 @@ import typer
 
 from perfatlas.core.config import get_settings
 from perfatlas.reports.cli import report_app
+from perfatlas.references.cli import reference_app
 
 app = typer.Typer(help="PerfAtlas server.", no_args_is_help=True, add_completion=False)
 token_app = typer.Typer(help="API tokens for machines and scripts.", no_args_is_help=True)
@@ -18,6 +19,7 @@ app.add_typer(token_app, name="token")
 agent_app = typer.Typer(help="Agents: the test machines that take jobs.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
 app.add_typer(report_app, name="report")
+app.add_typer(reference_app, name="reference", no_args_is_help=True)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

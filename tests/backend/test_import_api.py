@@ -177,3 +177,87 @@ def test_the_unknown_defaults_stay_out_of_an_imports_body(client, upload_headers
     assert stored == {run.uuid: body_hash(run) for run in parsed}
     assert all(run.write_cache is None for run in parsed)
     assert [tuple(f) for f in facts] == [("unknown", "unknown")]
+
+
+def test_a_bonnie_text_table_imports_once_and_bad_text_writes_nothing(
+    client, upload_headers, read_headers, engine
+):
+    """Seed 001's four Bonnie tables: four runs; the same upload again is a retry."""
+    from sqlalchemy import func, select
+
+    from perfatlas.runs.models import Result, Run
+
+    seed = (FIXTURES / "bonnie" / "text" / "seed001-coda-nfs.txt").read_bytes()
+    headers = {**upload_headers, "Content-Type": "text/plain"}
+    bad = seed.replace(b"1629  2.3", b"1629  x.3")
+    refused = client.post("/api/v1/import/bonnie", params={"agent": "coda-1"}, content=bad,
+                          headers=headers)  # fmt: skip
+    assert refused.status_code == 422
+    assert refused.json()["errors"][0]["field"] == "file"
+    assert "line 6: 'x.3' where the Block output %CPU belongs is not a number" in refused.text
+    # Bounded: a table of 1001 rows is refused whole.
+    lines = seed.decode().splitlines()
+    huge = "\n".join(lines[:6] + [lines[5]] * 1000)
+    too_many = client.post("/api/v1/import/bonnie", content=huge.encode(), headers=headers)
+    assert too_many.status_code == 422
+    assert "1001 rows of Bonnie tables" in too_many.json()["detail"]
+    with engine.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(Run)) == 0
+
+    params = {"agent": "coda-1", "target": "/coda/bench", "label": "source=seed001"}
+    first = client.post("/api/v1/import/bonnie", params=params, content=seed, headers=headers)
+    assert first.status_code == 200, first.text
+    assert (first.json()["created"], first.json()["existing"]) == (4, 0)
+    again = client.post("/api/v1/import/bonnie", params=params, content=seed, headers=headers)
+    assert (again.json()["created"], again.json()["existing"]) == (0, 4)
+    assert [r["uuid"] for r in again.json()["runs"]] == [r["uuid"] for r in first.json()["runs"]]
+    with engine.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(Run)) == 4
+        stored = dict(
+            conn.execute(
+                select(Result.metric, Result.value)
+                .join(Run, Run.id == Result.run_id)
+                .where(Run.uuid == first.json()["runs"][3]["uuid"])  # NFS, 30 MB
+            ).all()
+        )
+    # 115432 K/sec, 28403 K/sec, 2790.6 seeks/s in the seed.
+    assert stored["read.mb_per_s"] == 115432 / 976.5625
+    assert stored["getc.mb_per_s"] == 28403 / 976.5625
+    assert stored["seeks.per_s"] == 2790.6
+    run = client.get(f"/api/v1/runs/{first.json()['runs'][3]['uuid']}", headers=read_headers)
+    assert run.json()["meta"]["caption"] == "NFS filesystem, 30 MB test file"
+    assert (run.json()["fsync_policy"], run.json()["write_cache"]) == ("unknown", "unknown")
+
+
+def test_a_bonnie_import_and_a_seqio_run_share_compare_rows(client, upload_headers, read_headers):
+    """bonnie++'s columns get seqio's names and units, so one compare table holds both."""
+    from tests.factories import result, run_body
+
+    path = FIXTURES / "bonnie" / "ext4-direct-x2.csv"
+    fields = path.read_text().splitlines()[1].split(",")  # put_block 194982, rewrite 277259
+    imported = client.post(
+        "/api/v1/import/bonnie", params={"agent": "box", "target": "/mnt/ext4"},
+        content=path.read_bytes(), headers={**upload_headers, "Content-Type": "text/csv"},
+    )  # fmt: skip
+    assert imported.status_code == 200, imported.text
+    seqio = run_body(
+        workload="seqio", agent="box", target="/mnt/ext4",
+        parameters={"filesize": 268435456, "blocksize": 1048576, "direct": True, "seeks": 2000},
+        results=[result("write.mb_per_s", [180.0, 185.0, 190.0], unit="MB/s"),
+                 result("rewrite.mb_per_s", [250.0, 260.0, 270.0], unit="MB/s"),
+                 result("seeks.per_s", [9000.0, 9100.0, 9200.0], unit="seeks/s")],
+    )  # fmt: skip
+    assert client.post("/api/v1/runs", json=seqio, headers=upload_headers).status_code == 201
+    bonnie_uuid = imported.json()["runs"][0]["uuid"]
+    table = client.get(
+        "/api/v1/compare", params={"runs": [bonnie_uuid, seqio["uuid"]]}, headers=read_headers
+    ).json()
+    rows = {m["metric"]: m for m in table["metrics"]}
+    for metric, column, unit, divisor in [
+        ("write.mb_per_s", 11, "MB/s", 1e6 / 1024),
+        ("rewrite.mb_per_s", 13, "MB/s", 1e6 / 1024),
+        ("seeks.per_s", 19, "seeks/s", 1.0),
+    ]:
+        assert rows[metric]["unit"] == unit
+        assert rows[metric]["values"][0] == float(fields[column]) / divisor
+        assert rows[metric]["values"][1] is not None

@@ -38,8 +38,13 @@ def _load_points(session: Session, series_id: int, window: int) -> list[Point]:
             Result.environment_id, Run.labels,
         )
         .join(Run, Run.id == Result.run_id)
-        # A confirmation job's runs (alternating candidate and baseline) are no history.
-        .where(Result.series_id == series_id, Run.confirming.is_(False))
+        # A confirmation job's runs (alternating candidate and baseline) are no history, and
+        # reference figures (published, entered by hand) are never detected on.
+        .where(
+            Result.series_id == series_id,
+            Run.confirming.is_(False),
+            Run.reference.is_(False),
+        )
         .order_by(Result.started_at.desc(), Result.run_id.desc())
         .limit(window)
     ).all()  # fmt: skip

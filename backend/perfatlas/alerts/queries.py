@@ -34,7 +34,7 @@ from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.schemas import SeriesRef
-from perfatlas.runs.trust import CONFIRMING
+from perfatlas.runs.trust import NOT_DETECTED
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30
@@ -162,9 +162,10 @@ def list_alerts(
 
 def _points(session: Session, alert: Alert) -> AlertPoints:
     columns = (Result.started_at, Result.value, Result.p5, Result.p95, Result.run_uuid)
-    # The series' history: a confirmation's runs are shown in `confirmation`, not here.
+    # The series' history: a confirmation's runs are shown in `confirmation`, not here, and
+    # reference figures are no part of what the alert was detected on.
     base = select(*columns).where(
-        Result.series_id == alert.series_id, Result.flags.op("&")(CONFIRMING) == 0
+        Result.series_id == alert.series_id, Result.flags.op("&")(NOT_DETECTED) == 0
     )
     before = session.execute(
         base.where(Result.started_at < alert.change_at)

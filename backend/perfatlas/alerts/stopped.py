@@ -27,7 +27,7 @@ from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.runs.models import Result, Run, Series
-from perfatlas.runs.trust import CONFIRMING
+from perfatlas.runs.trust import NOT_DETECTED
 from perfatlas.schedules.firing import stored_when
 from perfatlas.schedules.models import Schedule
 from perfatlas.schedules.timing import WhenKind
@@ -43,7 +43,8 @@ GRACE = dt.timedelta(minutes=30)
 
 
 def _history() -> ColumnElement[bool]:
-    return Result.flags.op("&")(CONFIRMING) == 0
+    # Neither a confirmation's runs nor reference figures say the series is still fed.
+    return Result.flags.op("&")(NOT_DETECTED) == 0
 
 
 def _last_point(session: Session, series_id: int) -> tuple[dt.datetime, int] | None:

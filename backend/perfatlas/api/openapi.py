@@ -22,7 +22,7 @@ from perfatlas.core.errors import ErrorBody
 CONFLICTS = frozenset(
     {"create_run", "create_runs_batch", "import_fio", "import_bonnie", "create_channel",
     "update_channel", "enroll_agent", "report_job_progress", "complete_job", "release_job",
-    "cancel_job", "create_schedule", "update_schedule", "create_report"}
+    "cancel_job", "create_schedule", "update_schedule", "create_report", "create_reference"}
 )  # fmt: skip
 # Operations without an API token that still answer 401 (an enrollment token in the body).
 TOKEN_IN_BODY = frozenset({"enroll_agent"})

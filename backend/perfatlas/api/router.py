@@ -18,6 +18,7 @@ from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
 from perfatlas.notifications.router import router as channels_router
 from perfatlas.reports.router import router as reports_router
+from perfatlas.references.router import router as references_router
 from perfatlas.runs.router import router as runs_router
 from perfatlas.schedules.router import router as schedules_router
 
@@ -26,6 +27,7 @@ api_router.include_router(runs_router)
 api_router.include_router(explore_router)
 api_router.include_router(compare_router)
 api_router.include_router(imports_router)
+api_router.include_router(references_router)
 api_router.include_router(alerts_router)
 api_router.include_router(channels_router)
 api_router.include_router(auth_router)

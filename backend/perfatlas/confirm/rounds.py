@@ -29,7 +29,7 @@ from perfatlas.jobs.models import Job
 from perfatlas.jobs.settle import HELD_VALUES
 from perfatlas.runs.ingest import ingest
 from perfatlas.runs.models import Result, Run, Series
-from perfatlas.runs.trust import CONFIRMING
+from perfatlas.runs.trust import NOT_DETECTED
 
 # Points of the series before the change a candidate-only confirmation compares with.
 HISTORY_POINTS = 30
@@ -68,7 +68,7 @@ def history_samples(session: Session, alert: Alert) -> list[float]:
         .where(
             Result.series_id == alert.series_id,
             Result.started_at < alert.change_at,
-            Result.flags.op("&")(CONFIRMING) == 0,
+            Result.flags.op("&")(NOT_DETECTED) == 0,  # neither confirmations nor references
         )
         .order_by(Result.started_at.desc())
         .limit(HISTORY_POINTS)

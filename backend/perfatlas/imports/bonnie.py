@@ -1,4 +1,5 @@
-"""Import bonnie++ CSV lines (CSV formats 1.96, 1.97 and 1.98): one run per line."""
+"""Import bonnie++ CSV lines (CSV formats 1.96, 1.97 and 1.98): one run per line; a file
+without CSV lines may hold Bonnie 1.x text tables (bonnie_text.py): one run per row."""
 
 from __future__ import annotations
 
@@ -11,18 +12,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from perfatlas.imports.bonnie_metrics import FILE_PHASES, IO_PHASES, Collected
+from perfatlas.imports.bonnie_text import text_runs
 from perfatlas.imports.common import Parsed, check_run_count, decode_text, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.runs.schemas import ParamValue, ResultCreate, RunCreate
+from perfatlas.runs.schemas import ParamValue, RunCreate
 
-WHAT = "bonnie++ CSV lines (what bonnie++ -q prints on stdout, or the last line of its report)"
+WHAT = (
+    "bonnie++ CSV lines (what bonnie++ -q prints on stdout, or the last line of its report) "
+    "or a Bonnie 1.x text table (K/sec and %CPU for Per Char, Block, Rewrite, Per Char, Block, "
+    "Seeks)"
+)
 
-IO_PHASES = ("putc", "put_block", "rewrite", "getc", "get_block", "seeks")
-FILE_PHASES = ("seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del")
-# bonnie++ measures the bulk phases in KiB ("K/sec"), seeks per second, and file phases in
-# files (not thousands of files) per second.
-UNITS = {phase: "KiB/s" for phase in IO_PHASES} | {"seeks": "seeks/s"}
-UNITS |= {phase: "files/s" for phase in FILE_PHASES}
 # A phase shorter than bonnie++'s minimum time prints "+++++" for the rate and "+++" for CPU.
 TOO_QUICK = frozenset({"+++++", "+++"})
 HEADER_STARTS = ("format_version,", "name,")
@@ -113,6 +114,9 @@ def read_bonnie(
         except ValidationError as exc:
             raise invalid_run(exc, where=f"line {number}") from None
         runs.append(run)
+    if not runs and first_text_line is not None:
+        # No CSV line: a Bonnie 1.x text table, then (bonnie_text.py).
+        runs = text_runs(text, agent=agent, target=target, labels=labels, started_at=start)
     if not runs:
         if first_text_line is not None:
             number, line = first_text_line
@@ -165,16 +169,13 @@ def _run(
     hostname = fields[2]
     run_agent = agent or hostname[:MAX_AGENT] or "imported"
     run_target = target or "unknown"
-    results: list[ResultCreate] = []
-    not_measured: list[str] = []
+    got = Collected()
     for offset, phase in enumerate(IO_PHASES):
-        column = layout.io_start + 2 * offset
-        _phase(fields, number, column, phase, results, not_measured)
+        _phase(fields, number, layout.io_start + 2 * offset, phase, got)
     for offset, phase in enumerate(FILE_PHASES):
-        column = layout.file_start + 2 * offset
-        _phase(fields, number, column, phase, results, not_measured)
+        _phase(fields, number, layout.file_start + 2 * offset, phase, got)
     for offset, phase in enumerate(IO_PHASES + FILE_PHASES):
-        _latency(fields, number, layout.latency_start + offset, phase, results, not_measured)
+        _latency(fields, number, layout.latency_start + offset, phase, got)
 
     environment: dict[str, Any] = {"tools": {"bonnie++": fields[1]}}
     if hostname:
@@ -182,10 +183,13 @@ def _run(
     meta: dict[str, Any] = {
         "format_version": fields[0],
         "bonnie_version": fields[1],
-        "not_measured": not_measured,
+        "not_measured": got.not_measured,
+        "bonnie_columns": got.columns,
         "csv": line,
     }
-    record = {"line": line, "occurrence": occurrence}
+    # "metrics": 2 since bonnie's columns became seqio's metrics (bonnie_metrics.py): a line
+    # imported before keeps its run (under the old names); importing it now adds one.
+    record = {"line": line, "occurrence": occurrence, "metrics": 2}
     return RunCreate(
         uuid=run_uuid("bonnie", record, agent=run_agent, target=run_target, labels=labels),
         workload="bonnie",
@@ -196,7 +200,7 @@ def _run(
         started_at=started_at,
         environment=environment,
         meta=meta,
-        results=results,
+        results=got.results,
     )
 
 
@@ -242,38 +246,15 @@ def _number(fields: list[str], number: int, column: int, name: str) -> float | N
     return value
 
 
-def _phase(
-    fields: list[str],
-    number: int,
-    column: int,
-    phase: str,
-    results: list[ResultCreate],
-    not_measured: list[str],
-) -> None:
-    rate = _number(fields, number, column, phase)
-    cpu = _number(fields, number, column + 1, f"{phase}_cpu")
-    if rate is None:
-        not_measured.append(phase)
-    else:
-        results.append(ResultCreate(metric=phase, unit=UNITS[phase], value=rate))
-    if cpu is None:
-        not_measured.append(f"{phase}.cpu")
-    else:
-        results.append(ResultCreate(metric=f"{phase}.cpu", unit="%", direction="lower", value=cpu))
+def _phase(fields: list[str], number: int, column: int, phase: str, got: Collected) -> None:
+    got.rate(phase, _number(fields, number, column, phase))
+    got.cpu(phase, _number(fields, number, column + 1, f"{phase}_cpu"))
 
 
-def _latency(
-    fields: list[str],
-    number: int,
-    column: int,
-    phase: str,
-    results: list[ResultCreate],
-    not_measured: list[str],
-) -> None:
+def _latency(fields: list[str], number: int, column: int, phase: str, got: Collected) -> None:
     text = fields[column].strip()
-    metric = f"{phase}.latency"
     if not text or text in TOO_QUICK:
-        not_measured.append(metric)
+        got.latency(phase, None)
         return
     match = _LATENCY.fullmatch(text)
     if match is None:
@@ -281,5 +262,4 @@ def _latency(
             f"line {number}, field {column + 1} ({phase}_latency): {text[:40]!r} is not a "
             f"latency such as 1234us, 56ms or 2s"
         )
-    value = float(match[1]) * _PER_US[match[2]]
-    results.append(ResultCreate(metric=metric, unit="us", value=value))
+    got.latency(phase, float(match[1]) * _PER_US[match[2]], text)

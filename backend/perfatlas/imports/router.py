@@ -1,4 +1,4 @@
-"""Importers over HTTP: fio JSON and bonnie++ CSV become runs, through the same ingest."""
+"""Importers over HTTP: fio JSON and bonnie++ CSV or text become runs, through the same ingest."""
 
 from __future__ import annotations
 
@@ -181,7 +181,8 @@ async def import_bonnie(
     label: LabelQuery = [],  # noqa: B006
     started_at: Annotated[RunTime | None, Query(description=STARTED_DOC)] = None,
 ) -> ImportRead:
-    """Import bonnie++ CSV lines: one run per line; '+++++' fields are left out as not measured."""
+    """Import bonnie++ CSV lines (one run per line) or, in a file without them, Bonnie 1.x text
+    tables (one run per row); '+++++' fields are left out as not measured."""
     return await _import(
         request, parser=read_bonnie, session=session, settings=settings,
         background=background, agent=agent,

@@ -23,17 +23,22 @@ def store(
     parsed: Parsed,
     ignore_labels: Sequence[str],
     durability: Mapping[str, Any] | None = None,
+    reference: bool = False,
 ) -> list[Ingested]:
     """Ingests the runs; a file without a time that was imported before keeps the times of
     that import, so that importing it again is a retry (its run uuids come from the content).
 
     Durability facts the upload gives win over what the file says (fio's job options tell
     its fsync policy and O_DIRECT) and are part of the runs; what neither says is stored as
-    unknown, which leaves the runs' bodies as the file gave them (a re-import is a retry)."""
+    unknown, which leaves the runs' bodies as the file gave them (a re-import is a retry).
+    `reference`: the runs are published figures (references/), never detected on."""
     given = {k: v for k, v in (durability or {}).items() if v is not None}
     runs = [run.model_copy(update=given) for run in parsed.runs] if given else parsed.runs
     runs = _with_stored_times(session, runs) if parsed.timeless else runs
-    return ingest(session, runs=runs, ignore_labels=ignore_labels, unknown_facts=UNKNOWN_FACTS)
+    return ingest(
+        session, runs=runs, ignore_labels=ignore_labels, unknown_facts=UNKNOWN_FACTS,
+        reference=reference,
+    )  # fmt: skip
 
 
 def _with_stored_times(session: Session, runs: list[RunCreate]) -> list[RunCreate]:

@@ -23,7 +23,7 @@ from perfatlas.runs.copy_writer import chunks, insert_results, insert_runs
 from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.models import Environment, Run, Series
 from perfatlas.runs.schemas import RunCreate, column_int
-from perfatlas.runs.trust import CONFIRMING
+from perfatlas.runs.trust import CONFIRMING, REFERENCE
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
@@ -151,13 +151,16 @@ def ingest(
     runs: Sequence[RunCreate],
     ignore_labels: Sequence[str],
     unknown_facts: Mapping[str, str] | None = None,
+    reference: bool = False,
 ) -> list[Ingested]:
     """Stores the runs that are new in the caller's transaction (the caller commits, and retries
     on a collision: core.db.commit_with_retry); a retry of a stored run is a no-op.
 
     The same uuid with another body is a Conflict and nothing of the request is written.
     `unknown_facts` are stored for durability facts a run does not give (an importer's
-    "unknown"): they are the server's words, not the body's, so they are not in its hash."""
+    "unknown"): they are the server's words, not the body's, so they are not in its hash.
+    `reference` stores the new runs as reference figures (references/: runs.reference and the
+    REFERENCE trust bit); their uuids are the caller's to keep apart from measured runs."""
     digests: dict[uuid_mod.UUID, str] = {}
     unique: list[RunCreate] = []
     for index, run in enumerate(runs):
@@ -186,7 +189,9 @@ def ingest(
         # In uuid order: concurrent batches holding the same new runs insert them in the same
         # order, so one waits for the other instead of deadlocking.
         new.sort(key=lambda run: run.uuid)
-        outcome.update(_store_new(session, new, digests, ignore_labels, unknown_facts or {}))
+        outcome.update(
+            _store_new(session, new, digests, ignore_labels, unknown_facts or {}, reference)
+        )
     return [outcome[run.uuid] for run in unique]
 
 
@@ -196,6 +201,7 @@ def _store_new(
     digests: dict[uuid_mod.UUID, str],
     ignore_labels: Sequence[str],
     unknown_facts: Mapping[str, str],
+    reference: bool = False,
 ) -> dict[uuid_mod.UUID, Ingested]:
     now = utcnow()
     agent_names = sorted({run.agent for run in runs})
@@ -266,6 +272,7 @@ def _store_new(
             "status": run.status,
             "job_id": run.job_id,
             "confirming": run.job_id in confirming,
+            "reference": reference,
             "fsync_policy": run.fsync_policy,
             "o_direct": run.o_direct,
             "sync_mount": run.sync_mount,
@@ -289,7 +296,10 @@ def _store_new(
 
     env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
     series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
-    run_bits = [CONFIRMING if row["confirming"] else 0 for row in run_rows]
+    run_bits = [
+        (CONFIRMING if row["confirming"] else 0) | (REFERENCE if reference else 0)
+        for row in run_rows
+    ]
     insert_results(
         session, runs, run_ids, env_of_run, series_of_results, agent_ids, run_bits=run_bits
     )

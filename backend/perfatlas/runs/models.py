@@ -72,6 +72,9 @@ class Run(Base):
     # A confirmation job's run (its job_id names a confirm job): kept out of the series'
     # history (detection, explore, series points); results carry the CONFIRMING trust bit.
     confirming: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Published figures entered by hand (references/): its results carry the REFERENCE trust
+    # bit; detection and alert baselines leave it out, every reader shows it marked.
+    reference: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Durability and cache facts: runs that differ here are not comparable (seed 004).
     fsync_policy: Mapped[str | None] = mapped_column(String(16))
     o_direct: Mapped[bool | None] = mapped_column(Boolean)

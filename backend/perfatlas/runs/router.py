@@ -51,6 +51,7 @@ def to_summary(run: Run) -> RunSummary:
         o_direct=run.o_direct, sync_mount=run.sync_mount, write_cache=run.write_cache,
         flush_to_device=run.flush_to_device, memory_backed=run.memory_backed,
         cold_method=run.cold_method, environment_id=run.environment_id, job_id=run.job_id,
+        reference=run.reference,
     )  # fmt: skip
 
 

@@ -212,7 +212,9 @@ class ResultRead(BaseModel):
     p95: float
     p99: float
     series_id: int
-    flags: list[str] = Field(description="trust flags: short_phase, busy, few_repetitions")
+    flags: list[str] = Field(
+        description="trust flags: short_phase, busy, few_repetitions, confirming, reference"
+    )
 
     @field_validator("flags", mode="before")
     @classmethod
@@ -252,6 +254,10 @@ class RunSummary(DurabilityFacts):
     status: str
     environment_id: int | None
     job_id: int | None
+    reference: bool = Field(
+        description="published figures entered by hand (meta.source_url says where from): "
+        "never used by detection or as an alert's baseline"
+    )
 
 
 class TrustNote(BaseModel):

@@ -16,12 +16,18 @@ BUSY = 2
 FEW_REPETITIONS = 4
 # A confirmation job's run (runs.confirming): readers of a series' history leave it out.
 CONFIRMING = 8
+# Published figures entered by hand (runs.reference, references/): shown with the history,
+# marked, but never detection's points nor an alert's baseline.
+REFERENCE = 16
+# The results detection, stopped-series checks and alert baselines leave out.
+NOT_DETECTED = CONFIRMING | REFERENCE
 
 FLAG_NAMES: dict[int, str] = {
     SHORT_PHASE: "short_phase",
     BUSY: "busy",
     FEW_REPETITIONS: "few_repetitions",
     CONFIRMING: "confirming",
+    REFERENCE: "reference",
 }
 # The reasons a user reads on hover, by flag name ("tentative_alert" is added by readers).
 REASONS: dict[str, str] = {
@@ -32,6 +38,8 @@ REASONS: dict[str, str] = {
     "few_repetitions": "fewer than 3 repetitions: no spread to judge noise by",
     "confirming": "a confirmation job's run (re-running a candidate regression): kept out "
     "of the series' history",
+    "reference": "published figures entered by hand from their source (a reference run): "
+    "shown for comparison, never used by detection or as an alert's baseline",
     "tentative_alert": "its series has a tentative alert: a possible change that more runs "
     "will confirm or withdraw",
 }

@@ -110,4 +110,4 @@ def test_an_empty_answer_says_why(client, upload_headers, read_headers):
     data = _explore(client, read_headers, x="fs_type").json()
     assert data["note"] is None
     assert set(data["flag_reasons"]) == {"short_phase", "busy", "few_repetitions",
-                                         "tentative_alert"}  # fmt: skip
+                                         "reference", "tentative_alert"}  # fmt: skip

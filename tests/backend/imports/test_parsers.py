@@ -251,6 +251,36 @@ def test_bonnie_one_run_per_line(path: Path) -> None:
     assert {run.workload for run in runs} == {"bonnie"}
 
 
+# The agent's seqio metrics each bonnie++ column becomes, and its MB: 10^6 bytes
+# (agent/src/perfatlas_agent/workloads/seqio.py), while bonnie++'s K/sec is KiB/s.
+SEQIO_NAMES = {
+    "putc": "putc",
+    "put_block": "write",
+    "rewrite": "rewrite",
+    "getc": "getc",
+    "get_block": "read",
+    "seeks": "seeks",
+}
+KIB_PER_MB = 1_000_000 / 1024
+
+
+def rate_metric(phase: str) -> str:
+    if phase == "seeks":
+        return "seeks.per_s"
+    if phase in SEQIO_NAMES:
+        return f"{SEQIO_NAMES[phase]}.mb_per_s"
+    return phase
+
+
+def prefix(phase: str) -> str:
+    return SEQIO_NAMES.get(phase, phase)
+
+
+def expected_rate(phase: str, text: str) -> float:
+    value = float(text)
+    return value / KIB_PER_MB if phase in SEQIO_NAMES and phase != "seeks" else value
+
+
 @pytest.mark.parametrize("path", BONNIE_FILES, ids=lambda p: p.name)
 def test_bonnie_values_match_the_file(path: Path) -> None:
     runs = parse_bonnie(path.read_bytes(), agent=None, target=None, labels=NO_LABELS)
@@ -259,43 +289,62 @@ def test_bonnie_values_match_the_file(path: Path) -> None:
         columns = IO_COLUMNS | FILE_COLUMNS
         for phase, column in columns.items():
             rate, cpu = fields[column], fields[column + 1]
+            name = rate_metric(phase)
             if rate in ("+++++", ""):
-                assert phase not in got
-                assert phase in run.meta["not_measured"]
+                assert name not in got
+                assert name in run.meta["not_measured"]
             else:
-                assert got[phase] == float(rate)
+                assert got[name] == pytest.approx(expected_rate(phase, rate), rel=1e-15)
+                original = run.meta["bonnie_columns"][name]
+                assert (original["column"], original["value"]) == (phase, float(rate))
             if cpu in ("+++", ""):
-                assert f"{phase}.cpu" not in got
+                assert f"{prefix(phase)}.cpu" not in got
             else:
-                assert got[f"{phase}.cpu"] == float(cpu)
+                assert got[f"{prefix(phase)}.cpu"] == float(cpu)
         for offset, phase in enumerate(PHASES):
             latency = fields[LATENCY_START + offset]
             if latency:
                 assert latency.endswith("us")
-                assert got[f"{phase}.latency"] == float(latency.removesuffix("us"))
+                assert got[f"{prefix(phase)}.lat_max"] == float(latency.removesuffix("us"))
             else:
-                assert f"{phase}.latency" not in got
+                assert f"{prefix(phase)}.lat_max" not in got
+
+
+def test_bonnie_kib_per_second_become_seqios_mb_per_second() -> None:
+    # ext4-direct-x2.csv, first line: put_block 194982, rewrite 277259, seeks 14382 (K/sec,
+    # K/sec, /sec); tmpfs-quick.csv: putc 1647, getc 2420 K/sec.
+    first = metrics(bonnie("ext4-direct-x2.csv")[0])
+    assert first["write.mb_per_s"] == pytest.approx(194982 * 1024 / 1e6, rel=1e-15)
+    assert first["rewrite.mb_per_s"] == pytest.approx(283.913216, rel=1e-15)  # 277259 * 1.024e-3
+    assert first["seeks.per_s"] == 14382
+    assert "read.mb_per_s" not in first  # get_block was +++++
+    quick = metrics(bonnie("tmpfs-quick.csv")[0])
+    assert quick["putc.mb_per_s"] == pytest.approx(1.686528, rel=1e-15)
+    assert quick["getc.mb_per_s"] == pytest.approx(2.47808, rel=1e-15)
+    # No metric keeps a bonnie++ column name: the same names as an agent's seqio run.
+    assert not set(first) & {"putc", "put_block", "rewrite", "getc", "get_block", "seeks"}
 
 
 def test_bonnie_plus_signs_are_not_measured() -> None:
     run = bonnie("tmpfs-quick.csv")[0]
     fields = csv_lines(BONNIE / "tmpfs-quick.csv")[0]
     assert fields[IO_COLUMNS["put_block"]] == "+++++"
-    assert "put_block" not in metrics(run)
-    assert "put_block.cpu" not in metrics(run)
-    assert {"put_block", "put_block.cpu", "seq_create"} <= set(run.meta["not_measured"])
-    assert "putc" not in run.meta["not_measured"]  # measured: 1647 K/sec
-    assert metrics(run)["putc"] == float(fields[IO_COLUMNS["putc"]])
+    assert "write.mb_per_s" not in metrics(run)
+    assert "write.cpu" not in metrics(run)
+    assert {"write.mb_per_s", "write.cpu", "seq_create"} <= set(run.meta["not_measured"])
+    assert "putc.mb_per_s" not in run.meta["not_measured"]  # measured: 1647 K/sec
+    assert metrics(run)["putc.mb_per_s"] == float(fields[IO_COLUMNS["putc"]]) / KIB_PER_MB
 
 
 def test_bonnie_units() -> None:
     run = bonnie("ext4-direct-x2.csv")[0]
     units = {result.metric: (result.unit, result.direction) for result in run.results}
-    assert units["put_block"] == ("KiB/s", "higher")
-    assert units["put_block.cpu"] == ("%", "lower")
-    assert units["seeks"] == ("seeks/s", "higher")
+    assert units["write.mb_per_s"] == ("MB/s", "higher")
+    assert units["write.cpu"] == ("%", "lower")
+    assert units["seeks.per_s"] == ("seeks/s", "higher")
     assert units["seq_create"] == ("files/s", "higher")
-    assert units["seq_create.latency"] == ("us", "lower")
+    assert units["seq_create.lat_max"] == ("us", "lower")
+    assert run.meta["bonnie_columns"]["write.mb_per_s"]["unit"] == "KiB/s"
 
 
 def test_bonnie_parameters_and_host() -> None:
@@ -335,11 +384,11 @@ def test_bonnie_report_text_around_the_csv_is_skipped() -> None:
 def test_bonnie_sections_not_run() -> None:
     no_io, no_files = bonnie("sections-skipped.csv")
     assert "size" not in no_io.parameters  # -s 0
-    assert not any(name in metrics(no_io) for name in IO_COLUMNS)
+    assert not any(rate_metric(name) in metrics(no_io) for name in IO_COLUMNS)
     assert no_io.parameters["num_dirs"] == 3  # -n 2:2048:512:3:1024 (chunk size is lost)
     assert "file_chunk_size" not in no_io.parameters
     assert "num_files" not in no_files.parameters  # -n 0
-    assert metrics(no_files)["putc"] == 1948
+    assert metrics(no_files)["putc.mb_per_s"] == 1948 / KIB_PER_MB
 
 
 def test_bonnie_format_1_97_layout() -> None:
@@ -357,9 +406,9 @@ def test_bonnie_latency_units() -> None:
     fields = csv_lines(BONNIE / "tmpfs-quick.csv")[0]
     fields[LATENCY_START : LATENCY_START + 3] = ["56ms", "2s", "1.5ms"]
     (run,) = parse_bonnie(",".join(fields), agent=None, target=None, labels=NO_LABELS)
-    assert metrics(run)["putc.latency"] == 56_000
-    assert metrics(run)["put_block.latency"] == 2_000_000
-    assert metrics(run)["rewrite.latency"] == 1_500
+    assert metrics(run)["putc.lat_max"] == 56_000
+    assert metrics(run)["write.lat_max"] == 2_000_000
+    assert metrics(run)["rewrite.lat_max"] == 1_500
 
 
 def test_bonnie_uuids_are_deterministic() -> None:

@@ -3,6 +3,7 @@ import { QueryView } from "../../components/ui/States";
 import { useRun } from "../../features/runs/api/get-run";
 import { RunEnvironment, RunMeta } from "../../features/runs/components/RunEnvironment";
 import { RunFacts } from "../../features/runs/components/RunFacts";
+import { ReferenceBanner } from "../../features/runs/components/ReferenceBanner";
 import { RunHeader } from "../../features/runs/components/RunHeader";
 import { RunResults } from "../../features/runs/components/RunResults";
 import { TrustNotes } from "../../features/runs/components/TrustNotes";
@@ -16,6 +17,7 @@ export function RunDetail() {
         {(r) => (
           <>
             <RunHeader run={r} />
+            <ReferenceBanner run={r} />
             <TrustNotes run={r} />
             <RunFacts run={r} />
             <section className="card">

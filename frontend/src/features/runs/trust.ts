@@ -5,6 +5,7 @@ export const FLAG_TEXT: Record<string, string> = {
   short_phase: "short phase",
   busy: "busy machine",
   few_repetitions: "few repetitions",
+  reference: "reference figures",
   tentative_alert: "tentative alert",
 };
 

@@ -40,7 +40,17 @@ export function RunsTable({ runs, selected, onToggle, compact = false }: Props) 
               <Link to={`/runs/${r.uuid}`}>{shortId(r.uuid)}</Link>
             </td>
             <td className="nowrap">{formatTime(r.started_at)}</td>
-            <td>{r.workload}</td>
+            <td>
+              {r.workload}
+              {r.reference && (
+                <>
+                  {" "}
+                  <span className="badge" title="published figures entered by hand, never used by detection">
+                    reference
+                  </span>
+                </>
+              )}
+            </td>
             <td>{r.agent}</td>
             {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
             {!compact && <td className="mono small">{formatPairs(r.parameters)}</td>}

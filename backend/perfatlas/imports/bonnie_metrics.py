@@ -1,0 +1,105 @@
+"""bonnie's columns as PerfAtlas metrics: the I/O phases get the names and units of the
+agent's `seqio` workload, so one compare table holds bonnie imports and seqio runs.
+
+| bonnie column | metric | unit |
+|---|---|---|
+| putc (Per Chr output) | putc.mb_per_s | MB/s |
+| put_block (Block output) | write.mb_per_s | MB/s |
+| rewrite | rewrite.mb_per_s | MB/s |
+| getc (Per Chr input) | getc.mb_per_s | MB/s |
+| get_block (Block input) | read.mb_per_s | MB/s |
+| seeks | seeks.per_s | seeks/s |
+| <phase>_cpu | <prefix>.cpu | % |
+| <phase>_latency (slowest operation) | <prefix>.lat_max | us |
+
+bonnie's "K/sec" is KiB (1024 bytes) per second; the agent's MB is decimal (10^6 bytes,
+perfatlas_agent.workloads.seqio.MB), so MB/s = KiB/s / 976.5625 (= x 1024 / 10^6; 976.5625 is
+exact in binary, so the division is the one rounding).
+The file phases (seq_create...) keep their names and files/s. Each stored metric's bonnie
+column, value and unit are kept in the run's meta (`bonnie_columns`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfatlas.runs.schemas import ResultCreate
+from perfatlas.runs.units import Direction
+
+KIB = 1024
+MB = 1_000_000
+KIB_PER_MB = MB / KIB  # 976.5625
+
+IO_PHASES = ("putc", "put_block", "rewrite", "getc", "get_block", "seeks")
+FILE_PHASES = ("seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del")
+# The prefix of each phase's metrics: seqio's phase names.
+PREFIX = {
+    "putc": "putc",
+    "put_block": "write",
+    "rewrite": "rewrite",
+    "getc": "getc",
+    "get_block": "read",
+    "seeks": "seeks",
+} | {phase: phase for phase in FILE_PHASES}
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    metric: str
+    unit: str
+    bonnie_unit: str
+    divisor: float  # stored value = bonnie's value / divisor
+
+
+RATES = {
+    phase: Rate(f"{PREFIX[phase]}.mb_per_s", "MB/s", "KiB/s", KIB_PER_MB)
+    for phase in IO_PHASES
+    if phase != "seeks"
+}
+RATES["seeks"] = Rate("seeks.per_s", "seeks/s", "seeks/s", 1.0)
+RATES |= {phase: Rate(phase, "files/s", "files/s", 1.0) for phase in FILE_PHASES}
+
+
+def cpu_metric(phase: str) -> str:
+    return f"{PREFIX[phase]}.cpu"
+
+
+def latency_metric(phase: str) -> str:
+    return f"{PREFIX[phase]}.lat_max"
+
+
+@dataclass(slots=True)
+class Collected:
+    """The results of one bonnie run, what it did not measure, and where each came from."""
+
+    results: list[ResultCreate] = field(default_factory=list)
+    not_measured: list[str] = field(default_factory=list)
+    columns: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def _add(self, metric: str, unit: str, value: float, column: str, raw: object, raw_unit: str,
+             direction: Direction | None = None) -> None:  # fmt: skip
+        self.results.append(
+            ResultCreate(metric=metric, unit=unit, value=value, direction=direction)
+        )
+        self.columns[metric] = {"column": column, "value": raw, "unit": raw_unit}
+
+    def rate(self, phase: str, value: float | None) -> None:
+        rate = RATES[phase]
+        if value is None:
+            self.not_measured.append(rate.metric)
+            return
+        self._add(rate.metric, rate.unit, value / rate.divisor, phase, value, rate.bonnie_unit)
+
+    def cpu(self, phase: str, value: float | None) -> None:
+        metric = cpu_metric(phase)
+        if value is None:
+            self.not_measured.append(metric)
+            return
+        self._add(metric, "%", value, f"{phase}_cpu", value, "%", direction="lower")
+
+    def latency(self, phase: str, microseconds: float | None, text: str = "") -> None:
+        metric = latency_metric(phase)
+        if microseconds is None:
+            self.not_measured.append(metric)
+            return
+        self._add(metric, "us", microseconds, f"{phase}_latency", text, "us")
