@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from perfatlas.core.config import get_settings
-from perfatlas.reports.cli import report_app
 from perfatlas.references.cli import reference_app
+from perfatlas.reports.cli import report_app
 
 app = typer.Typer(help="PerfAtlas server.", no_args_is_help=True, add_completion=False)
 token_app = typer.Typer(help="API tokens for machines and scripts.", no_args_is_help=True)

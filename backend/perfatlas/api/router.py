@@ -17,8 +17,8 @@ from perfatlas.explore.router import router as explore_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
 from perfatlas.notifications.router import router as channels_router
-from perfatlas.reports.router import router as reports_router
 from perfatlas.references.router import router as references_router
+from perfatlas.reports.router import router as reports_router
 from perfatlas.runs.router import router as runs_router
 from perfatlas.schedules.router import router as schedules_router
 

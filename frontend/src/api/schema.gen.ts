@@ -744,6 +744,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Reports
+         * @description Every report, the most recently changed first.
+         */
+        get: operations["list_reports"];
+        put?: never;
+        /**
+         * Create Report
+         * @description A new report; each block's query is checked as its page's route checks it.
+         */
+        post: operations["create_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Report */
+        get: operations["get_report"];
+        put?: never;
+        post?: never;
+        /** Delete Report */
+        delete: operations["delete_report"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Report
+         * @description Change the title, notes, blocks (the whole list, in order) or pin of a report.
+         */
+        patch: operations["update_report"];
+        trace?: never;
+    };
+    "/api/v1/reports/{slug}/blocks/{index}.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Report Block Csv
+         * @description One block's data as its page's CSV download.
+         */
+        get: operations["get_report_block_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{slug}/blocks/{index}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Report Block
+         * @description One block's data.
+         */
+        get: operations["get_report_block"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{slug}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Report Data
+         * @description The report with every block's data, as its page's route answers the same query; a
+         *     pinned report reads only runs started before its date.
+         */
+        get: operations["get_report_data"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs": {
         parameters: {
             query?: never;
@@ -1303,6 +1410,30 @@ export interface components {
             runs: components["schemas"]["BatchItem"][];
         };
         /**
+         * BlockData
+         * @description One block's data, as its page's route answers the same query (pinned: before the date).
+         */
+        BlockData: {
+            compare?: components["schemas"]["CompareRead"] | null;
+            /**
+             * Error
+             * @description why there is no data now (runs gone, or none before the pin)
+             */
+            error?: string | null;
+            explore?: components["schemas"]["ExploreRead"] | null;
+            groups?: components["schemas"]["GroupCompareRead"] | null;
+            /**
+             * Heatmap
+             * @description one explore answer, or two (a then b) for a difference
+             */
+            heatmap?: components["schemas"]["ExploreRead"][] | null;
+            /** Index */
+            index: number;
+            /** Kind */
+            kind: string;
+            series?: components["schemas"]["SeriesPoints"] | null;
+        };
+        /**
          * Catalog
          * @description What there is to explore: the choices for workload, metric, x, group and filters.
          */
@@ -1491,6 +1622,64 @@ export interface components {
              */
             progress_every: number;
             spec: components["schemas"]["WorkloadSpec"];
+        };
+        /**
+         * CompareBlock
+         * @description Compare's query: runs side by side (`runs`, the first the baseline, one column each), or
+         *     groups (`workload`, `by`, `values`: one column per group, the first the baseline).
+         */
+        CompareBlock: {
+            /**
+             * By
+             * @default null
+             */
+            by: string | null;
+            /**
+             * Filter
+             * @description dimension:value, as Explore's
+             */
+            filter?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "compare";
+            /**
+             * Metric
+             * @description names or globs; every metric if empty
+             */
+            metric?: string[];
+            /**
+             * Min Effect
+             * @default 5
+             */
+            min_effect: number;
+            /**
+             * Pair Ignore
+             * @default null
+             */
+            pair_ignore: string[] | null;
+            /**
+             * Runs
+             * @default null
+             */
+            runs: string[] | null;
+            /**
+             * Title
+             * @description a caption above the block
+             * @default null
+             */
+            title: string | null;
+            /**
+             * Values
+             * @default null
+             */
+            values: string[] | null;
+            /**
+             * Workload
+             * @default null
+             */
+            workload: string | null;
         };
         /** CompareMetric */
         CompareMetric: {
@@ -1855,6 +2044,61 @@ export interface components {
             uuids?: string[];
         };
         /**
+         * ExploreBlock
+         * @description Explore's query (GET /explore) and how its page draws it.
+         */
+        ExploreBlock: {
+            /**
+             * Filter
+             * @description dimension:value, as Explore's
+             */
+            filter?: string[];
+            /**
+             * Group
+             * @default null
+             */
+            group: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "explore";
+            /**
+             * Logx
+             * @default false
+             */
+            logx: boolean;
+            /**
+             * Logy
+             * @default false
+             */
+            logy: boolean;
+            /**
+             * Metric
+             * @description one metric; several, comma-separated, with group=metric
+             */
+            metric: string;
+            /**
+             * Title
+             * @description a caption above the block
+             * @default null
+             */
+            title: string | null;
+            /**
+             * View
+             * @default lines
+             * @enum {string}
+             */
+            view: "lines" | "box" | "points";
+            /** Workload */
+            workload: string;
+            /**
+             * X
+             * @default time
+             */
+            x: string;
+        };
+        /**
          * ExplorePoint
          * @description One point: the runs with this x and group value (README.md, Explore aggregates).
          */
@@ -2199,6 +2443,52 @@ export interface components {
              */
             server_time: string;
         };
+        /**
+         * HeatmapBlock
+         * @description The heatmap page's query: metric over x and y; with diff, b against a in percent.
+         */
+        HeatmapBlock: {
+            /**
+             * A
+             * @default null
+             */
+            a: string | null;
+            /**
+             * B
+             * @default null
+             */
+            b: string | null;
+            /**
+             * Diff
+             * @description a dimension whose a and b are compared
+             * @default null
+             */
+            diff: string | null;
+            /**
+             * Filter
+             * @description dimension:value, as Explore's
+             */
+            filter?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "heatmap";
+            /** Metric */
+            metric: string;
+            /**
+             * Title
+             * @description a caption above the block
+             * @default null
+             */
+            title: string | null;
+            /** Workload */
+            workload: string;
+            /** X */
+            x: string;
+            /** Y */
+            y: string;
+        };
         /** ImportRead */
         ImportRead: {
             /** Created */
@@ -2393,6 +2683,22 @@ export interface components {
          * @enum {string}
          */
         JobStatus: "queued" | "leased" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
+        /** MarkdownBlock */
+        MarkdownBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "markdown";
+            /** Text */
+            text: string;
+            /**
+             * Title
+             * @description a caption above the block
+             * @default null
+             */
+            title: string | null;
+        };
         /** NotificationList */
         NotificationList: {
             /** Items */
@@ -2661,6 +2967,111 @@ export interface components {
              * @default
              */
             reason: string;
+        };
+        /** ReportCreate */
+        ReportCreate: {
+            /** Blocks */
+            blocks?: (components["schemas"]["ExploreBlock"] | components["schemas"]["HeatmapBlock"] | components["schemas"]["CompareBlock"] | components["schemas"]["SeriesBlock"] | components["schemas"]["MarkdownBlock"])[];
+            /**
+             * Notes
+             * @description markdown (no raw HTML)
+             * @default
+             */
+            notes: string;
+            /**
+             * Pinned At
+             * @description null: live; a time: only runs started before it
+             * @default null
+             */
+            pinned_at: string | null;
+            /**
+             * Slug
+             * @description the report's address: lower-case letters, digits and dashes
+             */
+            slug: string;
+            /** Title */
+            title: string;
+        };
+        /** ReportData */
+        ReportData: {
+            /** Blocks */
+            blocks: components["schemas"]["BlockData"][];
+            report: components["schemas"]["ReportRead"];
+        };
+        /** ReportList */
+        ReportList: {
+            /** Items */
+            items: components["schemas"]["ReportSummary"][];
+        };
+        /** ReportRead */
+        ReportRead: {
+            /** Blocks */
+            blocks: (components["schemas"]["ExploreBlock"] | components["schemas"]["HeatmapBlock"] | components["schemas"]["CompareBlock"] | components["schemas"]["SeriesBlock"] | components["schemas"]["MarkdownBlock"])[];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Notes */
+            notes: string;
+            /** Pinned At */
+            pinned_at: string | null;
+            /** Slug */
+            slug: string;
+            /** Title */
+            title: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** ReportSummary */
+        ReportSummary: {
+            /** Blocks */
+            blocks: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Pinned At */
+            pinned_at: string | null;
+            /** Slug */
+            slug: string;
+            /** Title */
+            title: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /**
+         * ReportUpdate
+         * @description What changes; what is left out stays. pinned_at: null makes the report live again.
+         */
+        ReportUpdate: {
+            /**
+             * Blocks
+             * @default null
+             */
+            blocks: (components["schemas"]["ExploreBlock"] | components["schemas"]["HeatmapBlock"] | components["schemas"]["CompareBlock"] | components["schemas"]["SeriesBlock"] | components["schemas"]["MarkdownBlock"])[] | null;
+            /**
+             * Notes
+             * @default null
+             */
+            notes: string | null;
+            /**
+             * Pinned At
+             * @default null
+             */
+            pinned_at: string | null;
+            /**
+             * Title
+             * @default null
+             */
+            title: string | null;
         };
         /**
          * ResultCreate
@@ -3283,6 +3694,31 @@ export interface components {
          * @enum {string}
          */
         Scope: "read" | "upload" | "admin" | "agent";
+        /**
+         * SeriesBlock
+         * @description A series' history (the series page).
+         */
+        SeriesBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "series";
+            /**
+             * Limit
+             * @description the newest points shown
+             * @default 1000
+             */
+            limit: number;
+            /** Series Id */
+            series_id: number;
+            /**
+             * Title
+             * @description a caption above the block
+             * @default null
+             */
+            title: string | null;
+        };
         /** SeriesChangePoint */
         SeriesChangePoint: {
             /** After */
@@ -4893,10 +5329,11 @@ export interface operations {
         parameters: {
             query: {
                 workload: string;
-                metric: string;
+                /** @description the metric; several (repeated or comma-separated) with group=metric, one trace each */
+                metric: string[];
                 /** @description the x axis: time, a built-in dimension (agent, host, fs_type, kernel, ...), a parameter or label name (param.NAME / label.NAME to be explicit), or env.KEY */
                 x?: string;
-                /** @description one trace per value of this dimension */
+                /** @description one trace per value of this dimension, or per metric: `metric` */
                 group?: string | null;
                 /** @description dimension:value, repeatable; several values of one dimension mean any */
                 filter?: string[];
@@ -4940,7 +5377,8 @@ export interface operations {
         parameters: {
             query: {
                 workload: string;
-                metric: string;
+                /** @description the metric; several (repeated or comma-separated) with group=metric, one trace each */
+                metric: string[];
                 /** @description the x axis: time, a built-in dimension (agent, host, fs_type, kernel, ...), a parameter or label name (param.NAME / label.NAME to be explicit), or env.KEY */
                 x?: string;
                 group?: string | null;
@@ -5943,6 +6381,436 @@ export interface operations {
             };
             /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_reports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportList"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description stored already, with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportRead"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the token's scope does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request body is larger than PERFATLAS_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_report_block_csv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_report_block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockData"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a parameter or the body is invalid; the message and `errors` name the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_report_data: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportData"];
+                };
+            };
+            /** @description no API token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description nothing with this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
