@@ -39,6 +39,7 @@ TABLES = (
     "alerts",
     "incidents",
     "alert_rules",
+    "attachments",
     "results",
     "series",
     "runs",

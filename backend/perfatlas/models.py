@@ -3,6 +3,7 @@
 
 from perfatlas.agents.models import Agent, EnrollmentToken
 from perfatlas.alerts.models import Alert, AlertRule, DetectionRequest, Incident
+from perfatlas.attachments.models import Attachment
 from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
 from perfatlas.jobs.models import Job
@@ -15,6 +16,7 @@ __all__ = [
     "Alert",
     "AlertRule",
     "ApiToken",
+    "Attachment",
     "Base",
     "Channel",
     "DetectionRequest",

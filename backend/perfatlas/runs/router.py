@@ -21,6 +21,8 @@ from perfatlas.api.deps import (
     body_schema,
     json_body,
 )
+from perfatlas.attachments import service as attachments
+from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.auth.service import check_agent, check_runs_agents
 from perfatlas.core.db import commit_with_retry
 from perfatlas.core.inputs import UTCTime
@@ -54,7 +56,9 @@ def to_summary(run: Run) -> RunSummary:
     )  # fmt: skip
 
 
-def to_read(run: Run, tentative: Collection[str] = ()) -> RunRead:
+def to_read(
+    run: Run, tentative: Collection[str] = (), files: list[AttachmentRead] | None = None
+) -> RunRead:
     return RunRead(
         **to_summary(run).model_dump(),
         environment=EnvironmentRead.model_validate(run.environment) if run.environment else None,
@@ -66,6 +70,7 @@ def to_read(run: Run, tentative: Collection[str] = ()) -> RunRead:
                 [(r.metric, r.flags) for r in run.results], tentative
             )
         ],
+        attachments=files or [],
     )
 
 
@@ -95,7 +100,9 @@ def create_run(
         response.status_code = 200
     else:
         background.add_task(detect_after_ingest, settings, [outcome.uuid])
-    return to_read(service.get_run(session, run_uuid=outcome.uuid))
+    run = service.get_run(session, run_uuid=outcome.uuid)
+    files = [] if outcome.created else attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
+    return to_read(run, files=files)
 
 
 @router.post(
@@ -156,7 +163,8 @@ def get_run(run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal) -> R
     """One run with its environment, every result with its samples, and its trust notes."""
     run = service.get_run(session, run_uuid=run_uuid)
     tentative = tentative_series(session, [r.series_id for r in run.results])
-    return to_read(run, [r.metric for r in run.results if r.series_id in tentative])
+    files = attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
+    return to_read(run, [r.metric for r in run.results if r.series_id in tentative], files)
 
 
 class SeriesRead(SeriesRef):
