@@ -32,6 +32,11 @@ class _Base:
             def do_GET(self) -> None:
                 owner.handle(self, "GET", b"")
 
+            def do_PUT(self) -> None:  # attachments, sent after their run
+                length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length)
+                owner.handle(self, "PUT", body)
+
         self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
