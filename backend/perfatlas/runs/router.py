@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Collection
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Response
@@ -21,6 +21,7 @@ from perfatlas.api.deps import (
     body_schema,
     json_body,
 )
+from perfatlas.attachments import export as attachments_export
 from perfatlas.attachments import service as attachments
 from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.auth.service import check_agent, check_runs_agents
@@ -165,6 +166,30 @@ def get_run(run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal) -> R
     tentative = tentative_series(session, [r.series_id for r in run.results])
     files = attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
     return to_read(run, [r.metric for r in run.results if r.series_id in tentative], files)
+
+
+_ZIP: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "run-<uuid>/run.json, run-<uuid>/attachments/<name>, run-<uuid>/SHA256SUMS",
+        "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+
+
+@router.get(
+    "/runs/{run_uuid}/export", operation_id="export_run", response_class=Response, responses=_ZIP
+)
+def export_run(run_uuid: uuid_mod.UUID, session: SessionDep, principal: ReadPrincipal) -> Response:
+    """The run and its attachments as one zip, with the attachments' sha256 sums."""
+    read = get_run(run_uuid, session, principal)
+    content = attachments_export.archive(
+        session, run_uuid=run_uuid, run_json=read.model_dump_json(indent=1).encode()
+    )
+    return Response(
+        content=content,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="run-{run_uuid}.zip"'},
+    )
 
 
 class SeriesRead(SeriesRef):

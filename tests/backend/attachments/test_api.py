@@ -258,3 +258,40 @@ def test_attachments_on_sqlite(tmp_path: Path) -> None:
         assert got.content == content
         assert got.headers["etag"] == f'"{hashlib.sha256(content).hexdigest()}"'
     engine.dispose()
+
+
+def test_run_export_holds_the_run_and_its_files(client, upload_headers, read_headers):
+    import io
+    import json
+    import zipfile
+
+    run = _store_run(client, upload_headers, workload="partialread")
+    bare = _store_run(client, upload_headers)
+    files = {"latencies.csv": b"repetition,op\n0,0\n0,1\n", "raw.bin": os.urandom(3000)}
+    for name, content in files.items():
+        assert _put(client, run, name, content, upload_headers).status_code == 201
+    response = client.get(f"/api/v1/runs/{run}/export", headers=read_headers)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/zip"
+    assert response.headers["content-disposition"] == f'attachment; filename="run-{run}.zip"'
+    with zipfile.ZipFile(io.BytesIO(response.content)) as zf:
+        assert sorted(zf.namelist()) == sorted(
+            [f"run-{run}/run.json", f"run-{run}/SHA256SUMS"]
+            + [f"run-{run}/attachments/{n}" for n in files]
+        )
+        stored = client.get(f"/api/v1/runs/{run}", headers=read_headers).json()
+        assert json.loads(zf.read(f"run-{run}/run.json")) == stored
+        for name, content in files.items():
+            assert zf.read(f"run-{run}/attachments/{name}") == content
+        assert zf.read(f"run-{run}/SHA256SUMS").decode() == "".join(
+            f"{hashlib.sha256(files[n]).hexdigest()}  attachments/{n}\n" for n in sorted(files)
+        )
+    with zipfile.ZipFile(
+        io.BytesIO(client.get(f"/api/v1/runs/{bare}/export", headers=read_headers).content)
+    ) as zf:
+        assert sorted(zf.namelist()) == [f"run-{bare}/SHA256SUMS", f"run-{bare}/run.json"]
+    missing = client.get(
+        "/api/v1/runs/5f0c4d4e-0000-4000-8000-000000000000/export", headers=read_headers
+    )
+    assert missing.status_code == 404
+    assert client.get(f"/api/v1/runs/{run}/export").status_code == 401

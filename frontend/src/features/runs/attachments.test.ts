@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attachmentKind, downloadName, formatBytes, shortSha } from "./attachments";
+import { attachmentKind, downloadName, formatBytes, runExportUrl, shortSha } from "./attachments";
 
 describe("formatBytes", () => {
   it("uses binary units with one decimal below 10", () => {
@@ -29,6 +29,10 @@ describe("names", () => {
     expect(attachmentKind("stderr.txt")).toBe("tool output (tail)");
     expect(attachmentKind("command.txt")).toBe("command line and checksums");
     expect(attachmentKind("notes.md")).toBe("");
+  });
+
+  it("exports the whole run from the API", () => {
+    expect(runExportUrl("a64b8204-80b7-48a2-91aa-cc172c30e006")).toBe("/api/v1/runs/a64b8204-80b7-48a2-91aa-cc172c30e006/export");
   });
 
   it("saves downloads under the run's short uuid", () => {

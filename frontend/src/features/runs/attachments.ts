@@ -1,4 +1,5 @@
 // How a run's attachments read on its page: sizes, short checksums, what each file is.
+import { apiUrl } from "../../api/client";
 
 /** Bytes in binary units, as `ls -h` would: 812 B, 1.5 KiB, 4.0 MiB. */
 export function formatBytes(bytes: number): string {
@@ -32,4 +33,9 @@ export function attachmentKind(name: string): string {
  * so that files of several runs do not overwrite each other in a downloads folder. */
 export function downloadName(runUuid: string, name: string): string {
   return `${runUuid.slice(0, 8)}-${name}`;
+}
+
+/** The run with its JSON and files as one zip (GET /runs/{uuid}/export). */
+export function runExportUrl(runUuid: string): string {
+  return apiUrl(`/runs/${encodeURIComponent(runUuid)}/export`);
 }

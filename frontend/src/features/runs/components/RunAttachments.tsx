@@ -3,16 +3,29 @@ import { downloadFile } from "../../../api/client";
 import { CopyButton } from "../../../components/ui/CopyButton";
 import { ErrorState } from "../../../components/ui/States";
 import type { Run } from "../api/get-run";
-import { attachmentKind, downloadName, formatBytes, shortSha } from "../attachments";
+import { attachmentKind, downloadName, formatBytes, runExportUrl, shortSha } from "../attachments";
 
-/** The files kept with the run (script, raw latencies, tool output), each downloadable. */
+/** The files kept with the run (script, raw latencies, tool output), each downloadable, and the
+ * whole run (its JSON and its files) as one zip. */
 export function RunAttachments({ run }: { run: Run }) {
   const [error, setError] = useState<unknown>(null);
   const files = run.attachments ?? [];
   const total = files.reduce((sum, f) => sum + f.size, 0);
   return (
     <section className="card" data-testid="attachments">
-      <h2>Attachments</h2>
+      <div className="card-head">
+        <h2>Attachments</h2>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => {
+            setError(null);
+            downloadFile(runExportUrl(run.uuid), `run-${run.uuid}.zip`).catch(setError);
+          }}
+        >
+          Download run (zip)
+        </button>
+      </div>
       {files.length === 0 ? (
         <p className="muted">No files were kept with this run.</p>
       ) : (
