@@ -19,6 +19,7 @@ import pytest
 
 from perfatlas_agent.attachments import MAX_BYTES, LatencyLog, fit_run, head, tail
 from tests.agent.conftest import metric, run_agent
+from tests.agent.http_helpers import FaultProxy
 
 
 def _headers(live: Any) -> dict[str, str]:
@@ -179,6 +180,48 @@ def test_files_of_a_stored_run_wait_in_the_spool_until_sent(
     assert _leftovers(spool) == []
     files = _server_files(live_server, run["uuid"])
     assert files["stdout.txt"][1] == b'=== rep0 ===\n{"x.seconds": 1}\n\n'
+
+
+def test_a_server_failing_on_files_keeps_them_for_the_next_upload(
+    live_server: Any, tmp_path: Path, spool: Path
+) -> None:
+    """The runs are stored; every PUT of a file gets a 500: the files stay in the spool (exit
+    1), and the next upload, to a server that works, sends each one once."""
+    agent = f"attach-500-{uuid.uuid4().hex[:8]}"
+    proxy = FaultProxy(live_server.url, fail_puts=True)
+    try:
+        res = run_agent(
+            "run", "command", "--target", str(tmp_path / "t"),
+            "-p", "cmd=echo '{\"x.seconds\": {k}}'", "-p", "k=1,2", "-n", "1", "--no-warmup",
+            "--agent-name", agent, "--server", proxy.url, "--token", live_server.upload_token,
+            "--retry-deadline", "5", spool=spool,
+        )  # fmt: skip
+    finally:
+        proxy.close()
+    assert res.returncode == 1, res.stderr
+    assert "uploaded 2 run(s) of this invocation" in res.stderr
+    assert "4 attachment(s) of stored runs remain in the spool" in res.stderr
+    # Each file was tried three times (a 5xx that may be the file's fault), then kept.
+    assert proxy.failed == 4 * 3
+    assert not list(spool.glob("*.json"))
+    waiting = sorted(p.relative_to(spool).as_posix() for p in _leftovers(spool))
+    assert len(waiting) == 4 and {w.split("/")[1] for w in waiting} == {"command.txt", "stdout.txt"}
+    stored_runs = {w.split("/")[0].removesuffix(".attachments") for w in waiting}
+    assert len(stored_runs) == 2
+    for run_uuid in stored_runs:
+        listing = httpx.get(
+            f"{live_server.url}/api/v1/runs/{run_uuid}/attachments", headers=_headers(live_server)
+        )
+        assert listing.json()["items"] == []  # the run is stored, its files not yet
+    sent = run_agent("upload", "--server", live_server.url, "--token",
+                     live_server.upload_token, spool=spool)  # fmt: skip
+    assert sent.returncode == 0, sent.stderr
+    assert "uploaded 4 attachment(s) (4 new, 0 already there)" in sent.stderr
+    assert _leftovers(spool) == []
+    for run_uuid in stored_runs:
+        files = _server_files(live_server, run_uuid)
+        assert sorted(files) == ["command.txt", "stdout.txt"]
+        assert files["stdout.txt"][1].startswith(b'=== rep0 ===\n{"x.seconds": ')
 
 
 def test_another_agents_token_cannot_attach(live_server: Any, tmp_path: Path, spool: Path) -> None:
