@@ -281,3 +281,42 @@ def test_bounds_cut_with_a_note() -> None:
         [head("a", b"x" * 10), head("b", b"y" * 10), head("c", b"z")], 12
     )
     assert [f.name for f in kept_files] == ["a", "c"] and left_out == ["b"]
+
+
+def test_smallfile_keeps_every_operations_latency(
+    tmpfs_target: Path, tmp_path: Path, spool: Path
+) -> None:
+    nfiles, size, threads = 240, 700, 2
+    out = tmp_path / "sf.json"
+    res = run_agent(
+        "run", "smallfile", "--target", str(tmpfs_target), "-p", f"nfiles={nfiles}",
+        "-p", f"size={size}", "-p", f"threads={threads}", "-p", "files_per_dir=60", "-n", "2",
+        "--output", str(out), spool=spool,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    (run,) = res.runs
+    body = (tmp_path / "sf.attachments" / run["uuid"] / "latencies.csv").read_bytes()
+    assert run["meta"]["attachments"] == [
+        {"name": "latencies.csv", "size": len(body), "sha256": hashlib.sha256(body).hexdigest(),
+         "media_type": "text/csv", "truncated": False},
+    ]  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(body.decode())))
+    phases = ("create", "read_cold", "read_warm", "stat", "delete")
+    # Every file in every phase of the warm-up (rep0) and the two measured repetitions, each
+    # thread's share (two folders of 60 files each) numbered from 0.
+    assert len(rows) == 3 * len(phases) * nfiles
+    for rep in range(3):
+        for phase in phases:
+            mine = [r for r in rows if int(r["repetition"]) == rep and r["phase"] == phase]
+            assert sorted((int(r["thread"]), int(r["op"])) for r in mine) == [
+                (t, op) for t in range(threads) for op in range(nfiles // threads)
+            ]
+            want = size if phase in ("create", "read_cold", "read_warm") else 0
+            assert {int(r["bytes"]) for r in mine} == {want}
+    # The run's p95 latency of each phase and measured repetition, from the raw file.
+    for phase in phases:
+        samples = next(r for r in run["results"] if r["metric"] == f"{phase}.lat_p95")["samples"]
+        for rep, sample in zip((1, 2), samples, strict=True):
+            secs = [float(r["seconds"]) for r in rows
+                    if int(r["repetition"]) == rep and r["phase"] == phase]  # fmt: skip
+            assert np.percentile(np.array(secs) * 1e6, 95) == pytest.approx(sample, rel=1e-6)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,31 +77,37 @@ def tail(name: str, content: bytes, limit: int = MAX_BYTES) -> AttachmentFile:
 
 
 class LatencyLog:
-    """Raw per-operation latencies as CSV (repetition, op, offset, bytes, seconds), filled
-    after each timed phase from its preallocated arrays; rows past the limit are counted, not
-    formatted, and a last line says how many were left out."""
+    """Raw per-operation latencies as CSV, filled after each timed phase from its preallocated
+    arrays; rows past the limit are counted, not formatted, and a last line says how many were
+    left out. partialread: repetition, op, offset, bytes, seconds."""
 
     HEADER = "repetition,op,offset,bytes,seconds"
 
-    def __init__(self, name: str, limit: int = MAX_BYTES) -> None:
+    def __init__(self, name: str, limit: int = MAX_BYTES, header: str = HEADER) -> None:
         self.name = name
         self.room = limit - 120  # the note
-        self.parts = [self.HEADER + "\n"]
+        self.parts = [header + "\n"]
         self.size = len(self.parts[0])
         self.kept = 0
         self.dropped = 0
 
     def add(self, rep: int, offsets: Sequence[int], nbytes: int, lat_ns: Sequence[int]) -> None:
-        for op, (offset, ns) in enumerate(zip(offsets, lat_ns, strict=True)):
+        self.add_rows(
+            len(offsets), lambda op: f"{rep},{op},{offsets[op]},{nbytes},{lat_ns[op] / 1e9:.9f}"
+        )
+
+    def add_rows(self, count: int, row: Callable[[int], str]) -> None:
+        """Rows 0..count-1, each made by row(i) only while there is room."""
+        for index in range(count):
             if self.dropped:
-                self.dropped += len(offsets) - op
+                self.dropped += count - index
                 return
-            row = f"{rep},{op},{offset},{nbytes},{ns / 1e9:.9f}\n"
-            if self.size + len(row) > self.room:
-                self.dropped += len(offsets) - op
+            text = row(index) + "\n"
+            if self.size + len(text) > self.room:
+                self.dropped += count - index
                 return
-            self.parts.append(row)
-            self.size += len(row)
+            self.parts.append(text)
+            self.size += len(text)
             self.kept += 1
 
     def file(self) -> AttachmentFile | None:
