@@ -58,7 +58,7 @@ def test_run_page_lists_and_downloads_attachments(
     assert shown[1][1:3] == ["script", f"{len(script)} B"]
     assert shown[0][3].startswith(sha["latencies.csv"][:12])
     assert shown[1][3].startswith(sha["script-atlasperf.sh"][:12])
-    shot(page, "33-run-attachments")
+    shot(page, "32b-run-attachments")
 
     row = table.locator("tr", has_text="script-atlasperf.sh")
     with page.expect_download() as info:
