@@ -224,6 +224,44 @@ def test_a_server_failing_on_files_keeps_them_for_the_next_upload(
         assert files["stdout.txt"][1].startswith(b'=== rep0 ===\n{"x.seconds": ')
 
 
+def test_a_file_the_server_refuses_is_set_aside_with_the_reason(
+    live_server: Any, tmp_path: Path, spool: Path
+) -> None:
+    """409: the run's name holds other content on the server (an agent bug). The file moves to
+    rejected/ with the server's message, the run's other file is delivered (exit 3)."""
+    agent = f"attach-409-{uuid.uuid4().hex[:8]}"
+    res = run_agent(
+        "run", "command", "--target", str(tmp_path / "t"), "-p", "cmd=echo '{\"x.seconds\": 1}'",
+        "-n", "1", "--no-warmup", "--agent-name", agent, spool=spool,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    (spooled,) = list(spool.glob("*.json"))
+    run = json.loads(spooled.read_text())
+    up = {"Authorization": f"Bearer {live_server.upload_token}"}
+    assert httpx.post(f"{live_server.url}/api/v1/runs", json=run, headers=up).status_code == 201
+    other = httpx.put(
+        f"{live_server.url}/api/v1/runs/{run['uuid']}/attachments/command.txt",
+        content=b"something else", headers=up,
+    )  # fmt: skip
+    assert other.status_code == 201
+    spooled.unlink()
+    mine = (spool / f"{run['uuid']}.attachments" / "command.txt").read_bytes()
+    sent = run_agent("upload", "--server", live_server.url, "--token",
+                     live_server.upload_token, spool=spool)  # fmt: skip
+    assert sent.returncode == 3, sent.stderr
+    assert f"REJECTED attachment {run['uuid']}/command.txt: HTTP 409" in sent.stderr
+    assert "uploaded 1 attachment(s) (1 new, 0 already there)" in sent.stderr
+    kept = spool / "rejected" / f"{run['uuid']}.attachments"
+    assert (kept / "command.txt").read_bytes() == mine
+    assert "other content already" in (kept / ".command.txt.reason.txt").read_text()
+    assert _leftovers(spool) == [kept / "command.txt"]
+    files = _server_files(live_server, run["uuid"])
+    assert files["command.txt"][1] == b"something else"
+    assert sorted(files) == ["command.txt", "stdout.txt"]
+    status = run_agent("status", spool=spool)
+    assert f"attachment {run['uuid']}/command.txt rejected: HTTP 409" in status.stdout
+
+
 def test_another_agents_token_cannot_attach(live_server: Any, tmp_path: Path, spool: Path) -> None:
     """The file stays with the agent (rejected/, with the server's reason), not lost."""
     admin = {"Authorization": f"Bearer {live_server.admin_token}"}

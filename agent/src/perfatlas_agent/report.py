@@ -145,6 +145,11 @@ def print_status(spool: Spool) -> None:
     for run_uuid in spool.attachments_waiting():
         names = ", ".join(p.name for p in spool.attachment_files(run_uuid))
         click.echo(f"  attachments of stored run {run_uuid} waiting: {names}")
+    for folder in spool.rejected_attachments():
+        for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".")):
+            reason = folder / f".{path.name}.reason.txt"
+            text = reason.read_text().strip() if reason.exists() else "(no reason recorded)"
+            click.echo(f"  attachment {folder.name.split('.')[0]}/{path.name} rejected: {text}")
     rejected = spool.rejected()
     if rejected:
         click.echo(f"{len(rejected)} run(s) rejected by the server (in {spool.rejected_dir}):")

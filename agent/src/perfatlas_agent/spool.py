@@ -116,6 +116,12 @@ class Spool:
             path.parent.rmdir()  # the last one
         _fsync_dir(self.root)
 
+    def rejected_attachments(self) -> list[Path]:
+        """Folders under rejected/ of files the server refused (and those of refused runs)."""
+        if not self.rejected_dir.is_dir():
+            return []
+        return sorted(p for p in self.rejected_dir.glob(f"*{ATTACHMENTS}") if p.is_dir())
+
     def reject_attachment(self, path: Path, reason: str) -> Path:
         """Move an attachment the server refused to rejected/<uuid>.attachments/, with why."""
         dst_dir = self.rejected_dir / path.parent.name
