@@ -40,6 +40,7 @@ TABLES = (
     "alerts",
     "incidents",
     "alert_rules",
+    "attachments",
     "results",
     "series",
     "runs",

@@ -3,6 +3,7 @@
 
 from perfatlas.agents.models import Agent, EnrollmentToken
 from perfatlas.alerts.models import Alert, AlertRule, DetectionRequest, Incident
+from perfatlas.attachments.models import Attachment
 from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
 from perfatlas.jobs.models import Job
@@ -16,6 +17,7 @@ __all__ = [
     "Alert",
     "AlertRule",
     "ApiToken",
+    "Attachment",
     "Base",
     "Channel",
     "DetectionRequest",

@@ -32,6 +32,11 @@ class _Base:
             def do_GET(self) -> None:
                 owner.handle(self, "GET", b"")
 
+            def do_PUT(self) -> None:  # attachments, sent after their run
+                length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length)
+                owner.handle(self, "PUT", body)
+
         self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -63,8 +68,11 @@ class FaultProxy(_Base):
     stores the run) and then never answers, as if the agent died before reading the reply.
     """
 
-    def __init__(self, upstream: str, fail_first: int = 0, hang: str | None = None) -> None:
+    def __init__(
+        self, upstream: str, fail_first: int = 0, hang: str | None = None, fail_puts: bool = False
+    ) -> None:
         super().__init__()
+        self.fail_puts = fail_puts  # 500 to every PUT (attachments), as a failing server would
         self.upstream = upstream.rstrip("/")
         self.fail_first = fail_first
         self.hang = hang
@@ -79,6 +87,9 @@ class FaultProxy(_Base):
             inject = method == "POST" and self.fail_first > 0
             if inject:
                 self.fail_first -= 1
+            if method == "PUT" and self.fail_puts:
+                inject = True
+            if inject:
                 self.failed += 1
         if inject:
             self.reply(req, 500, {"detail": "internal error (injected by the test proxy)"})

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.agent.conftest import agent_cmd
@@ -125,6 +126,19 @@ def test_enrolled_daemon_runs_a_job_and_its_runs_are_stored(
         assert run["parameters"]["k"] in (1, 2) and "version" not in run["parameters"]
     assert job["progress"]["done"] == 2 and job["progress"]["total"] == 2
     assert any("run 2/2: command" in line for line in job["log_tail"]), job["log_tail"]
+    # Each run's files follow the completion, sent with the agent's own token.
+    for run in stored:
+        files = wait_for(
+            "the run's attachments",
+            lambda u=run["uuid"]: server.get(f"/runs/{u}/attachments")["items"] or None,
+        )
+        assert sorted(f["name"] for f in files) == ["command.txt", "stdout.txt"]
+        (out,) = [f for f in files if f["name"] == "stdout.txt"]
+        body = httpx.get(f"{server.url}{out['url']}", timeout=10,
+                         headers={"Authorization": f"Bearer {server.admin_token}"}).text  # fmt: skip
+        value = int(metric(run, "v"))
+        assert body == f'=== rep0 ===\n{{"v": {value}, "e": {value}}}\n\n'
+    wait_for("the spool to empty", lambda: not list(machine.spool.glob("*.attachments")) or None)
     assert os.listdir(machine.target) == []
     assert not list(machine.spool.glob("*.json")), "delivered runs leave the spool"
     (agent,) = [a for a in server.get("/agents") if a["name"] == machine.name]

@@ -414,6 +414,7 @@ def test_openapi_lists_every_error_with_its_real_shape(client, upload_headers):
                 "update_schedule",
                 "create_report",  # the slug is taken
                 "create_reference",  # a column stored with other values
+                "put_attachment",  # the name holds other content
             }:
                 expected.add("409")  # fmt: skip
             errors = {code for code in responses if code.startswith(("4", "5"))}

@@ -11,6 +11,7 @@ import click
 
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import AgentError, UploadError
+from perfatlas_agent.attachments import output_dir, read_dir
 from perfatlas_agent.config import (
     AgentConfig,
     ConfigError,
@@ -121,7 +122,8 @@ def _server_and_token(
     "--output",
     "-o",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="also write the runs to this JSON file",
+    help="also write the runs to this JSON file (their attachments go to a folder beside "
+    "it: F.json -> F.attachments/<run uuid>/)",
 )
 @click.option("--no-warmup", is_flag=True, help="keep the first repetition (no warm-up)")
 @click.option(
@@ -274,14 +276,14 @@ def upload(
     if file is not None:
         loaded = load_runs(file)
         for one in loaded:
-            spool.put(one)
+            spool.put(one, read_dir(output_dir(file) / str(one["uuid"])))
         say(f"queued {len(loaded)} run(s) from {file}")
     if not server:
         raise UploadError(
             f"no server: pass --server or set PERFATLAS_SERVER ({len(spool.pending())} run(s) "
             f"in the spool {spool.root})"
         )
-    pending = len(spool.pending())
+    pending = len(spool.pending()) + len(spool.attachments_waiting())
     if pending == 0:
         say(f"nothing to upload; the spool {spool.root} is empty")
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ import httpx
 
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import UploadError
+from perfatlas_agent.attachments import media_type_of
 from perfatlas_agent.spool import Claim, Spool
 
 BATCH_SIZE = 50
@@ -42,6 +44,10 @@ class UploadReport:
     rejected: list[tuple[str, str]] = field(default_factory=list)
     held: list[tuple[str, str]] = field(default_factory=list)
     remaining: int = 0
+    attachments_sent: int = 0
+    attachments_existing: int = 0
+    attachments_rejected: list[tuple[str, str]] = field(default_factory=list)
+    attachments_remaining: int = 0
     left_to_others: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
@@ -96,14 +102,21 @@ class Client:
     def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """POST with exponential backoff on connection errors, 429 and 5xx, up to the deadline."""
         content = json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"}
+        return self.send("POST", path, content, "application/json")
+
+    def put(self, path: str, content: bytes, media_type: str) -> httpx.Response:
+        """PUT (idempotent on the server) with the same retries as post()."""
+        return self.send("PUT", path, content, media_type)
+
+    def send(self, method: str, path: str, content: bytes, media_type: str) -> httpx.Response:
+        headers = {"Content-Type": media_type}
         give_up = time.monotonic() + self.deadline_s
         delay = 0.25
         server_errors = 0
         while True:
             problem: str
             try:
-                response = self._http.post(path, content=content, headers=headers)
+                response = self._http.request(method, path, content=content, headers=headers)
                 status = response.status_code
                 if status >= 500 and status not in RETRY_STATUSES:
                     server_errors += 1
@@ -216,10 +229,77 @@ def flush(
                 chunk = _load(spool, group, report)
                 if chunk:
                     _send_chunk(spool, client, chunk, report, on_message)
+            _send_attachments(spool, client, report, on_message, set(report.left_to_others))
         except UploadError as exc:
             report.error = str(exc)
         report.remaining = len([p for p in spool.pending() if p.stem not in report.left_to_others])
+        report.attachments_remaining = sum(
+            len(spool.attachment_files(u))
+            for u in spool.attachments_waiting()
+            if u not in report.left_to_others
+        )
     return report
+
+
+def send_attachments(
+    spool: Spool, client: Client, *, on_message: Callable[[str], None] = lambda _m: None,
+    claim: Claim | None = None,
+) -> UploadReport:  # fmt: skip
+    """Only the attachments of runs the server has already (a job's completion stored them)."""
+    report = UploadReport()
+    with spool.flush_lock():
+        others = set(spool.claimed_by_others(claim))
+        try:
+            _send_attachments(spool, client, report, on_message, others)
+        except UploadError as exc:
+            report.error = str(exc)
+        report.attachments_remaining = sum(
+            len(spool.attachment_files(u)) for u in spool.attachments_waiting() if u not in others
+        )
+    return report
+
+
+def _send_attachments(
+    spool: Spool,
+    client: Client,
+    report: UploadReport,
+    on_message: Callable[[str], None],
+    others: set[str],
+) -> None:
+    """Each waiting file of each stored run, PUT one by one: a retry of one the server has
+    already is answered 200 and counts as delivered; one it refuses moves to rejected/."""
+    for run_uuid in spool.attachments_waiting():
+        if run_uuid in others:
+            continue
+        for path in spool.attachment_files(run_uuid):
+            name = urllib.parse.quote(path.name, safe="")
+            try:
+                content = path.read_bytes()
+            except FileNotFoundError:  # another agent process sent it just now
+                continue
+            response = client.put(
+                f"/api/v1/runs/{run_uuid}/attachments/{name}", content, media_type_of(path.name)
+            )
+            _check_auth(response)
+            if response.status_code in (200, 201):
+                spool.attachment_sent(path)
+                if response.status_code == 201:
+                    report.attachments_sent += 1
+                else:
+                    report.attachments_existing += 1
+            elif response.status_code in (404, 409, 413, 422):
+                reason = describe_error(response)
+                kept = spool.reject_attachment(path, reason)
+                report.attachments_rejected.append((f"{run_uuid}/{path.name}", reason))
+                on_message(
+                    f"REJECTED attachment {path.name} of run {run_uuid}: {reason}; kept in {kept}"
+                )
+            else:
+                # A server failing on it: kept for the next upload, the others still go.
+                on_message(
+                    f"attachment {path.name} of run {run_uuid} not stored "
+                    f"({describe_error(response)}); it stays in the spool"
+                )
 
 
 def _load(

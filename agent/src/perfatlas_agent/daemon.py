@@ -153,7 +153,7 @@ class Daemon:
 
     def _flush_leftovers(self) -> None:
         """Runs a previous daemon measured but could not deliver (best effort)."""
-        if not self.spool.pending():
+        if not self.spool.pending() and not self.spool.attachments_waiting():
             return
         try:
             with Client(self.config.server, self.config.token, deadline_s=10.0) as http:

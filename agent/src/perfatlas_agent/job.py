@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from perfatlas_agent import attachments as att
 from perfatlas_agent._exceptions import AgentError
-from perfatlas_agent.client import Client, flush
+from perfatlas_agent.client import Client, flush, send_attachments
 from perfatlas_agent.config import AgentConfig
 from perfatlas_agent.confirmjob import rounds_total, run_rounds
 from perfatlas_agent.jobclient import (
@@ -111,9 +112,10 @@ class JobExecution:
 
         def on_run(run: dict[str, Any]) -> None:
             run["job_id"] = self.job_id
+            files = att.take(run)  # spooled beside the run; sent once the server has it
             self.runs.append(run)  # kept in memory first: an abandon cannot lose it
             claim.add(run["uuid"])
-            self.spool.put(run)
+            self.spool.put(run, files)
 
         try:
             if spec is not None and self.plan is not None:
@@ -206,6 +208,7 @@ class JobExecution:
             client.close()
         for run in inline:
             self.spool.remove(run["uuid"])
+        self._send_attachments(claim)
         done = len(self.runs) + self.posted
         self.say(f"job {self.job_id}: {status} ({done} run(s))")
         return Outcome(self.job_id, status, done)
@@ -260,6 +263,24 @@ class JobExecution:
         if report:
             self.say(f"job {self.job_id}: {report}")
         return Outcome(self.job_id, "released", len(self.runs))
+
+    def _send_attachments(self, claim: Any) -> None:
+        """The files of the runs the completion (or a round) stored; what the server does not
+        take now stays in the spool for the next flush."""
+        if not self.spool.attachments_waiting():
+            return
+        with Client(self.config.server, self.config.token, deadline_s=20.0) as http:
+            report = send_attachments(self.spool, http, on_message=self.say, claim=claim)
+        self.say(
+            f"job {self.job_id}: {report.attachments_sent + report.attachments_existing} "
+            f"attachment(s) uploaded"
+            + (
+                f", {report.attachments_remaining} left in the spool"
+                if report.attachments_remaining
+                else ""
+            )
+            + (f" ({report.error})" if report.error else "")
+        )
 
     def _upload(self, claim: Any) -> str:
         """The runs of this job (spooled with job_id) through /runs/batch."""

@@ -44,6 +44,21 @@ def flush_spool(
         earlier = [u for u in report.created + report.existing if u not in mine]
         if earlier:
             say(f"also uploaded {len(earlier)} run(s) left in the spool by earlier invocations")
+    attached = report.attachments_sent + report.attachments_existing
+    if attached:
+        say(
+            f"uploaded {attached} attachment(s) ({report.attachments_sent} new, "
+            f"{report.attachments_existing} already there)",
+            fg="green",
+        )
+    for name, reason in report.attachments_rejected:
+        say(f"REJECTED attachment {name}: {reason}", fg="red")
+    if report.attachments_remaining:
+        say(
+            f"{report.attachments_remaining} attachment(s) of stored runs remain in the spool "
+            f"{spool.root}; `perfatlas-agent upload` sends them",
+            fg="yellow",
+        )
     for run_uuid, reason in report.rejected:
         say(f"REJECTED {run_uuid}: {reason}", fg="red")
     if report.rejected:
@@ -76,9 +91,9 @@ def exit_code(report: UploadReport | None) -> int:
         return 0
     if report.error and "token" in report.error:
         return 4
-    if report.remaining:
+    if report.remaining or report.attachments_remaining:
         return 1
-    if report.rejected:
+    if report.rejected or report.attachments_rejected:
         return EXIT_REJECTED
     return 0
 
@@ -127,6 +142,14 @@ def print_status(spool: Spool) -> None:
         error = spool.error_of(path.stem)
         if error:
             click.echo(f"      the server failed on it: {error}")
+    for run_uuid in spool.attachments_waiting():
+        names = ", ".join(p.name for p in spool.attachment_files(run_uuid))
+        click.echo(f"  attachments of stored run {run_uuid} waiting: {names}")
+    for folder in spool.rejected_attachments():
+        for path in sorted(p for p in folder.iterdir() if not p.name.startswith(".")):
+            reason = folder / f".{path.name}.reason.txt"
+            text = reason.read_text().strip() if reason.exists() else "(no reason recorded)"
+            click.echo(f"  attachment {folder.name.split('.')[0]}/{path.name} rejected: {text}")
     rejected = spool.rejected()
     if rejected:
         click.echo(f"{len(rejected)} run(s) rejected by the server (in {spool.rejected_dir}):")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfatlas_agent import attachments as att
 from perfatlas_agent.client import UploadReport, check_server
 from perfatlas_agent.progress import make_reporter
 from perfatlas_agent.report import (
@@ -43,12 +44,14 @@ def run_requests(requests: list[RunRequest], upload: Upload, output: Path | None
             say(f"{problem}; running anyway: the runs are spooled and the upload retried",
                 fg="yellow")  # fmt: skip
     runs: list[dict[str, Any]] = []
+    files: dict[str, list[att.AttachmentFile]] = {}
     claim = spool.claim() if use_spool else None
 
     def on_run(one: dict[str, Any]) -> None:
+        files[one["uuid"]] = att.take(one)
         if claim is not None:
             claim.add(one["uuid"])  # claimed before it is spooled: no other process sends it
-            spool.put(one)
+            spool.put(one, files[one["uuid"]])
         runs.append(one)
 
     reporter = make_reporter()
@@ -68,6 +71,9 @@ def run_requests(requests: list[RunRequest], upload: Upload, output: Path | None
         output.parent.mkdir(parents=True, exist_ok=True)
         write_durably(output, json.dumps({"runs": runs}, indent=1).encode())
         say(f"wrote {len(runs)} run(s) to {output}")
+        written = _write_attachments(output, files)
+        if written:
+            say(f"wrote {written} attachment(s) under {att.output_dir(output)}")
     report: UploadReport | None = None
     try:
         if server:
@@ -87,3 +93,18 @@ def run_requests(requests: list[RunRequest], upload: Upload, output: Path | None
         say(f"{len(failed)} run(s) failed (recorded with status failed)", fg="red")
         code = EXIT_RUN_FAILED
     return EXIT_INTERRUPTED if interrupted else code
+
+
+def _write_attachments(output: Path, files: dict[str, list[att.AttachmentFile]]) -> int:
+    """Each run's files beside the JSON (runs.attachments/<uuid>/<name>), which
+    `perfatlas-agent upload runs.json` sends with the runs."""
+    written = 0
+    for run_uuid, kept in files.items():
+        if not kept:
+            continue
+        folder = att.output_dir(output) / run_uuid
+        folder.mkdir(parents=True, exist_ok=True)
+        for one in kept:
+            write_durably(folder / one.name, one.content)
+            written += 1
+    return written

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from perfatlas_agent import __version__
+from perfatlas_agent import attachments as att
 from perfatlas_agent import env as env_mod
 from perfatlas_agent._exceptions import ParameterError, TargetError
 from perfatlas_agent.calibrate import calibrate_run
@@ -153,6 +154,7 @@ def build_run(
     rep_meta: list[dict[str, Any]],
     status: str,
     error: str | None = None,
+    files: list[att.AttachmentFile] | None = None,
 ) -> dict[str, Any]:
     names: list[str] = []
     for rep in samples:
@@ -197,6 +199,11 @@ def build_run(
         )
     if error:
         meta["error"] = error
+    kept, left_out = att.fit_run(files or [])
+    if kept:
+        meta["attachments"] = att.manifest(kept)
+    if left_out:
+        meta["attachments_left_out"] = left_out
     cold_method: str | None = None
     if ctx.cold_methods:
         cold_method = sorted(ctx.cold_methods)[0] if len(ctx.cold_methods) == 1 else "unknown"
@@ -221,6 +228,8 @@ def build_run(
         "results": results,
     }
     run.update(workload.durability(ctx.params))
+    if kept:
+        run[att.KEY] = kept  # taken off by whoever stores the run (attachments.take)
     return run
 
 
@@ -313,6 +322,7 @@ def _one_run(
 
     def finish(status: str, error: str | None = None) -> dict[str, Any]:
         """Removes the run's files and builds the run from the repetitions measured."""
+        files = _attachments(workload, ctx)
         _cleanup(workload, ctx, run_dir)
         return build_run(
             workload=workload,
@@ -324,6 +334,7 @@ def _one_run(
             rep_meta=rep_meta,
             status=status,
             error=error,
+            files=files,
         )
 
     try:
@@ -375,6 +386,15 @@ def timed_rep(workload: Workload, ctx: RunContext, rep_dir: Path) -> dict[str, M
     finally:
         gc.enable()
         shutil.rmtree(rep_dir, ignore_errors=True)
+
+
+def _attachments(workload: Workload, ctx: RunContext) -> list[att.AttachmentFile]:
+    """The workload's files; a failure to make them is noted, never the run's loss."""
+    try:
+        return workload.attachments(ctx)
+    except Exception as exc:
+        ctx.meta["attachments_error"] = f"{type(exc).__name__}: {exc}"[:1000]
+        return []
 
 
 def _cleanup(workload: Workload, ctx: RunContext, run_dir: Path) -> None:

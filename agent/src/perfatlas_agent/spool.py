@@ -3,7 +3,12 @@
 Several agent processes may share one spool. Each `run` claims the runs it makes (a lock file
 under `.owners/` that it holds while it lives, listing their uuids), so another process leaves
 them to it; a claim whose process died is released. Flushes take `.flush.lock` in turn, so two
-processes never send one run at the same time."""
+processes never send one run at the same time.
+
+A run's attachments wait in `<uuid>.attachments/` beside it, written before the run itself (so
+a spooled run always has them whole). They are sent once the server has the run, and each
+file leaves the spool when the server acknowledged it; the folder outlives the run's JSON
+until then."""
 
 from __future__ import annotations
 
@@ -16,9 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from perfatlas_agent.attachments import AttachmentFile
+
 REJECTED = "rejected"
 ERRORS = "errors"
 OWNERS = ".owners"
+ATTACHMENTS = ".attachments"
 
 
 def default_spool_dir() -> Path:
@@ -63,11 +71,69 @@ class Spool:
     def _ensure(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
 
-    def put(self, run: dict[str, Any]) -> Path:
+    def put(self, run: dict[str, Any], files: list[AttachmentFile] | None = None) -> Path:
         self._ensure()
+        if files:
+            folder = self.attachments_dir(str(run["uuid"]))
+            folder.mkdir(exist_ok=True, mode=0o700)
+            for one in files:
+                write_durably(folder / one.name, one.content)
         path = self.root / f"{run['uuid']}.json"
         write_durably(path, json.dumps(run, sort_keys=True).encode())
         return path
+
+    # ---- attachments: sent after their run is stored ----
+
+    def attachments_dir(self, run_uuid: str) -> Path:
+        return self.root / f"{run_uuid}{ATTACHMENTS}"
+
+    def attachment_files(self, run_uuid: str) -> list[Path]:
+        folder = self.attachments_dir(run_uuid)
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
+    def attachments_waiting(self) -> list[str]:
+        """Runs the server has (their JSON left the spool) whose attachments are not all sent."""
+        if not self.root.is_dir():
+            return []
+        waiting = []
+        for folder in sorted(self.root.glob(f"*{ATTACHMENTS}")):
+            run_uuid = folder.name.removesuffix(ATTACHMENTS)
+            if (self.root / f"{run_uuid}.json").exists():
+                continue
+            if self.attachment_files(run_uuid):
+                waiting.append(run_uuid)
+            else:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        return waiting
+
+    def attachment_sent(self, path: Path) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()  # the last one
+        _fsync_dir(self.root)
+
+    def rejected_attachments(self) -> list[Path]:
+        """Folders under rejected/ of files the server refused (and those of refused runs)."""
+        if not self.rejected_dir.is_dir():
+            return []
+        return sorted(p for p in self.rejected_dir.glob(f"*{ATTACHMENTS}") if p.is_dir())
+
+    def reject_attachment(self, path: Path, reason: str) -> Path:
+        """Move an attachment the server refused to rejected/<uuid>.attachments/, with why."""
+        dst_dir = self.rejected_dir / path.parent.name
+        dst_dir.mkdir(parents=True, exist_ok=True)
+        write_durably(dst_dir / f".{path.name}.reason.txt", reason.encode() + b"\n")
+        dst = dst_dir / path.name
+        if path.exists():
+            os.replace(path, dst)
+            _fsync_dir(dst_dir)
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+        return dst
 
     def pending(self) -> list[Path]:
         """Spooled runs, oldest first (temporary files of an interrupted write are ignored)."""
@@ -115,6 +181,10 @@ class Spool:
             os.replace(src, dst)
             _fsync_dir(self.rejected_dir)
             _fsync_dir(self.root)
+        folder = self.attachments_dir(run_uuid)
+        if folder.is_dir():  # a run refused keeps its files beside it
+            with contextlib.suppress(OSError):
+                os.replace(folder, self.rejected_dir / folder.name)
         return dst
 
     # ---- runs the server failed on (5xx): kept, with the server's message, and retried ----

@@ -22,7 +22,8 @@ from perfatlas.core.errors import ErrorBody
 CONFLICTS = frozenset(
     {"create_run", "create_runs_batch", "import_fio", "import_bonnie", "create_channel",
     "update_channel", "enroll_agent", "report_job_progress", "complete_job", "release_job",
-    "cancel_job", "create_schedule", "update_schedule", "create_report", "create_reference"}
+    "cancel_job", "create_schedule", "update_schedule", "create_report", "create_reference",
+    "put_attachment"}
 )  # fmt: skip
 # Operations without an API token that still answer 401 (an enrollment token in the body).
 TOKEN_IN_BODY = frozenset({"enroll_agent"})
@@ -51,7 +52,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     components.update(defs["$defs"])
     for context in iter_route_contexts(app.routes):
         dependant = getattr(context, "dependant", None)
-        path = schema["paths"].get(context.path)
+        path = schema["paths"].get(getattr(context, "path_format", None) or context.path)
         if not isinstance(dependant, Dependant) or path is None:
             continue
         for method in context.methods or ():

@@ -10,6 +10,7 @@ from perfatlas import __version__
 from perfatlas.agents.router import router as agents_router
 from perfatlas.alerts.router import router as alerts_router
 from perfatlas.api.deps import SessionDep
+from perfatlas.attachments.router import router as attachments_router
 from perfatlas.auth.router import router as auth_router
 from perfatlas.compare.router import router as compare_router
 from perfatlas.confirm.router import router as confirm_router
@@ -24,6 +25,7 @@ from perfatlas.schedules.router import router as schedules_router
 
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(runs_router)
+api_router.include_router(attachments_router)
 api_router.include_router(explore_router)
 api_router.include_router(compare_router)
 api_router.include_router(imports_router)

@@ -21,6 +21,12 @@ class Settings(BaseSettings):
     port: int = 8000
     # Request bodies above this many bytes are refused with 413 before they are parsed.
     max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    # Files kept with a run (the command's script, raw latencies, tool output): each at most
+    # attachment_max_bytes, together at most attachment_run_max_bytes, at most
+    # attachment_run_max_files of them.
+    attachment_max_bytes: int = Field(default=1024 * 1024, gt=0)
+    attachment_run_max_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
+    attachment_run_max_files: int = Field(default=32, gt=0, le=1000)
     # Labels that name a version of the thing under test: a change in them is a point in a
     # series' history (and a possible cause of a change), not a different series.
     series_ignore_labels: list[str] = [

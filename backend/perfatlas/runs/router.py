@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Collection
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Response
@@ -21,6 +21,9 @@ from perfatlas.api.deps import (
     body_schema,
     json_body,
 )
+from perfatlas.attachments import export as attachments_export
+from perfatlas.attachments import service as attachments
+from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.auth.service import check_agent, check_runs_agents
 from perfatlas.core.db import commit_with_retry
 from perfatlas.core.inputs import UTCTime
@@ -55,7 +58,9 @@ def to_summary(run: Run) -> RunSummary:
     )  # fmt: skip
 
 
-def to_read(run: Run, tentative: Collection[str] = ()) -> RunRead:
+def to_read(
+    run: Run, tentative: Collection[str] = (), files: list[AttachmentRead] | None = None
+) -> RunRead:
     return RunRead(
         **to_summary(run).model_dump(),
         environment=EnvironmentRead.model_validate(run.environment) if run.environment else None,
@@ -67,6 +72,7 @@ def to_read(run: Run, tentative: Collection[str] = ()) -> RunRead:
                 [(r.metric, r.flags) for r in run.results], tentative
             )
         ],
+        attachments=files or [],
     )
 
 
@@ -96,7 +102,9 @@ def create_run(
         response.status_code = 200
     else:
         background.add_task(detect_after_ingest, settings, [outcome.uuid])
-    return to_read(service.get_run(session, run_uuid=outcome.uuid))
+    run = service.get_run(session, run_uuid=outcome.uuid)
+    files = [] if outcome.created else attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
+    return to_read(run, files=files)
 
 
 @router.post(
@@ -157,7 +165,32 @@ def get_run(run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal) -> R
     """One run with its environment, every result with its samples, and its trust notes."""
     run = service.get_run(session, run_uuid=run_uuid)
     tentative = tentative_series(session, [r.series_id for r in run.results])
-    return to_read(run, [r.metric for r in run.results if r.series_id in tentative])
+    files = attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
+    return to_read(run, [r.metric for r in run.results if r.series_id in tentative], files)
+
+
+_ZIP: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "run-<uuid>/run.json, run-<uuid>/attachments/<name>, run-<uuid>/SHA256SUMS",
+        "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+
+
+@router.get(
+    "/runs/{run_uuid}/export", operation_id="export_run", response_class=Response, responses=_ZIP
+)
+def export_run(run_uuid: uuid_mod.UUID, session: SessionDep, principal: ReadPrincipal) -> Response:
+    """The run and its attachments as one zip, with the attachments' sha256 sums."""
+    read = get_run(run_uuid, session, principal)
+    content = attachments_export.archive(
+        session, run_uuid=run_uuid, run_json=read.model_dump_json(indent=1).encode()
+    )
+    return Response(
+        content=content,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="run-{run_uuid}.zip"'},
+    )
 
 
 class SeriesRead(SeriesRef):

@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.core.inputs import (
     INT32_MAX,
     MAX_MAGNITUDE,
@@ -271,6 +272,11 @@ class RunRead(RunSummary):
     meta: dict[str, Any]
     results: list[ResultRead]
     trust: list[TrustNote] = Field(description="why some of this run's numbers need care")
+    attachments: list[AttachmentRead] = Field(
+        default_factory=list,
+        description="files kept with the run (script, raw latencies, tool output), with where "
+        "to download each",
+    )
 
 
 class RunPage(BaseModel):

@@ -107,7 +107,12 @@ export async function apiSend<T>(method: "POST" | "PUT" | "PATCH" | "DELETE", pa
 
 /** Download a CSV export with the token (a plain link could not send the Authorization header). */
 export async function downloadCsv(path: string, query: Query, filename: string): Promise<void> {
-  const response = await fetch(apiUrl(path, query), { headers: authHeaders() });
+  return downloadFile(apiUrl(path, query), filename);
+}
+
+/** Save what an API address (as the server gives it, /api/v1/...) answers, fetched with the token. */
+export async function downloadFile(url: string, filename: string): Promise<void> {
+  const response = await fetch(url, { headers: authHeaders() });
   if (!response.ok) throw await errorFrom(response);
   const blob = await response.blob();
   const href = URL.createObjectURL(blob);

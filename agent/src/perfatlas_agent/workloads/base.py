@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from perfatlas_agent.attachments import AttachmentFile
 from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import CacheDropper, Metric
 from perfatlas_agent.params import ParamSpec, ParamValue
@@ -65,6 +66,11 @@ class Workload:
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         """One repetition in a fresh folder; returns every metric of this repetition."""
         raise NotImplementedError  # abstract: every workload module defines its repetition
+
+    def attachments(self, ctx: RunContext) -> list[AttachmentFile]:
+        """Files to keep with the run (script, raw latencies, tool output), most useful first;
+        called once the repetitions are done, before cleanup(), for failed runs too."""
+        return []
 
     def cleanup(self, ctx: RunContext) -> None:
         """Remove what prepare() made (the runner removes the run folder itself)."""

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError, WorkloadError
+from perfatlas_agent.attachments import AttachmentFile
 from perfatlas_agent.measure import Direction, Metric
 from perfatlas_agent.params import ParamSpec, ParamValue, SizeText, as_written
 from perfatlas_agent.workloads.base import RunContext, Workload
+from perfatlas_agent.workloads.toolchain import Toolchain, find_files
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -138,6 +140,16 @@ class Command(Workload):
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         return {"fsync_policy": "unknown"}
 
+    def prepare(self, ctx: RunContext) -> None:
+        # Untimed: the scripts the command names are read (and hashed) once, before it runs.
+        template = str(ctx.params["cmd"])
+        cmd = substitute(template, ctx.params, ctx.labels).replace("{workdir}", str(ctx.workdir))
+        ctx.scratch["toolchain"] = Toolchain(template=template, command=cmd, files=find_files(cmd))
+
+    def attachments(self, ctx: RunContext) -> list[AttachmentFile]:
+        toolchain: Toolchain | None = ctx.scratch.get("toolchain")
+        return toolchain.attachments() if toolchain is not None else []
+
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         cmd = substitute(str(ctx.params["cmd"]), ctx.params, ctx.labels)
         cmd = cmd.replace("{workdir}", str(rep_dir))
@@ -159,6 +171,9 @@ class Command(Workload):
         except subprocess.TimeoutExpired as exc:
             raise WorkloadError(f"command timed out after {exc.timeout}s: {cmd}") from exc
         secs = (time.perf_counter_ns() - t0) / 1e9
+        toolchain: Toolchain | None = ctx.scratch.get("toolchain")
+        if toolchain is not None:
+            toolchain.record(rep_dir.name, cmd, stdout or "", stderr or "")
         if returncode != 0:
             raise WorkloadError(f"command exited {returncode}: {cmd}\n{(stderr or '')[-500:]}")
         metrics = parse_output(stdout)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.attachments import AttachmentFile, LatencyLog
 from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import Metric, new_latency_array
 from perfatlas_agent.params import ParamSpec, ParamValue
@@ -154,6 +155,9 @@ class PartialRead(Workload):
         lat, fetched = random_reads(path, offsets, rsize, seg, drop_each=mode == "per_read")
         # The reads' own time: the untimed page drops between them are left out.
         secs = sum(lat) / 1e9
+        rep = _rep_index(rep_dir)
+        if rep >= 0:  # after the timed loop; not --min-seconds' calibration repetitions
+            _log(ctx).add(rep, offsets, rsize, lat)
         pct = latency_percentiles_us(lat)
         for key in ("p50", "p95", "p99"):
             m[f"read.lat_{key}"] = Metric(pct[key], "us")
@@ -163,7 +167,24 @@ class PartialRead(Workload):
         m["read.amplification"] = Metric(fetched / (nreads * rsize), "x", "lower")
         return m
 
+    def attachments(self, ctx: RunContext) -> list[AttachmentFile]:
+        log: LatencyLog | None = ctx.scratch.get("latencies")
+        made = log.file() if log is not None else None
+        return [made] if made is not None else []
+
     def cleanup(self, ctx: RunContext) -> None:
         path = ctx.scratch.pop("path", None)
         if path and os.path.exists(path):
             os.unlink(path)
+
+
+def _log(ctx: RunContext) -> LatencyLog:
+    log: LatencyLog = ctx.scratch.setdefault("latencies", LatencyLog("latencies.csv"))
+    return log
+
+
+def _rep_index(rep_dir: Path) -> int:
+    """The runner's repetition number (rep0 is the warm-up when there is one: meta.reps);
+    -1 for a calibration repetition of --min-seconds."""
+    name = rep_dir.name
+    return int(name[3:]) if name.startswith("rep") and name[3:].isdigit() else -1

@@ -6,11 +6,12 @@ import math
 import os
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.attachments import AttachmentFile, LatencyLog
 from perfatlas_agent.calibrate import Knob, Room
 from perfatlas_agent.measure import (
     Metric,
@@ -91,6 +92,11 @@ class SmallFile(Workload):
         if p["fsync"] == "end":
             ctx.meta["create_includes_syncfs"] = True
 
+    def attachments(self, ctx: RunContext) -> list[AttachmentFile]:
+        log: LatencyLog | None = ctx.scratch.get("latencies")
+        made = log.file() if log is not None else None
+        return [made] if made is not None else []
+
     def rep(self, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
         p = ctx.params
         nfiles, size, threads = int(p["nfiles"]), int(p["size"]), int(p["threads"])
@@ -117,11 +123,13 @@ class SmallFile(Workload):
             last = max(res, key=lambda r: r.end_ns)
             last.end_ns = time.perf_counter_ns()
         metrics.update(threaded_rate_metrics("create", res))
+        _log(ctx, rep_dir, "create", res, size)
 
         ctx.phase("read_cold")
         ctx.make_cold(rep_dir, paths)
         res = run_threads(threads, lambda t: _read(names[t], size))
         metrics.update(threaded_rate_metrics("read_cold", res))
+        _log(ctx, rep_dir, "read_cold", res, size)
 
         # Warm phases can repeat over the same files (--min-seconds grows `passes`).
         passes = int(p.get("passes", 1))
@@ -129,18 +137,42 @@ class SmallFile(Workload):
         ctx.phase("read_warm")
         res = run_threads(threads, lambda t: _read(warm[t], size))
         metrics.update(threaded_rate_metrics("read_warm", res))
+        _log(ctx, rep_dir, "read_warm", res, size)
 
         ctx.phase("stat")
         res = run_threads(threads, lambda t: _stat(warm[t]))
         metrics.update(threaded_rate_metrics("stat", res))
+        _log(ctx, rep_dir, "stat", res, 0)
 
         ctx.phase("delete")
         res = run_threads(threads, lambda t: _delete(names[t]))
         metrics.update(threaded_rate_metrics("delete", res))
+        _log(ctx, rep_dir, "delete", res, 0)
         for chunks in layout:
             for d, _ in chunks:
                 os.rmdir(f"{root}/{d}")
         return metrics
+
+
+LATENCY_HEADER = "repetition,phase,thread,op,bytes,seconds"
+
+
+def _log(ctx: RunContext, rep_dir: Path, phase: str, res: list[ThreadResult], nbytes: int) -> None:
+    """Every operation's latency into latencies.csv, after the phase (not --min-seconds'
+    calibration repetitions)."""
+    name = rep_dir.name
+    if not (name.startswith("rep") and name[3:].isdigit()):
+        return
+    log: LatencyLog = ctx.scratch.setdefault(
+        "latencies", LatencyLog("latencies.csv", header=LATENCY_HEADER)
+    )
+    rep = int(name[3:])
+    for thread, one in enumerate(res):
+        log.add_rows(one.ops, _row_maker(f"{rep},{phase},{thread},", nbytes, one.latencies))
+
+
+def _row_maker(prefix: str, nbytes: int, lat: array[int]) -> Callable[[int], str]:
+    return lambda op: f"{prefix}{op},{nbytes},{lat[op] / 1e9:.9f}"
 
 
 def _names(root: str, chunks: list[tuple[str, int]]) -> list[bytes]:

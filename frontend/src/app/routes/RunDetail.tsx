@@ -1,6 +1,7 @@
 import { useParams } from "react-router-dom";
 import { QueryView } from "../../components/ui/States";
 import { useRun } from "../../features/runs/api/get-run";
+import { RunAttachments } from "../../features/runs/components/RunAttachments";
 import { RunEnvironment, RunMeta } from "../../features/runs/components/RunEnvironment";
 import { RunFacts } from "../../features/runs/components/RunFacts";
 import { ReferenceBanner } from "../../features/runs/components/ReferenceBanner";
@@ -24,6 +25,7 @@ export function RunDetail() {
               <h2>Results</h2>
               <RunResults run={r} />
             </section>
+            <RunAttachments run={r} />
             <RunEnvironment run={r} />
             <RunMeta run={r} />
           </>

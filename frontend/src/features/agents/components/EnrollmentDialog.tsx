@@ -1,25 +1,9 @@
 import { useRef, useState } from "react";
+import { CopyButton } from "../../../components/ui/CopyButton";
 import { WriteError } from "../../../components/ui/WriteError";
 import { formatInZone, userTimeZone } from "../../../lib/time";
 import { useCreateEnrollmentToken, type EnrollmentTokenCreated } from "../api/write-agents";
 import { enrollCommand, parseLabelPairs } from "../liveness";
-
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState<"" | "yes" | "no">("");
-  return (
-    <button
-      type="button"
-      className="button small"
-      onClick={() => {
-        // the clipboard needs a secure context (https or localhost); elsewhere the text stays selectable
-        if (!navigator.clipboard) setCopied("no");
-        else navigator.clipboard.writeText(text).then(() => setCopied("yes"), () => setCopied("no"));
-      }}
-    >
-      {copied === "yes" ? "Copied ✓" : copied === "no" ? "Select and copy by hand" : "Copy"}
-    </button>
-  );
-}
 
 function Created({ token }: { token: EnrollmentTokenCreated }) {
   const command = enrollCommand(window.location.origin, token.token);

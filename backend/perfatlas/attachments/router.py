@@ -1,0 +1,145 @@
+"""HTTP routes of a run's attachments: upload one (idempotent), list them, download one."""
+
+from __future__ import annotations
+
+import uuid as uuid_mod
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from starlette.convertors import PathConvertor, register_url_convertor
+
+from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep, UploadPrincipal
+from perfatlas.attachments import service
+from perfatlas.attachments.names import DEFAULT_MEDIA_TYPE, content_disposition
+from perfatlas.attachments.schemas import AttachmentList, AttachmentRead
+from perfatlas.core.config import Settings
+from perfatlas.core.db import commit_with_retry
+
+router = APIRouter(tags=["attachments"])
+
+
+async def bounded_body(request: Request) -> bytes:
+    """The request body, refused (413, naming `body`) as soon as it passes the per-file limit:
+    an oversized upload is never read whole."""
+    settings: Settings = request.app.state.settings
+    limit = settings.attachment_max_bytes
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise service.too_large(int(declared), limit)
+    chunks: list[bytes] = []
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > limit:
+            raise service.too_large(received, limit, at_least=True)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+Body = Annotated[bytes, Depends(bounded_body)]
+
+
+class _AnyName(PathConvertor):
+    """Any text, line breaks and slashes too, so that a bad name is refused with a message
+    naming it (path.name) rather than matching no route."""
+
+    regex = "(?s:.*)"
+
+
+register_url_convertor("attachment_name", _AnyName())
+_PATH = "/runs/{run_uuid}/attachments/{name:attachment_name}"
+
+
+def _headers(row: AttachmentRead) -> dict[str, str]:
+    return {"ETag": f'"{row.sha256}"'}
+
+
+@router.put(
+    _PATH,
+    operation_id="put_attachment",
+    status_code=201,
+    response_model=AttachmentRead,
+    responses={200: {"model": AttachmentRead, "description": "stored already with this content"}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "the file's bytes; Content-Type is stored as its media type",
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+            },
+        }
+    },
+)
+def put_attachment(
+    run_uuid: uuid_mod.UUID,
+    name: str,
+    request: Request,
+    content: Body,
+    session: SessionDep,
+    settings: SettingsDep,
+    principal: UploadPrincipal,
+    response: Response,
+) -> AttachmentRead:
+    """Keep a file with a run; the same content again is a no-op (200), other content under the
+    same name a conflict (409)."""
+    limits = service.Limits(
+        per_file=settings.attachment_max_bytes,
+        per_run=settings.attachment_run_max_bytes,
+        files_per_run=settings.attachment_run_max_files,
+    )
+    media_type = request.headers.get("content-type") or DEFAULT_MEDIA_TYPE
+    stored = commit_with_retry(
+        session,
+        lambda: service.put(
+            session,
+            principal=principal,
+            run_uuid=run_uuid,
+            name=name,
+            media_type=media_type,
+            content=content,
+            limits=limits,
+        ),
+    )
+    response.status_code = 201 if stored.created else 200
+    response.headers.update(_headers(stored.attachment))
+    return stored.attachment
+
+
+@router.get(
+    "/runs/{run_uuid}/attachments", operation_id="list_attachments", response_model=AttachmentList
+)
+def list_attachments(
+    run_uuid: uuid_mod.UUID, session: SessionDep, _: ReadPrincipal
+) -> AttachmentList:
+    """A run's attachments: name, media type, size, sha256 and download path."""
+    return service.list_for(session, run_uuid=run_uuid)
+
+
+_DOWNLOAD: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "the file, with its own media type",
+        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+    },
+    304: {"description": "If-None-Match named its sha256: unchanged"},
+}
+
+
+@router.get(_PATH, operation_id="get_attachment", response_class=Response, responses=_DOWNLOAD)
+def get_attachment(
+    run_uuid: uuid_mod.UUID, name: str, request: Request, session: SessionDep, _: ReadPrincipal
+) -> Response:
+    """Download one attachment (sha256 as its ETag)."""
+    row = service.get(session, run_uuid=run_uuid, name=name)
+    etag = f'"{row.sha256}"'
+    headers = {
+        "ETag": etag,
+        "Content-Disposition": content_disposition(row.name),
+        # Stored bytes of any type, served from the API's origin: never sniffed, never run.
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox",
+        "Cache-Control": "private, max-age=0, must-revalidate",
+    }
+    wanted = request.headers.get("if-none-match", "")
+    if etag in [tag.strip() for tag in wanted.split(",")]:
+        return Response(status_code=304, headers=headers)
+    return Response(content=row.content, headers={**headers, "Content-Type": row.media_type})
