@@ -1,0 +1,39 @@
+"""durability-004 (seed 004, NFS on ZFS): extracting many 1 KiB files single-threaded (tar)
+and with threads, under fsync policies (none, each file, at the end), on a default and a
+`-o sync` mount, with the disk's write cache honoured (write back: flushes reach the device)
+or not (write through set over the loop device's cache: the kernel drops every flush, the
+"unsafe" service). Each run is labelled with mount and write_cache."""
+
+from __future__ import annotations
+
+from perfatlas_agent.studies.model import DEFAULT, Options, Part, Study, Variant
+
+VARIANTS = (
+    Variant(DEFAULT),
+    Variant("sync", mount="sync"),
+    Variant("write-through", write_cache="write through"),
+    Variant("sync-write-through", mount="sync", write_cache="write through"),
+)
+
+
+def build(o: Options) -> list[Part]:
+    reps = {"repetitions": 2 if o.quick else 5, "warmup": not o.quick, "min_seconds": 0}
+    source = {"archive": o.archive} if o.archive else {"files": 300 if o.quick else 5000,
+                                                       "size": "1k"}  # fmt: skip
+    params = {**source, "threads": [1, 8] if o.quick else [1, 4, 16, 64],
+              "fsync": ["none", "file", "end"]}  # fmt: skip
+    variants = tuple(v.name for v in VARIANTS[: 3 if o.quick else 4])
+    return [Part({"workload": "extract", **reps, "params": params}, variants=variants)]
+
+
+STUDY = Study(
+    name="durability-004",
+    seed="004",
+    title="NFS and ZFS: tar xf of small files, COMMIT semantics, write cache",
+    measures="single vs multi-threaded extraction; fsync none/file/end; default vs sync "
+    "mount; write cache honoured (write back) vs not (write through)",
+    variants=VARIANTS,
+    build=build,
+    estimate=("~25 s", "~20 min"),
+    label_write_cache=True,
+)
