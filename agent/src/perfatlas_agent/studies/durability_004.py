@@ -10,8 +10,8 @@ from perfatlas_agent.studies.model import DEFAULT, Options, Part, Study, Variant
 
 VARIANTS = (
     Variant(DEFAULT),
-    Variant("sync", mount="sync"),
     Variant("write-through", write_cache="write through"),
+    Variant("sync", mount="sync"),
     Variant("sync-write-through", mount="sync", write_cache="write through"),
 )
 
