@@ -256,3 +256,25 @@ def test_without_root_it_runs_in_the_target_and_says_what_it_skipped(
         assert sorted(os.listdir(shared)) == ["runs.json"], "its folder in the target removed"
     finally:
         subprocess.run(["rm", "-rf", str(shared)], check=False)
+
+
+def test_run_spec_takes_the_list_study_spec_prints(tmpfs_target: Path, tmp_path: Path) -> None:
+    spool = tmp_path / "spool"
+    res = run_agent("study", "spec", "treewalk-002", "--quick", "--target", str(tmpfs_target),
+                    "--label", "fs=tmpfs", spool=spool)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    specs = json.loads(res.stdout)
+    path, out = tmp_path / "study.json", tmp_path / "runs.json"
+    path.write_text(res.stdout)
+    ran = run_agent("run", "--spec", str(path), "--output", str(out), spool=spool)
+    assert ran.returncode == 0, ran.stderr
+    assert len(ran.runs) == sum(WorkloadSpec.model_validate(s).points() for s in specs) == 4
+    want = {"study": "treewalk-002", "mount": "default", "fs": "tmpfs"}
+    assert all(r["labels"] == want for r in ran.runs)
+    threads = sorted((r["parameters"]["files"], r["parameters"].get("threads_auto", False))
+                     for r in ran.runs)  # fmt: skip
+    assert threads == [(10, False), (10, True), (40, False), (40, True)]
+    # A bad spec in a list is named by its place.
+    path.write_text(json.dumps([specs[0], {**specs[0], "repetitions": 0}]))
+    bad = run_agent("run", "--spec", str(path), spool=spool)
+    assert bad.returncode == 2 and "spec field [1].repetitions" in bad.stderr

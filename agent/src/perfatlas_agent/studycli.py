@@ -131,8 +131,8 @@ def spec_study(
                                    f"({', '.join(v.name for v in chosen.variants)})")  # fmt: skip
         wanted.setdefault(vname, []).append(folder)
     out: list[dict[str, Any]] = []
-    for vname, folders in wanted.items():
-        for spec in chosen.specs(options, vname, folders, labels=user):
+    for vname in [v.name for v in chosen.variants if v.name in wanted]:
+        for spec in chosen.specs(options, vname, wanted[vname], labels=user):
             out.append({k: v for k, v in vars(spec).items()})
     left = [v.name for v in chosen.variants if v.name not in wanted]
     if left:

@@ -12,10 +12,13 @@ BLOCK = "8k"  # bonnie's chunk
 
 
 def file_sizes(o: Options) -> tuple[int, int]:
-    """Either side of the page cache: an eighth of RAM, and twice RAM (bonnie++'s advice)."""
+    """Either side of the page cache: about an eighth of RAM (rounded down to a power of two)
+    and twice RAM (bonnie++'s advice, rounded up to whole GiB), so that machines with about
+    the same memory make the same sizes, and so the same series."""
     if o.quick:
         return 8 << 20, 64 << 20
-    return max(o.ram_bytes // 8, 32 << 20), 2 * o.ram_bytes
+    small = 1 << max((o.ram_bytes // 8).bit_length() - 1, 25)
+    return small, -(-2 * o.ram_bytes // (1 << 30)) << 30
 
 
 def build(o: Options) -> list[Part]:
