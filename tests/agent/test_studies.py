@@ -220,7 +220,9 @@ def test_bad_names_are_refused_before_anything_is_made(tmp_path: Path, spool: Pa
     res = run_agent("study", "run", "smallfiles-000", "--filesystems", "ext4,zfs",
                     "--image-dir", str(images), spool=spool)  # fmt: skip
     assert res.returncode == 2
-    assert "--filesystems: unknown filesystem zfs; known: ext4, xfs, btrfs, tmpfs" in res.stderr
+    assert "--filesystems: unknown filesystem zfs; known: ext4, xfs, btrfs, tmpfs (or none)" in (
+        res.stderr
+    )
     res = run_agent("study", "spec", "nope-999", spool=spool)
     assert res.returncode == 2 and "unknown study" in res.stderr and res.stdout == ""
     assert not images.exists()
@@ -278,3 +280,23 @@ def test_run_spec_takes_the_list_study_spec_prints(tmpfs_target: Path, tmp_path:
     path.write_text(json.dumps([specs[0], {**specs[0], "repetitions": 0}]))
     bad = run_agent("run", "--spec", str(path), spool=spool)
     assert bad.returncode == 2 and "spec field [1].repetitions" in bad.stderr
+
+
+def test_a_missing_mkfs_skips_that_filesystem(tmp_path: Path, spool: Path) -> None:
+    needs_root()
+    # mkfs.* live in /usr/sbin (and /sbin); mount, tar and findmnt in /usr/bin.
+    path = ":".join(p for p in os.environ["PATH"].split(":") if not p.endswith("sbin"))
+    images, out = tmp_path / "images", tmp_path / "runs.json"
+    res = run_agent("study", "run", "smallfiles-000", "--quick", "--filesystems", "xfs,tmpfs",
+                    "--image-dir", str(images), "--output", str(out), spool=spool,
+                    env={"PATH": path})  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "skipped xfs: mkfs.xfs is not installed (Debian: apt install xfsprogs)" in res.stderr
+    assert sorted(r["parameters"]["fsync"] for r in res.runs) == ["end", "file", "none"]
+    assert {r["labels"]["fs"] for r in res.runs} == {"tmpfs"}
+    assert leftovers(images) == []
+    # Nothing anywhere: an error, not an empty success.
+    res = run_agent("study", "run", "smallfiles-000", "--quick", "--filesystems", "xfs",
+                    "--image-dir", str(images), spool=spool, env={"PATH": path})  # fmt: skip
+    assert res.returncode == 2 and "nothing to run" in res.stderr
+    assert leftovers(images) == []

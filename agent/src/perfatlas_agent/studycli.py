@@ -55,7 +55,7 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 @study.command("run")
 @click.argument("name")
 @click.option("--filesystems", default=",".join(FILESYSTEMS), show_default=True,
-              help="loop-mounted images (and a tmpfs) to make, as root")  # fmt: skip
+              help="loop-mounted images (and a tmpfs) to make, as root; none: only --target")  # fmt: skip
 @click.option("--target", "targets", multiple=True, type=click.Path(path_type=Path),
               help="also run in this folder, as it is mounted (repeatable; no root needed)")  # fmt: skip
 @click.option("--quick", is_flag=True, help="small sizes, few repetitions (a minute or so)")

@@ -53,6 +53,6 @@ STUDY = Study(
     "extracting a source tarball",
     variants=(Variant("default"),),
     build=build,
-    estimate=("~5 s", "~1 h (a file of 2 x RAM written 3+1 times)"),
+    estimate=("~10 s", "~1 h (a file of 2 x RAM written 3+1 times)"),
     image_bytes=image_bytes,
 )

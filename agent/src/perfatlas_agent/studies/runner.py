@@ -44,12 +44,15 @@ class Place:
 
 
 def parse_filesystems(text: str) -> list[str]:
+    """`ext4,tmpfs`; `none` makes none (only the --target folders)."""
+    if text.strip() == "none":
+        return []
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in FILESYSTEMS]
     if unknown or not names:
         raise ParameterError(
             f"--filesystems: unknown filesystem {', '.join(unknown) or '(none)'}; "
-            f"known: {', '.join(FILESYSTEMS)}"
+            f"known: {', '.join(FILESYSTEMS)} (or none)"
         )
     return list(dict.fromkeys(names))
 

@@ -28,5 +28,5 @@ STUDY = Study(
     "growing trees, 4 repetitions",
     variants=(Variant("default"),),
     build=build,
-    estimate=("~5 s", "~15 min"),
+    estimate=("~15 s", "~15 min"),
 )
