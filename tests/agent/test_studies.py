@@ -145,14 +145,14 @@ def test_smallfiles_quick_on_ext4_and_tmpfs(tmp_path: Path, spool: Path) -> None
     assert leftovers(images) == []
 
 
-def test_sigterm_mid_study_undoes_everything(tmp_path: Path, spool: Path) -> None:
+def test_sigterm_mid_study_undoes_everything_but_kept_images(tmp_path: Path, spool: Path) -> None:
     needs_root()
     images, out = tmp_path / "images", tmp_path / "runs.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
     env["PERFATLAS_AGENT_SPOOL"] = str(spool)
     proc = subprocess.Popen(
         agent_cmd("study", "run", "durability-004", "--quick", "--filesystems", "ext4",
-                  "--image-dir", str(images), "--output", str(out)),
+                  "--image-dir", str(images), "--output", str(out), "--keep"),
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert proc.stderr is not None
@@ -170,6 +170,16 @@ def test_sigterm_mid_study_undoes_everything(tmp_path: Path, spool: Path) -> Non
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
+    # --keep keeps the images it made (unmounted, detached), and nothing else.
+    (kept,) = images.iterdir()
+    assert f"kept {kept} (--keep)" in err
+    assert sorted(p.name for p in kept.iterdir()) == ["ext4-default.img", "ext4-write-through.img"]
+    for image in kept.iterdir():
+        fs = subprocess.run(["blkid", "-o", "value", "-s", "TYPE", str(image)],
+                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+        assert fs == "ext4"
+        image.unlink()
+    kept.rmdir()
     assert leftovers(images) == []
     assert cache.read_text().strip() == "write back", "the loop device's write cache restored"
     runs = json.loads(out.read_text())["runs"]
