@@ -28,5 +28,5 @@ STUDY = Study(
     "default vs sync mount (connected mode)",
     variants=(Variant(DEFAULT), Variant("sync", mount="sync")),
     build=build,
-    estimate=("~15 s", "~1 min"),
+    estimate=("~15 s", "~3 min"),
 )

@@ -29,4 +29,6 @@ STUDY = Study(
     variants=(Variant("default"),),
     build=build,
     estimate=("~15 s", "~15 min"),
+    # Three trees of up to 188k inodes at once: 32 GiB gives ext4 2M inodes (one per 16 KiB).
+    image_bytes=lambda o: (1 << 30) if o.quick else (32 << 30),
 )
