@@ -191,6 +191,36 @@ def test_sigterm_mid_study_undoes_everything_but_kept_images(tmp_path: Path, spo
     assert through[-1]["status"] in ("ok", "partial")
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.06, 0.1, 0.15, 0.2, 0.3, 0.5])
+def test_sigterm_while_making_a_filesystem_leaves_nothing(
+    tmp_path: Path, spool: Path, delay: float
+) -> None:
+    """Whenever the signal lands (mkdtemp, mkfs, losetup, the write cache, mount), every
+    step made is undone: each undo is registered before its step, under deferred signals."""
+    needs_root()
+    images = tmp_path / "images"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
+    env["PERFATLAS_AGENT_SPOOL"] = str(spool)
+    proc = subprocess.Popen(
+        agent_cmd("study", "run", "durability-004", "--quick", "--filesystems", "ext4",
+                  "--image-dir", str(images), "--output", str(tmp_path / "runs.json")),
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("study durability-004 (quick) on"):
+            break
+    time.sleep(delay)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert leftovers(images) == []
+    assert "cleanup: could not" not in err
+    for device in set(re.findall(r"(/dev/loop\d+) \(", err)):
+        cache = Path("/sys/block") / Path(device).name / "queue/write_cache"
+        assert cache.read_text().strip() == "write back"
+
+
 def test_upload_to_a_live_server_stores_the_runs_written(
     tmp_path: Path, spool: Path, live_server: Any
 ) -> None:

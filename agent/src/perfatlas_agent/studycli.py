@@ -94,9 +94,9 @@ def run_study(
         agent_name=agent_name or (config.name if config else None) or socket.gethostname(),
         labels=parse_assignments(labels, "--label"), image_dir=image_dir, keep=keep,
     )  # fmt: skip
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     say(f"study {chosen.name} ({'quick' if quick else 'full'}) on "
         f"{', '.join(p.title for p in places) or 'nothing'}")  # fmt: skip
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = runner.run(Upload(server, token, Spool(spool_dir), retry_deadline), output, say)
     finally:

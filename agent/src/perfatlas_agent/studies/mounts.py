@@ -75,35 +75,37 @@ class Mounts:
 
     def loop(self, key: str, fs: str, *, size: int, mount: str, write_cache: str) -> str:
         """mkfs an image, attach it, set the write cache, mount it at mount_point(key);
-        returns the loop device."""
+        returns the loop device. Each undo is registered before its step, and a signal waits
+        until the whole is done: a Ctrl-C cannot leave a device attached but not undone."""
         image = self.root / f"{key}.img"
-        with image.open("wb") as f:
-            f.truncate(max(size, MIN_IMAGE.get(fs, 0)))  # sparse: takes only what is written
-        if not self.keep:
-            self._push(key, f"remove {image.name}", lambda: image.unlink(missing_ok=True))
-        _run([*MKFS[fs][0], str(image)])
-        device = _run(["losetup", "--find", "--show", str(image)])
-        self._push(key, f"detach {device}", lambda: _detach(device))
-        cache = write_cache_path(device)
-        before = cache.read_text().strip()
-        # Set even when it is the mode wanted: a loop device keeps a mode set by hand for the
-        # next file attached to it, and the default variant must not inherit write through.
-        cache.write_text(write_cache)
-        self._push(key, f"restore {device}'s write cache", lambda: cache.write_text(before))
         mnt = self.mount_point(key)
-        mnt.mkdir()
-        self._push(key, f"remove {mnt.name}", lambda: mnt.rmdir())
-        opts = ["-o", "sync"] if mount == "sync" else []
-        _run(["mount", *opts, device, str(mnt)])
-        self._push(key, f"unmount {mnt}", lambda: _umount(mnt))
+        with signals_deferred():
+            if not self.keep:
+                self._push(key, f"remove {image.name}", lambda: image.unlink(missing_ok=True))
+            with image.open("wb") as f:
+                f.truncate(max(size, MIN_IMAGE.get(fs, 0)))  # sparse: takes only what is written
+            _run([*MKFS[fs][0], str(image)])
+            self._push(key, f"detach {image.name}'s loop device", lambda: _detach_image(image))
+            device = _run(["losetup", "--find", "--show", str(image)])
+            cache = write_cache_path(device)
+            before = cache.read_text().strip()
+            self._push(key, f"restore {device}'s write cache", lambda: cache.write_text(before))
+            # Set even when it is the mode wanted: a loop device keeps a mode set by hand for
+            # the next file attached to it, and the default variant must not inherit it.
+            cache.write_text(write_cache)
+            self._push(key, f"remove {mnt.name}", lambda: _rmdir(mnt))
+            mnt.mkdir()
+            self._push(key, f"unmount {mnt}", lambda: _umount(mnt))
+            _run(["mount", *(["-o", "sync"] if mount == "sync" else []), device, str(mnt)])
         return device
 
     def tmpfs(self, key: str, *, size: int) -> None:
         mnt = self.mount_point(key)
-        mnt.mkdir()
-        self._push(key, f"remove {mnt.name}", lambda: mnt.rmdir())
-        _run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)])
-        self._push(key, f"unmount {mnt}", lambda: _umount(mnt))
+        with signals_deferred():
+            self._push(key, f"remove {mnt.name}", lambda: _rmdir(mnt))
+            mnt.mkdir()
+            self._push(key, f"unmount {mnt}", lambda: _umount(mnt))
+            _run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)])
 
     def folder(self, key: str, path: Path) -> None:
         """A folder the study made in a target it was given, removed with the key."""
@@ -129,12 +131,29 @@ class Mounts:
                 shutil.rmtree(self.root, ignore_errors=True)
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait (blocked, then delivered) until the block is done. The
+    commands run inside inherit the mask: a terminal's Ctrl-C does not kill them half-way."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 @contextlib.contextmanager
 def _signals_ignored() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread gets signals (and may set their handlers)
         return
-    saved = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in STOP_SIGNALS}
     try:
         yield
     finally:
@@ -151,10 +170,21 @@ def _umount(mnt: Path) -> None:
     _run(["umount", "--lazy", str(mnt)])
 
 
-def _detach(device: str) -> None:
-    for _ in range(10):
-        proc = subprocess.run(["losetup", "--detach", device], capture_output=True, check=False)
-        if proc.returncode == 0:
-            return
-        time.sleep(0.2)
-    _run(["losetup", "--detach", device])
+def _rmdir(path: Path) -> None:
+    if path.exists():
+        path.rmdir()
+
+
+def _detach_image(image: Path) -> None:
+    """Detach every loop device backed by image (a lazily unmounted one goes when released)."""
+    listed = _run(
+        ["losetup", "--list", "--associated", str(image), "--output", "NAME", "--noheadings"]
+    )
+    for device in listed.split():
+        for _ in range(10):
+            proc = subprocess.run(["losetup", "--detach", device], capture_output=True)
+            if proc.returncode == 0:
+                break
+            time.sleep(0.2)
+        else:
+            _run(["losetup", "--detach", device])

@@ -20,7 +20,13 @@ from perfatlas_agent.env import find_mount
 from perfatlas_agent.runcmd import Upload, run_requests
 from perfatlas_agent.runner import RunRequest
 from perfatlas_agent.studies.model import DEFAULT, Options, Study, Variant
-from perfatlas_agent.studies.mounts import FILESYSTEMS, MountError, Mounts, missing_tool
+from perfatlas_agent.studies.mounts import (
+    FILESYSTEMS,
+    MountError,
+    Mounts,
+    missing_tool,
+    signals_deferred,
+)
 
 Say = Callable[[str], None]
 
@@ -137,7 +143,8 @@ class StudyRun:
     keep: bool = False
 
     def run(self, upload: Upload, output: Path | None, say: Say) -> int:
-        mounts = Mounts(self.image_dir, keep=self.keep, say=say)
+        with signals_deferred():  # a signal now would leave the folder it makes
+            mounts = Mounts(self.image_dir, keep=self.keep, say=say)
         try:
             return self._run(mounts, upload, output)
         finally:
