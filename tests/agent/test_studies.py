@@ -75,17 +75,23 @@ def test_list_names_the_five_with_the_runs_their_specs_make(tmp_path: Path) -> N
                     for s in study_specs(name, tmp_path, "--quick"))  # fmt: skip
         full = sum(WorkloadSpec.model_validate(s).points() for s in study_specs(name, tmp_path))
         assert counts[name] == (str(quick), str(full)), name
+    # By hand: smallfiles 3 fsync modes + fsync none on the sync mount; durability quick
+    # 3 fsync x 2 threads on default and write-through + 2 threads on sync, full 3 x 4 x 2
+    # + 4 threads on sync and sync-write-through.
+    assert counts["smallfiles-000"] == ("4", "4")
+    assert counts["durability-004"] == (str(3 * 2 * 2 + 2), str(3 * 4 * 2 + 4 * 2))
 
 
 def test_specs_are_workload_specs_the_schedule_api_takes(tmp_path: Path, live_server: Any) -> None:
     admin = {"Authorization": f"Bearer {live_server.admin_token}"}
     for name in STUDIES:
-        for quick in ("--quick", "--label=fs=ext4"):
-            specs = study_specs(name, tmp_path, quick)
+        for how in (["--quick"], ["--label", "fs=ext4"]):  # quick, and full with a label
+            specs = study_specs(name, tmp_path, *how)
             for spec in specs:
                 parsed = WorkloadSpec.model_validate(spec)
                 assert parsed.labels["study"] == name
                 assert parsed.labels["mount"] in ("default", "sync")
+                assert parsed.labels.get("fs") == (None if how == ["--quick"] else "ext4")
                 resp = httpx.post(f"{live_server.url}/api/v1/schedules/preview", headers=admin,
                                   json={"spec": spec, "agents": ["lab-1"], "when": "now"},
                                   timeout=10)  # fmt: skip
@@ -104,7 +110,9 @@ def test_specs_are_workload_specs_the_schedule_api_takes(tmp_path: Path, live_se
     assert resp.status_code == 201, resp.text
     stored = resp.json()
     assert stored["spec"]["params"] == spec["params"] and stored["spec"]["labels"]["version"]
-    httpx.delete(f"{live_server.url}/api/v1/schedules/{stored['id']}", headers=admin, timeout=10)
+    gone = httpx.delete(f"{live_server.url}/api/v1/schedules/{stored['id']}", headers=admin,
+                        timeout=10)  # fmt: skip
+    assert gone.status_code == 204
 
 
 def test_smallfiles_quick_on_ext4_and_tmpfs(tmp_path: Path, spool: Path) -> None:
