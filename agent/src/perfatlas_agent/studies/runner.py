@@ -110,7 +110,7 @@ def plan_places(
             continue
         if not root:
             say(f"skipped {fs}: needs root to make a loop-mounted image "
-                f"(or give --target DIR on a {fs} folder)")  # fmt: skip
+                f"(or give --target DIR, a folder on {fs})")  # fmt: skip
             continue
         why = missing_tool(fs)
         if why:
