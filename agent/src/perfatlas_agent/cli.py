@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from pathlib import Path
@@ -33,8 +34,9 @@ from perfatlas_agent.report import (
 )
 from perfatlas_agent.runcmd import Upload, run_requests
 from perfatlas_agent.runner import RunRequest
-from perfatlas_agent.spec import load_spec
+from perfatlas_agent.spec import load_specs
 from perfatlas_agent.spool import Spool, default_spool_dir
+from perfatlas_agent.studycli import study
 from perfatlas_agent.workloads import all_workloads
 
 
@@ -112,7 +114,7 @@ def _server_and_token(
     "--spec",
     "spec_file",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="run a WorkloadSpec JSON file (workload, targets, params, labels...)",
+    help="run a WorkloadSpec JSON file (workload, targets, params, labels...), or a list of them",
 )
 @click.option("--target", type=click.Path(path_type=Path), help="folder to test in")
 @click.option("--param", "-p", "params", multiple=True, help="k=v; k=a,b,c sweeps")
@@ -181,8 +183,11 @@ def run(
                 f"--spec says what to run; {', '.join(given)} cannot be given with it "
                 "(--label adds labels)"
             )
-        spec = load_spec(spec_file)
-        requests = spec.requests(agent_name=name, extra_labels=extra_labels, force=force)
+        requests = [
+            request
+            for spec in load_specs(spec_file)
+            for request in spec.requests(agent_name=name, extra_labels=extra_labels, force=force)
+        ]
     else:
         if workload is None or target is None:
             raise click.UsageError("give WORKLOAD and --target, or --spec FILE.json")
@@ -309,7 +314,12 @@ def status(spool_dir: Path | None, config_dir: Path | None) -> None:
     print_status(Spool(spool_dir))
 
 
+cli.add_command(study)
+
+
 def main() -> None:
+    # A command may run the agent's own python (a study's erasure.py example does).
+    os.environ.setdefault("PERFATLAS_AGENT_PYTHON", sys.executable)
     try:
         cli.main(prog_name="perfatlas-agent", standalone_mode=False)
     except click.exceptions.Abort:

@@ -4,6 +4,7 @@ as it is measured, then uploaded (or written to --output)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,15 @@ class Upload:
     retry_deadline: float
 
 
-def run_requests(requests: list[RunRequest], upload: Upload, output: Path | None) -> int:
+# Called before each request with its index and the reporter's message function; False skips
+# the request (a study mounts the filesystem a request runs on here, and skips those it cannot).
+BeforeRequest = Callable[[int, RunRequest, Callable[[str], None]], bool]
+
+
+def run_requests(
+    requests: list[RunRequest], upload: Upload, output: Path | None,
+    *, before: BeforeRequest | None = None,
+) -> int:  # fmt: skip
     """Runs every request in turn; returns the exit status."""
     spool, server = upload.spool, upload.server
     use_spool = bool(server) or output is None
@@ -57,11 +66,14 @@ def run_requests(requests: list[RunRequest], upload: Upload, output: Path | None
     reporter = make_reporter()
     interrupted = False
     try:
-        for request in requests:
-            if len(requests) > 1:
+        for index, request in enumerate(requests):
+            if before is not None and not before(index, request, reporter.message):
+                continue
+            if len(requests) > 1 and before is None:
                 reporter.message(f"target {request.target}")
             run_sweep(request, reporter, on_run)
-    except Interrupted:
+    except (Interrupted, KeyboardInterrupt):
+        # KeyboardInterrupt: Ctrl-C (or SIGTERM) in `before`, outside any run.
         interrupted = True
         reporter.message(f"interrupted: {len(runs)} run(s) measured are kept")
     finally:

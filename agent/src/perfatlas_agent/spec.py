@@ -178,11 +178,22 @@ def parse_spec(data: Any) -> WorkloadSpec:
     return spec
 
 
-def load_spec(path: Path) -> WorkloadSpec:
+def load_specs(path: Path) -> list[WorkloadSpec]:
+    """One spec (an object) or several (a list of them: `perfatlas-agent study spec`)."""
     try:
         data = json.loads(path.read_text())
     except OSError as exc:
         raise ParameterError(f"cannot read the spec {path}: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise ParameterError(f"the spec {path} is not JSON: {exc}") from exc
-    return parse_spec(data)
+    if not isinstance(data, list):
+        return [parse_spec(data)]
+    if not 1 <= len(data) <= 1000:
+        raise SpecError("(spec)", "a list holds 1 to 1000 specs")
+    specs: list[WorkloadSpec] = []
+    for i, item in enumerate(data):
+        try:
+            specs.append(parse_spec(item))
+        except SpecError as exc:
+            raise SpecError(f"[{i}].{exc.field}", str(exc).split(": ", 1)[1]) from exc
+    return specs

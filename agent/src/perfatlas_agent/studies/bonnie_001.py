@@ -1,0 +1,58 @@
+"""bonnie-001 (seed 001, Coda vs NFS bonnie): bonnie-style sequential output, rewrite,
+sequential input and random seeks on a file smaller and a file larger than the page cache
+(30 MB and 300 MB beside 256 MB of RAM there), then extracting a source tarball."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfatlas_agent.studies.model import Options, Part, Study, Variant, size_text
+
+BLOCK = "8k"  # bonnie's chunk
+
+
+def file_sizes(o: Options) -> tuple[int, int]:
+    """Either side of the page cache: about an eighth of RAM (rounded down to a power of two)
+    and twice RAM (bonnie++'s advice, rounded up to whole GiB), so that machines with about
+    the same memory make the same sizes, and so the same series."""
+    if o.quick:
+        return 8 << 20, 64 << 20
+    small = 1 << max((o.ram_bytes // 8).bit_length() - 1, 25)
+    return small, -(-2 * o.ram_bytes // (1 << 30)) << 30
+
+
+def build(o: Options) -> list[Part]:
+    small, large = file_sizes(o)
+    reps = {"repetitions": 2 if o.quick else 3, "warmup": not o.quick, "min_seconds": 0}
+    seqio = Part(
+        {"workload": "seqio", **reps, "params": {
+            "filesize": [size_text(small), size_text(large)], "blocksize": BLOCK,
+            "seeks": 500 if o.quick else 4000}},
+        # tmpfs is the page cache itself: only the file that fits in memory.
+        memory_params={"filesize": size_text(small)},
+    )  # fmt: skip
+    source: dict[str, Any]
+    if o.archive:
+        source = {"archive": o.archive}
+    else:  # a generated tree of small files, about a 1998 kernel's worth in the full study
+        source = {"files": 500 if o.quick else 5000, "size": "4k"}
+    extract = Part({"workload": "extract", **reps, "params": {**source, "threads": 1,
+                                                             "fsync": "none"}})  # fmt: skip
+    return [seqio, extract]
+
+
+def image_bytes(o: Options) -> int:
+    return (1 << 30) if o.quick else max(8 << 30, int(file_sizes(o)[1] * 1.2) + (2 << 30))
+
+
+STUDY = Study(
+    name="bonnie-001",
+    seed="001",
+    title="Coda vs NFS: bonnie at two file sizes, untarring a kernel",
+    measures="block write, rewrite, read, seeks at a file below and above RAM; "
+    "extracting a source tarball",
+    variants=(Variant("default"),),
+    build=build,
+    estimate=("~10 s", "~1 h (a file of 2 x RAM written 3+1 times)"),
+    image_bytes=image_bytes,
+)

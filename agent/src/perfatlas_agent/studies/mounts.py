@@ -1,0 +1,190 @@
+"""Filesystems made for a study, as root: an image file per filesystem variant, mkfs'd, on a
+loop device of its own (whose write cache the variant may set), mounted with the variant's
+options; or a tmpfs. Everything made is undone, in reverse, by `release` or `close`, even after
+a failure or an interrupt: unmount, restore the loop device's write cache, detach it, remove the
+image. While undoing, SIGINT and SIGTERM are ignored so a second Ctrl-C cannot leave a mount."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from perfatlas_agent._exceptions import AgentError
+
+# mkfs command and the Debian package that has it.
+MKFS = {
+    "ext4": (["mkfs.ext4", "-q", "-F"], "e2fsprogs"),
+    "xfs": (["mkfs.xfs", "-q", "-f"], "xfsprogs"),
+    "btrfs": (["mkfs.btrfs", "-q", "-f"], "btrfs-progs"),
+}
+FILESYSTEMS = (*MKFS, "tmpfs")
+MIN_IMAGE = {"xfs": 320 << 20, "btrfs": 320 << 20}
+
+
+class MountError(AgentError):
+    """A filesystem could not be made or mounted (the study skips it and says why)."""
+
+
+def missing_tool(fs: str) -> str | None:
+    """Why `fs` cannot be made on this machine, or None."""
+    if fs == "tmpfs":
+        return None
+    cmd, package = MKFS[fs]
+    if shutil.which(cmd[0]) is None:
+        return f"{cmd[0]} is not installed (Debian: apt install {package})"
+    if not Path("/dev/loop-control").exists():
+        return "this machine has no loop devices (/dev/loop-control)"
+    return None
+
+
+def _run(args: list[str]) -> str:
+    proc = subprocess.run(args, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise MountError(f"{' '.join(args)} failed: {(proc.stderr or proc.stdout).strip()[:300]}")
+    return proc.stdout.strip()
+
+
+def write_cache_path(device: str) -> Path:
+    return Path("/sys/block") / Path(device).name / "queue/write_cache"
+
+
+class Mounts:
+    """Owns a temporary folder (images and mount points) and what is mounted in it."""
+
+    def __init__(self, parent: Path | None, *, keep: bool, say: Callable[[str], None]) -> None:
+        parent = parent or Path("/var/tmp" if Path("/var/tmp").is_dir() else tempfile.gettempdir())
+        parent.mkdir(parents=True, exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(prefix="perfatlas-study-", dir=parent))
+        self.keep = keep
+        self.say = say
+        self._undo: dict[str, list[tuple[str, Callable[[], object]]]] = {}
+
+    def _push(self, key: str, what: str, fn: Callable[[], object]) -> None:
+        self._undo.setdefault(key, []).append((what, fn))
+
+    def mount_point(self, key: str) -> Path:
+        return self.root / f"mnt-{key}"
+
+    def loop(self, key: str, fs: str, *, size: int, mount: str, write_cache: str) -> str:
+        """mkfs an image, attach it, set the write cache, mount it at mount_point(key);
+        returns the loop device. Each undo is registered before its step, and a signal waits
+        until the whole is done: a Ctrl-C cannot leave a device attached but not undone."""
+        image = self.root / f"{key}.img"
+        mnt = self.mount_point(key)
+        with signals_deferred():
+            if not self.keep:
+                self._push(key, f"remove {image.name}", lambda: image.unlink(missing_ok=True))
+            with image.open("wb") as f:
+                f.truncate(max(size, MIN_IMAGE.get(fs, 0)))  # sparse: takes only what is written
+            _run([*MKFS[fs][0], str(image)])
+            self._push(key, f"detach {image.name}'s loop device", lambda: _detach_image(image))
+            device = _run(["losetup", "--find", "--show", str(image)])
+            cache = write_cache_path(device)
+            before = cache.read_text().strip()
+            self._push(key, f"restore {device}'s write cache", lambda: cache.write_text(before))
+            # Set even when it is the mode wanted: a loop device keeps a mode set by hand for
+            # the next file attached to it, and the default variant must not inherit it.
+            cache.write_text(write_cache)
+            self._push(key, f"remove {mnt.name}", lambda: _rmdir(mnt))
+            mnt.mkdir()
+            self._push(key, f"unmount {mnt}", lambda: _umount(mnt))
+            _run(["mount", *(["-o", "sync"] if mount == "sync" else []), device, str(mnt)])
+        return device
+
+    def tmpfs(self, key: str, *, size: int) -> None:
+        mnt = self.mount_point(key)
+        with signals_deferred():
+            self._push(key, f"remove {mnt.name}", lambda: _rmdir(mnt))
+            mnt.mkdir()
+            self._push(key, f"unmount {mnt}", lambda: _umount(mnt))
+            _run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)])
+
+    def folder(self, key: str, path: Path) -> None:
+        """A folder the study made in a target it was given, removed with the key."""
+        self._push(key, f"remove {path}", lambda: shutil.rmtree(path, ignore_errors=True))
+
+    def release(self, key: str) -> None:
+        """Undo what was made for key, last first; every step is tried."""
+        steps = self._undo.pop(key, [])
+        with _signals_ignored():
+            for what, fn in reversed(steps):
+                try:
+                    fn()
+                except (OSError, MountError) as exc:
+                    self.say(f"cleanup: could not {what}: {exc}")
+
+    def close(self) -> None:
+        with _signals_ignored():
+            for key in reversed(list(self._undo)):
+                self.release(key)
+            if self.keep:
+                self.say(f"kept {self.root} (--keep)")
+            else:
+                shutil.rmtree(self.root, ignore_errors=True)
+
+
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait (blocked, then delivered) until the block is done. The
+    commands run inside inherit the mask: a terminal's Ctrl-C does not kill them half-way."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread gets signals (and may set their handlers)
+        return
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+def _umount(mnt: Path) -> None:
+    for _ in range(10):
+        proc = subprocess.run(["umount", str(mnt)], capture_output=True, check=False)
+        if proc.returncode == 0 or not os.path.ismount(mnt):
+            return
+        time.sleep(0.2)  # busy: a process that was killed has not let go yet
+    _run(["umount", "--lazy", str(mnt)])
+
+
+def _rmdir(path: Path) -> None:
+    if path.exists():
+        path.rmdir()
+
+
+def _detach_image(image: Path) -> None:
+    """Detach every loop device backed by image (a lazily unmounted one goes when released)."""
+    listed = _run(
+        ["losetup", "--list", "--associated", str(image), "--output", "NAME", "--noheadings"]
+    )
+    for device in listed.split():
+        for _ in range(10):
+            proc = subprocess.run(["losetup", "--detach", device], capture_output=True)
+            if proc.returncode == 0:
+                break
+            time.sleep(0.2)
+        else:
+            _run(["losetup", "--detach", device])
