@@ -41,6 +41,6 @@ STUDY = Study(
     "mount; write cache honoured (write back) vs not (write through)",
     variants=VARIANTS,
     build=build,
-    estimate=("~45 s", "~30 min"),
+    estimate=("~45 s", "~5 min"),
     label_write_cache=True,
 )

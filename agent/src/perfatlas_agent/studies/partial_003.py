@@ -42,5 +42,5 @@ STUDY = Study(
     "download vs k and segment size, one line per version",
     variants=(Variant("default"),),
     build=build,
-    estimate=("~20 s", "~25 min"),
+    estimate=("~20 s", "~10 min"),
 )

@@ -28,7 +28,7 @@ STUDY = Study(
     "growing trees, 4 repetitions",
     variants=(Variant("default"),),
     build=build,
-    estimate=("~15 s", "~15 min"),
+    estimate=("~15 s", "~20 min"),
     # Three trees of up to 188k inodes at once: 32 GiB gives ext4 2M inodes (one per 16 KiB).
     image_bytes=lambda o: (1 << 30) if o.quick else (32 << 30),
 )
