@@ -7,6 +7,7 @@ from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
+from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
 from perfatlas.runs.models import Environment, Result, Run, Series
 from perfatlas.schedules.models import Schedule
 
@@ -20,11 +21,14 @@ __all__ = [
     "DetectionRequest",
     "EnrollmentToken",
     "Environment",
+    "ExploreRollup",
     "Incident",
     "Job",
     "Notification",
     "Result",
+    "RollupPending",
     "Run",
+    "RunVariant",
     "Schedule",
     "Series",
 ]

@@ -69,7 +69,7 @@ class Query:
     tentative: Collection[int]
 
 
-def _select(query: Query, columns: Sequence[Any]) -> Select[Any]:
+def select_results(query: Query, columns: Sequence[Any]) -> Select[Any]:
     statement = select(*columns).select_from(Result)
     # Joined from the result's own copies of the run's ids: only what is read is joined.
     if RUNS in query.tables:
@@ -102,7 +102,7 @@ def _select(query: Query, columns: Sequence[Any]) -> Select[Any]:
     )
 
 
-def _tentative(query: Query) -> ColumnElement[bool]:
+def tentative_of(query: Query) -> ColumnElement[bool]:
     return Result.series_id.in_(sorted(query.tentative)) if query.tentative else false()
 
 
@@ -169,10 +169,10 @@ def grouped_sql(session: Session, query: Query) -> Iterator[Cell]:
         func.min(Result.min).label("min"),
         func.max(Result.max).label("max"),
         func.bit_or(Result.flags).label("flags"),
-        func.bool_or(_tentative(query)).label("tentative"),
+        func.bool_or(tentative_of(query)).label("tentative"),
         _packed().label("packed"),
     ]
-    statement = _select(query, columns).group_by(*[k.element for k in keys])
+    statement = select_results(query, columns).group_by(*[k.element for k in keys])
     for row in session.execute(statement):
         m = row._mapping
         rows = _unpack(m["packed"])
@@ -209,9 +209,11 @@ def grouped_python(session: Session, query: Query) -> Iterator[Cell]:
     group = query.group if query.group is not None else false()
     columns = [
         query.x, group, Result.value, Result.n, Result.mean, Result.min, Result.max, Result.p5,
-        Result.p95, Result.flags, _tentative(query), Result.run_uuid,
+        Result.p95, Result.flags, tentative_of(query), Result.run_uuid,
     ]  # fmt: skip
-    statement = _select(query, columns).order_by(Result.started_at.desc(), Result.run_id.desc())
+    statement = select_results(query, columns).order_by(
+        Result.started_at.desc(), Result.run_id.desc()
+    )
     cells: dict[tuple[Any, Any], _Acc] = {}
     for x, g, value, n, mean, lo, hi, p5, p95, flags, tent, run_uuid in session.execute(
         statement
@@ -249,10 +251,10 @@ def timeline(session: Session, query: Query, *, limit: int) -> Iterator[Cell]:
     group = query.group if query.group is not None else false()
     columns = [
         Result.started_at, group, Result.n, Result.value, Result.mean, Result.min, Result.max,
-        Result.p5, Result.p95, Result.flags, _tentative(query), Result.run_uuid,
+        Result.p5, Result.p95, Result.flags, tentative_of(query), Result.run_uuid,
     ]  # fmt: skip
     statement = (
-        _select(query, columns)
+        select_results(query, columns)
         .order_by(Result.started_at.desc(), Result.run_id.desc())
         .limit(limit)
     )

@@ -1,0 +1,162 @@
+"""Explore's points from the rollups (rollups/models.py) and the results of runs still pending.
+
+One statement reads both, so it sees one snapshot: the rollup rows of the metric's series
+(joined to their series for parameters and the target, to their variant for labels, status and
+durability, and to its agent and environment where a dimension needs them), and, the old way,
+the results of the runs the worker has not folded yet. A run is either pending or folded in any
+snapshot, so the points are exact whatever the fold's lag. The records of each point are merged
+here (rollups/records.py); a time filter splits the rollups' records by their start time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Select, and_, false, null, select, union_all
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import visitors
+from sqlalchemy.sql.elements import ColumnElement
+
+from perfatlas.agents.models import Agent
+from perfatlas.explore.aggregate import Cell, Query, select_results
+from perfatlas.explore.dims import TimeRange
+from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.records import micros, pack, summarize, unpack, within
+from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS
+from perfatlas.runs.models import Environment, Result, Run, Series
+
+_VARIANT = RunVariant.__table__.c
+_SERIES = Series.__table__.c
+# Where a column of runs or results is found on the rollups' side.
+_RUN_COLUMNS = {name: _VARIANT[name] for name in (
+    "agent_id", "environment_id", "status", "target", "labels", "fsync_policy", "o_direct",
+    "sync_mount", "write_cache", "flush_to_device", "memory_backed", "cold_method",
+)}  # fmt: skip
+_RUN_COLUMNS["parameters"] = _SERIES.parameters
+_RESULT_COLUMNS = {
+    "workload": _SERIES.workload,
+    "agent_id": _VARIANT.agent_id,
+    "environment_id": _VARIANT.environment_id,
+}
+_RECORD_COLUMNS = [
+    Result.value, Result.p5, Result.p95, Result.mean, Result.min, Result.max, Result.started_at,
+    Result.run_uuid, Result.n, Result.flags,
+]  # fmt: skip
+
+
+class NotRolledUp(ValueError):
+    """A dimension reads a column of runs or results that the rollups do not hold."""
+
+
+def on_variant(expr: ColumnElement[Any]) -> ColumnElement[Any]:
+    """A dimension's expression over runs and results, rewritten over the rollups' variants and
+    series (what a series fixes from the series, the rest from the variant)."""
+
+    def replace(element: Any, **_: Any) -> Any:
+        table = getattr(element, "table", None)
+        name = getattr(table, "name", None)
+        if name == Run.__tablename__:
+            if element.name not in _RUN_COLUMNS:
+                raise NotRolledUp(f"runs.{element.name}")
+            return _RUN_COLUMNS[element.name]
+        if name == Result.__tablename__:
+            if element.name not in _RESULT_COLUMNS:
+                raise NotRolledUp(f"results.{element.name}")
+            return _RESULT_COLUMNS[element.name]
+        return None
+
+    return visitors.replacement_traverse(expr, {}, replace)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Rolled:
+    """What explore/service.py hands over: the query (over results, for pending runs) and the
+    time filter's ranges (None: none), which the rollups' side applies to its records."""
+
+    query: Query
+    untimed: list[ColumnElement[bool]]
+    ranges: list[TimeRange] | None
+
+
+def _pending(query: Query, group: ColumnElement[Any]) -> Select[Any]:
+    assert query.x is not None
+    columns = [query.x.label("x"), group.label("g"), Result.series_id, null().label("records"),
+               *_RECORD_COLUMNS]  # fmt: skip
+    return select_results(query, columns).join(RollupPending, RollupPending.run_id == Result.run_id)
+
+
+def _rollups(read: Rolled, group: ColumnElement[Any]) -> Select[Any]:
+    query = read.query
+    assert query.x is not None
+    columns = [
+        on_variant(query.x).label("x"), on_variant(group).label("g"), ExploreRollup.series_id,
+        ExploreRollup.records, *[null() for _ in _RECORD_COLUMNS],
+    ]  # fmt: skip
+    statement = (
+        select(*columns)
+        .select_from(ExploreRollup)
+        .join(
+            Series,
+            and_(
+                Series.id == ExploreRollup.series_id,
+                Series.workload == query.workload,
+                Series.metric == query.metric,
+            ),
+        )
+        .join(RunVariant, RunVariant.id == ExploreRollup.variant_id)
+    )
+    if AGENTS in query.tables:
+        statement = statement.join(Agent, Agent.id == RunVariant.agent_id)
+    if ENVIRONMENTS in query.tables:
+        statement = statement.outerjoin(Environment, Environment.id == RunVariant.environment_id)
+    return statement.where(*[on_variant(c) for c in read.untimed])
+
+
+@dataclass
+class _Point:
+    parts: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    pending: list[tuple[Any, ...]] = field(default_factory=list)
+    tentative: bool = False
+
+
+def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
+    """Every point of x (and group) with its numbers, from rollups and pending runs."""
+    query = read.query
+    group = query.group if query.group is not None else false()
+    statement = union_all(_pending(query, group), _rollups(read, group))
+    ranges = None
+    if read.ranges is not None:
+        ranges = [
+            (None if a is None else micros(a), None if b is None else micros(b))
+            for a, b in read.ranges
+        ]
+    points: dict[tuple[Any, Any], _Point] = {}
+    for x, g, series_id, records, *record in session.execute(statement):
+        point = points.get((x, g))
+        if point is None:
+            point = points[(x, g)] = _Point()
+        if records is None:  # a pending run's result, already filtered by time in SQL
+            point.pending.append(tuple(record))
+        else:
+            rows = unpack(records)
+            if ranges is not None:
+                rows = rows[within(rows, ranges)]
+                if not len(rows):
+                    continue
+            point.parts.append(rows)
+        if series_id in query.tentative:
+            point.tentative = True
+    for (x, g), point in points.items():
+        if point.pending:
+            point.parts.append(pack(point.pending))
+        if not point.parts:
+            continue
+        numbers = summarize(np.concatenate(point.parts) if len(point.parts) > 1 else point.parts[0])
+        yield Cell(
+            x=x, group=g if query.group is not None else None, n=numbers.n,
+            repetitions=numbers.repetitions, median=numbers.median, mean=numbers.mean,
+            min=numbers.min, max=numbers.max, p5=numbers.p5, p95=numbers.p95,
+            flags=numbers.flags, tentative=point.tentative, runs=numbers.runs,
+        )  # fmt: skip
