@@ -60,6 +60,8 @@ def upgrade() -> None:
         sa.Column("series_id", sa.Integer(), nullable=False),
         sa.Column("variant_id", sa.Integer(), nullable=False),
         sa.Column("chunk", sa.Integer(), nullable=False),
+        sa.Column("workload", sa.String(length=64), nullable=False),
+        sa.Column("metric", sa.String(length=128), nullable=False),
         sa.Column("count", sa.Integer(), nullable=False),
         sa.Column("records", sa.LargeBinary(), nullable=False),
         sa.ForeignKeyConstraint(
@@ -77,6 +79,10 @@ def upgrade() -> None:
             "series_id", "variant_id", "chunk", name=op.f("pk_explore_rollups")
         ),
     )
+    with op.batch_alter_table("explore_rollups", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_explore_rollups_workload_metric"), ["workload", "metric"], unique=False
+        )
     pending = op.create_table(
         "rollup_pending",
         sa.Column("run_id", BIG_ID, nullable=False),
@@ -92,5 +98,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("rollup_pending")
+    with op.batch_alter_table("explore_rollups", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_explore_rollups_workload_metric"))
     op.drop_table("explore_rollups")
     op.drop_table("run_variants")

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from sqlalchemy import Select, and_, false, null, select, union_all
+from sqlalchemy import Select, false, null, select, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import ColumnElement
@@ -97,26 +96,25 @@ def _rollups(read: Rolled, group: ColumnElement[Any]) -> Select[Any]:
     statement = (
         select(*columns)
         .select_from(ExploreRollup)
-        .join(
-            Series,
-            and_(
-                Series.id == ExploreRollup.series_id,
-                Series.workload == query.workload,
-                Series.metric == query.metric,
-            ),
-        )
+        .join(Series, Series.id == ExploreRollup.series_id)
         .join(RunVariant, RunVariant.id == ExploreRollup.variant_id)
     )
     if AGENTS in query.tables:
         statement = statement.join(Agent, Agent.id == RunVariant.agent_id)
     if ENVIRONMENTS in query.tables:
         statement = statement.outerjoin(Environment, Environment.id == RunVariant.environment_id)
-    return statement.where(*[on_variant(c) for c in read.untimed])
+    return statement.where(
+        ExploreRollup.workload == query.workload,
+        ExploreRollup.metric == query.metric,
+        *[on_variant(c) for c in read.untimed],
+    )
 
 
 @dataclass
 class _Point:
-    parts: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    # Packed records, joined before they are read (concatenating record arrays one by one
+    # costs numpy a dtype promotion each).
+    parts: list[bytes] = field(default_factory=list)
     pending: list[tuple[Any, ...]] = field(default_factory=list)
     tentative: bool = False
 
@@ -139,21 +137,22 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
             point = points[(x, g)] = _Point()
         if records is None:  # a pending run's result, already filtered by time in SQL
             point.pending.append(tuple(record))
+        elif ranges is None:
+            point.parts.append(records)
         else:
             rows = unpack(records)
-            if ranges is not None:
-                rows = rows[within(rows, ranges)]
-                if not len(rows):
-                    continue
-            point.parts.append(rows)
+            rows = rows[within(rows, ranges)]
+            if not len(rows):
+                continue
+            point.parts.append(rows.tobytes())
         if series_id in query.tentative:
             point.tentative = True
     for (x, g), point in points.items():
         if point.pending:
-            point.parts.append(pack(point.pending))
+            point.parts.append(pack(point.pending).tobytes())
         if not point.parts:
             continue
-        numbers = summarize(np.concatenate(point.parts) if len(point.parts) > 1 else point.parts[0])
+        numbers = summarize(unpack(b"".join(point.parts)))
         yield Cell(
             x=x, group=g if query.group is not None else None, n=numbers.n,
             repetitions=numbers.repetitions, median=numbers.median, mean=numbers.mean,

@@ -12,13 +12,13 @@ series it covers, so concurrent folds would only wait for each other's row locks
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, func, insert, select, text, update
+import numpy as np
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import content_hash
 from perfatlas.rollups.models import VARIANT_FIELDS, ExploreRollup, RollupPending, RunVariant
@@ -91,24 +91,25 @@ def _heads(
     session: Session, pairs: set[tuple[int, int]], with_records: bool
 ) -> dict[tuple[int, int], tuple[int, int, bytes | None]]:
     """(chunk, count, records or None) of the head chunk of each (series, variant) pair."""
-    newer = aliased(ExploreRollup)
-    head_chunk = (
-        select(func.max(newer.chunk))
-        .where(
-            newer.series_id == ExploreRollup.series_id, newer.variant_id == ExploreRollup.variant_id
-        )
-        .scalar_subquery()
-    )
-    columns: list[Any] = [
-        ExploreRollup.series_id, ExploreRollup.variant_id, ExploreRollup.chunk,
-        ExploreRollup.count,
-    ]  # fmt: skip
+    rollup = ExploreRollup
+    columns: list[Any] = [rollup.series_id, rollup.variant_id, rollup.chunk, rollup.count]
     if with_records:
-        columns.append(ExploreRollup.records)
+        columns.append(rollup.records)
     heads: dict[tuple[int, int], tuple[int, int, bytes | None]] = {}
     for part in _chunks(sorted({series for series, _ in pairs})):
-        statement = select(*columns).where(
-            ExploreRollup.series_id.in_(part), ExploreRollup.chunk == head_chunk
+        newest = (
+            select(rollup.series_id, rollup.variant_id, func.max(rollup.chunk).label("chunk"))
+            .where(rollup.series_id.in_(part))
+            .group_by(rollup.series_id, rollup.variant_id)
+            .subquery()
+        )
+        statement = select(*columns).join(
+            newest,
+            and_(
+                newest.c.series_id == rollup.series_id,
+                newest.c.variant_id == rollup.variant_id,
+                newest.c.chunk == rollup.chunk,
+            ),
         )
         for row in session.execute(statement):
             key = (row[0], row[1])
@@ -143,43 +144,65 @@ def fold_batch(session: Session, *, limit: int = BATCH_RUNS) -> int | None:
     if not variant_of_run:
         return len(run_ids)
     variant_ids = _variants(session, variant_rows)
-    by_pair: dict[tuple[int, int], list[tuple[Any, ...]]] = defaultdict(list)
+    rows: list[tuple[Any, ...]] = []
+    series: list[int] = []
+    variants: list[int] = []
+    names: dict[int, tuple[str, str]] = {}
     for part in _chunks(sorted(variant_of_run)):
-        statement = select(Result.run_id, Result.series_id, *_RESULT_FIELDS).where(
-            Result.run_id.in_(part), Result.flags.op("&")(CONFIRMING) == 0
-        )
-        for run_id, series_id, *fields in session.execute(statement):
-            by_pair[(series_id, variant_ids[variant_of_run[run_id]])].append(tuple(fields))
-    _append(session, by_pair, pg)
+        statement = select(
+            Result.run_id, Result.series_id, Result.workload, Result.metric, *_RESULT_FIELDS
+        ).where(Result.run_id.in_(part), Result.flags.op("&")(CONFIRMING) == 0)
+        for run_id, series_id, workload, metric, *fields in session.execute(statement):
+            rows.append(tuple(fields))
+            series.append(series_id)
+            variants.append(variant_ids[variant_of_run[run_id]])
+            names[series_id] = (workload, metric)
+    if rows:
+        _append(session, pack(rows), np.array(series), np.array(variants), names, pg)
     return len(run_ids)
 
 
 def _append(
-    session: Session, by_pair: dict[tuple[int, int], list[tuple[Any, ...]]], pg: bool
+    session: Session,
+    records: np.ndarray[Any, Any],
+    series: np.ndarray[Any, Any],
+    variants: np.ndarray[Any, Any],
+    names: dict[int, tuple[str, str]],
+    pg: bool,
 ) -> None:
-    heads = _heads(session, set(by_pair), with_records=not pg)
+    """Append the records (of the given series and variants) to their pairs' head chunks."""
+    # By pair, then oldest first within a pair (readers do not depend on the order; it keeps
+    # a chunk tidy), so that what a fold writes it writes in key order.
+    order = np.lexsort((records["lo"], records["hi"], records["started"], variants, series))
+    records, series, variants = records[order], series[order], variants[order]
+    data = records.tobytes()
+    bounds = np.flatnonzero((series[1:] != series[:-1]) | (variants[1:] != variants[:-1])) + 1
+    cuts: list[int] = bounds.tolist()
+    starts, ends = [0, *cuts], [*cuts, len(records)]
+    pairs = [(int(series[i]), int(variants[i])) for i in starts]
+    heads = _heads(session, set(pairs), with_records=not pg)
     updates: list[dict[str, Any]] = []
     inserts: list[dict[str, Any]] = []
     size = RECORD.itemsize
-    # In key order: what a fold writes, it writes in one order.
-    for (series_id, variant_id), rows in sorted(by_pair.items()):
-        # Oldest first within a chunk (readers do not depend on it; it keeps a chunk tidy).
-        rows.sort(key=lambda row: (row[6], str(row[7])))
-        data = pack(rows).tobytes()
-        count = len(rows)
+    for (series_id, variant_id), first, end in zip(pairs, starts, ends, strict=True):
+        count = end - first
         chunk, used, head = heads.get((series_id, variant_id), (-1, CHUNK_RECORDS, None))
         room = min(CHUNK_RECORDS - used, count)
         if room > 0:
             updates.append(
                 {"s": series_id, "v": variant_id, "c": chunk, "n": used + room,
-                 "added": room, "r": data[: room * size], "head": head}
+                 "added": room, "r": data[first * size : (first + room) * size], "head": head}
             )  # fmt: skip
         for start in range(max(room, 0), count, CHUNK_RECORDS):
             chunk += 1
-            piece = data[start * size : (start + CHUNK_RECORDS) * size]
+            piece = data[
+                (first + start) * size : (first + min(start + CHUNK_RECORDS, count)) * size
+            ]
+            workload, metric = names[series_id]
             inserts.append(
                 {"series_id": series_id, "variant_id": variant_id, "chunk": chunk,
-                 "count": len(piece) // size, "records": piece}
+                 "workload": workload, "metric": metric, "count": len(piece) // size,
+                 "records": piece}
             )  # fmt: skip
     if updates and pg:
         # One statement for every head: the new records appended to each.

@@ -7,6 +7,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -48,12 +49,17 @@ class ExploreRollup(Base):
     CHUNK_RECORDS, then a new chunk is opened, so that a fold never rewrites a large value."""
 
     __tablename__ = "explore_rollups"
+    # Explore reads one metric's rows: one index range, however the series' ids interleave.
+    __table_args__ = (Index("ix_explore_rollups_workload_metric", "workload", "metric"),)
 
     series_id: Mapped[int] = mapped_column(
         ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
     )
     variant_id: Mapped[int] = mapped_column(ForeignKey("run_variants.id"), primary_key=True)
     chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The series' own (copied, as results copy them).
+    workload: Mapped[str] = mapped_column(String(64))
+    metric: Mapped[str] = mapped_column(String(128))
     count: Mapped[int] = mapped_column(Integer)
     records: Mapped[bytes] = mapped_column(LargeBinary)
 
