@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, false, null, select, union_all
+from sqlalchemy import Select, and_, case, false, null, select, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import ColumnElement
@@ -89,14 +89,29 @@ def _pending(query: Query, group: ColumnElement[Any]) -> Select[Any]:
 def _rollups(read: Rolled, group: ColumnElement[Any]) -> Select[Any]:
     query = read.query
     assert query.x is not None
+    # The filters choose rows in the select list, not the WHERE clause: the planner takes a
+    # filter on the variants' labels for one row in a hundred and would then probe the metric's
+    # rollups once per variant; the rows of one metric, hashed against the small tables, are
+    # few enough to read whole (filtered rows come back without their records).
+    conditions = [on_variant(c) for c in read.untimed]
+    records: ColumnElement[Any] = ExploreRollup.records.expression
+    if conditions:
+        records = case((and_(*conditions), ExploreRollup.records), else_=null())
     columns = [
         on_variant(query.x).label("x"), on_variant(group).label("g"), ExploreRollup.series_id,
-        ExploreRollup.records, *[null() for _ in _RECORD_COLUMNS],
+        records.label("records"), *[null() for _ in _RECORD_COLUMNS],
     ]  # fmt: skip
     statement = (
         select(*columns)
         .select_from(ExploreRollup)
-        .join(Series, Series.id == ExploreRollup.series_id)
+        .join(
+            Series,
+            and_(
+                Series.id == ExploreRollup.series_id,
+                Series.workload == query.workload,
+                Series.metric == query.metric,
+            ),
+        )
         .join(RunVariant, RunVariant.id == ExploreRollup.variant_id)
     )
     if AGENTS in query.tables:
@@ -104,9 +119,7 @@ def _rollups(read: Rolled, group: ColumnElement[Any]) -> Select[Any]:
     if ENVIRONMENTS in query.tables:
         statement = statement.outerjoin(Environment, Environment.id == RunVariant.environment_id)
     return statement.where(
-        ExploreRollup.workload == query.workload,
-        ExploreRollup.metric == query.metric,
-        *[on_variant(c) for c in read.untimed],
+        ExploreRollup.workload == query.workload, ExploreRollup.metric == query.metric
     )
 
 
@@ -131,11 +144,13 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
             for a, b in read.ranges
         ]
     points: dict[tuple[Any, Any], _Point] = {}
-    for x, g, series_id, records, *record in session.execute(statement):
+    for x, g, series_id, records, *record in session.execute(statement).all():
+        if records is None and record[0] is None:
+            continue  # rollups the filters leave out
         point = points.get((x, g))
         if point is None:
             point = points[(x, g)] = _Point()
-        if records is None:  # a pending run's result, already filtered by time in SQL
+        if records is None:  # a pending run's result (its value is never NULL), filtered in SQL
             point.pending.append(tuple(record))
         elif ranges is None:
             point.parts.append(records)

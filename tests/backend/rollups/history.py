@@ -19,7 +19,7 @@ DIMS = ("agent", "threads", "version")
 
 
 def bodies(count: int, *, seed: int, start: int = 0, agents: tuple[str, ...] = ("host-a", "host-b"),
-           threads: tuple[int, ...] = (1, 8)) -> list[dict[str, Any]]:  # fmt: skip
+           threads: tuple[int, ...] = (1, 8), metric: str = METRIC) -> list[dict[str, Any]]:  # fmt: skip
     """Long histories of few configurations: 2 agents x 2 thread counts are 4 series per metric,
     2 versions make 2 variants of each (environments follow the agent); 1 to 5 repetitions."""
     rng = random.Random(seed)
@@ -33,24 +33,24 @@ def bodies(count: int, *, seed: int, start: int = 0, agents: tuple[str, ...] = (
             started_at=(BASE_TIME + dt.timedelta(minutes=i, seconds=rng.randrange(60))).isoformat(),
             parameters={"nfiles": 1000, "size": "30B", "threads": rng.choice(threads)},
             labels={"version": rng.choice(("1.0", "2.0")), "mode": "connected"},
-            results=[result(METRIC, samples), result("delete.ops_per_s", [5.0, 6.0, 7.0])],
+            results=[result(metric, samples), result("delete.ops_per_s", [5.0, 6.0, 7.0])],
         )  # fmt: skip
         body["environment"]["hostname"] = agent
         made.append(body)
     return made
 
 
-def runs_of(bodies: list[dict[str, Any]], series: dict[str, int] | None = None) -> list[oracle.Run]:
+def runs_of(bodies: list[dict[str, Any]], metric: str = METRIC) -> list[oracle.Run]:
     """The oracle's view of the bodies (each uuid once)."""
     seen: dict[str, oracle.Run] = {}
     for body in bodies:
-        (res,) = [r for r in body["results"] if r["metric"] == METRIC]
+        (res,) = [r for r in body["results"] if r["metric"] == metric]
         samples = res["samples"]
         seen[body["uuid"]] = oracle.Run(
             uuid=body["uuid"], started_at=dt.datetime.fromisoformat(body["started_at"]),
             samples=samples, value=float(np.median(samples)),
             flags={"few_repetitions"} if len(samples) < 3 else set(),
-            series_id=(series or {}).get(body["uuid"], 0),
+            series_id=0,
             dims={"agent": body["agent"], "threads": str(body["parameters"]["threads"]),
                   "version": body["labels"]["version"]},
         )  # fmt: skip
@@ -61,6 +61,7 @@ def check(data: dict[str, Any], runs: list[oracle.Run], *, x: str, group: str | 
           what: str) -> None:  # fmt: skip
     from tests.backend.explore.test_oracle import _check
 
+    assert data["traces"], f"{what}: no points"
     _check(data, oracle.expected(runs, x=x, group=group, filters={}, tentative=set()), what)
 
 
