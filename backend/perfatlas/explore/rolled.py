@@ -13,16 +13,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, and_, case, false, null, select, union_all
+from sqlalchemy import (
+    LargeBinary,
+    Select,
+    and_,
+    case,
+    false,
+    func,
+    literal,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
-from perfatlas.explore.aggregate import Cell, Query, select_results
+from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
 from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
-from perfatlas.rollups.records import micros, pack, summarize, unpack, within
+from perfatlas.rollups.records import from_postgresql, micros, pack, summarize, unpack, within
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS
 from perfatlas.runs.models import Environment, Result, Run, Series
 
@@ -80,13 +91,42 @@ class Rolled:
 
 
 def _pending(query: Query, group: ColumnElement[Any]) -> Select[Any]:
+    """SQLite: the pending runs' results one per row, packed here."""
     assert query.x is not None
     columns = [query.x.label("x"), group.label("g"), Result.series_id, null().label("records"),
                *_RECORD_COLUMNS]  # fmt: skip
     return select_results(query, columns).join(RollupPending, RollupPending.run_id == Result.run_id)
 
 
-def _rollups(read: Rolled, group: ColumnElement[Any]) -> Select[Any]:
+def _pending_packed(query: Query, group: ColumnElement[Any]) -> Select[Any]:
+    """PostgreSQL: the pending runs' results packed by the database, one row per point (each
+    result as its fields' binary forms end to end, PG_RECORD), and whether one of them is on a
+    series with a tentative alert: a backlog of a million results reads in a tenth of the time
+    that loading each as a row of Python objects takes."""
+    assert query.x is not None
+    parts: list[ColumnElement[Any]] = [
+        *(func.float8send(c) for c in _RECORD_COLUMNS[:6]),
+        func.timestamptz_send(Result.started_at), func.uuid_send(Result.run_uuid),
+        func.int4send(Result.n), func.int2send(Result.flags),
+    ]  # fmt: skip
+    record = parts[0]
+    for part in parts[1:]:
+        record = record.op("||", return_type=LargeBinary)(part)
+    keys = [query.x] if query.group is None else [query.x, query.group]
+    columns = [
+        query.x.label("x"), group.label("g"), null().label("series_id"),
+        null().label("records"),
+        func.string_agg(record, literal(b"", LargeBinary), type_=LargeBinary).label("packed"),
+        func.bool_or(tentative_of(query)).label("tentative"),
+    ]  # fmt: skip
+    return (
+        select_results(query, columns)
+        .join(RollupPending, RollupPending.run_id == Result.run_id)
+        .group_by(*keys)
+    )
+
+
+def _rollups(read: Rolled, group: ColumnElement[Any], postgresql: bool) -> Select[Any]:
     query = read.query
     assert query.x is not None
     # The filters choose rows in the select list, not the WHERE clause: the planner takes a
@@ -97,9 +137,10 @@ def _rollups(read: Rolled, group: ColumnElement[Any]) -> Select[Any]:
     records: ColumnElement[Any] = ExploreRollup.records.expression
     if conditions:
         records = case((and_(*conditions), ExploreRollup.records), else_=null())
+    spare = 2 if postgresql else len(_RECORD_COLUMNS)  # the pending side's other columns
     columns = [
         on_variant(query.x).label("x"), on_variant(group).label("g"), ExploreRollup.series_id,
-        records.label("records"), *[null() for _ in _RECORD_COLUMNS],
+        records.label("records"), *[null() for _ in range(spare)],
     ]  # fmt: skip
     statement = (
         select(*columns)
@@ -136,7 +177,9 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
     """Every point of x (and group) with its numbers, from rollups and pending runs."""
     query = read.query
     group = query.group if query.group is not None else false()
-    statement = union_all(_pending(query, group), _rollups(read, group))
+    pg = session.get_bind().dialect.name == "postgresql"
+    pending = _pending_packed(query, group) if pg else _pending(query, group)
+    statement = union_all(pending, _rollups(read, group, pg))
     ranges = None
     if read.ranges is not None:
         ranges = [
@@ -144,22 +187,27 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
             for a, b in read.ranges
         ]
     points: dict[tuple[Any, Any], _Point] = {}
-    for x, g, series_id, records, *record in session.execute(statement).all():
-        if records is None and record[0] is None:
+    for x, g, series_id, records, *rest in session.execute(statement).all():
+        if records is None and rest[0] is None:
             continue  # rollups the filters leave out
         point = points.get((x, g))
         if point is None:
             point = points[(x, g)] = _Point()
-        if records is None:  # a pending run's result (its value is never NULL), filtered in SQL
-            point.pending.append(tuple(record))
-        elif ranges is None:
-            point.parts.append(records)
-        else:
+        if records is None:  # pending runs' results, filtered (time too) in SQL
+            if pg:
+                point.parts.append(from_postgresql(rest[0]).tobytes())
+                point.tentative = point.tentative or bool(rest[1])
+            else:  # a result's fields (its value is never NULL)
+                point.pending.append(tuple(rest))
+                point.tentative = point.tentative or series_id in query.tentative
+            continue
+        if ranges is not None:
             rows = unpack(records)
             rows = rows[within(rows, ranges)]
             if not len(rows):
                 continue
-            point.parts.append(rows.tobytes())
+            records = rows.tobytes()
+        point.parts.append(records)
         if series_id in query.tentative:
             point.tentative = True
     for (x, g), point in points.items():

@@ -23,7 +23,15 @@ RECORD = np.dtype(
      ("max", "<f8"), ("started", "<i8"), ("hi", "<u8"), ("lo", "<u8"), ("n", "<i4"),
      ("flags", "<i4")]
 )  # fmt: skip
+# The same fields as PostgreSQL's binary send functions give them (big-endian; a timestamp in
+# microseconds since 2000-01-01; the flags a smallint), in RECORD's order.
+PG_RECORD = np.dtype(
+    [("value", ">f8"), ("p5", ">f8"), ("p95", ">f8"), ("mean", ">f8"), ("min", ">f8"),
+     ("max", ">f8"), ("started", ">i8"), ("hi", ">u8"), ("lo", ">u8"), ("n", ">i4"),
+     ("flags", ">i2")]
+)  # fmt: skip
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_PG_EPOCH_MICROS = 946_684_800 * 1_000_000
 _MICRO = dt.timedelta(microseconds=1)
 _LOW = (1 << 64) - 1
 RUNS_PER_POINT = 20
@@ -57,6 +65,18 @@ def pack(
 
 def _uuid(value: Any) -> uuid_mod.UUID:
     return value if isinstance(value, uuid_mod.UUID) else uuid_mod.UUID(str(value))
+
+
+def from_postgresql(buffer: bytes) -> np.ndarray[Any, Any]:
+    """Records from results PostgreSQL packed as PG_RECORD."""
+    if len(buffer) % PG_RECORD.itemsize:
+        raise ValueError(f"{len(buffer)} bytes are not records of {PG_RECORD.itemsize}")
+    given = np.frombuffer(buffer, dtype=PG_RECORD)
+    out = np.empty(len(given), dtype=RECORD)
+    for name in RECORD.names or ():
+        out[name] = given[name]
+    out["started"] += _PG_EPOCH_MICROS
+    return out
 
 
 def unpack(buffer: bytes) -> np.ndarray[Any, Any]:
