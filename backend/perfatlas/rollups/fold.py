@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, text, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -52,6 +52,14 @@ def _chunks(items: Sequence[Any], size: int = KEYS_PER_QUERY) -> list[Sequence[A
 
 def _postgresql(session: Session) -> bool:
     return session.get_bind().dialect.name == "postgresql"
+
+
+def _cursor(session: Session) -> Any:
+    """A cursor of the session's own connection (PostgreSQL), in its transaction. Statements
+    through it are sent with prepare=False: psycopg prepares a statement run five times, and
+    PostgreSQL's generic plan for the heads' lookup, made while the rollups were few, scanned
+    the whole table once per pair as they grew (a fold of 1,000 runs took minutes)."""
+    return session.connection().connection.driver_connection.cursor()  # type: ignore[union-attr]
 
 
 def _take(session: Session, limit: int) -> list[int]:
@@ -98,19 +106,17 @@ def _heads(
     heads: dict[tuple[int, int], tuple[int, int, bytes | None]] = {}
     if not with_records:  # PostgreSQL: each pair's newest chunk, one index probe per pair
         ordered = sorted(pairs)
-        found = session.execute(
-            text(
+        with _cursor(session) as cur:
+            cur.execute(
                 "SELECT p.series_id, p.variant_id, h.chunk, h.count "
-                "FROM unnest(:s, :v) AS p(series_id, variant_id) CROSS JOIN LATERAL "
-                "(SELECT chunk, count FROM explore_rollups AS r WHERE r.series_id = p.series_id "
-                "AND r.variant_id = p.variant_id ORDER BY chunk DESC LIMIT 1) AS h"
-            ).bindparams(
-                bindparam("s", type_=postgresql.ARRAY(postgresql.INTEGER)),
-                bindparam("v", type_=postgresql.ARRAY(postgresql.INTEGER)),
-            ),
-            {"s": [p[0] for p in ordered], "v": [p[1] for p in ordered]},
-        )
-        return {(row[0], row[1]): (row[2], row[3], None) for row in found}
+                "FROM unnest(%(s)s::int[], %(v)s::int[]) AS p(series_id, variant_id) "
+                "CROSS JOIN LATERAL (SELECT chunk, count FROM explore_rollups AS r "
+                "WHERE r.series_id = p.series_id AND r.variant_id = p.variant_id "
+                "ORDER BY chunk DESC LIMIT 1) AS h",
+                {"s": [p[0] for p in ordered], "v": [p[1] for p in ordered]},
+                prepare=False,
+            )
+            return {(row[0], row[1]): (row[2], row[3], None) for row in cur.fetchall()}
     for part in _chunks(sorted({series for series, _ in pairs})):
         newest = (
             select(rollup.series_id, rollup.variant_id, func.max(rollup.chunk).label("chunk"))
@@ -228,8 +234,7 @@ def _append(
         for u in updates:
             offsets.append(at)
             at += len(u["r"])
-        raw = session.connection().connection.driver_connection
-        with raw.cursor() as cur:  # type: ignore[union-attr]
+        with _cursor(session) as cur:
             cur.execute(
                 "UPDATE explore_rollups AS r SET records = r.records || "
                 "substring(%(blob)s::bytea FROM v.at FOR v.size), count = r.count + v.added "
@@ -243,6 +248,7 @@ def _append(
                     "at": offsets, "size": [len(u["r"]) for u in updates],
                     "a": [u["added"] for u in updates],
                 },
+                prepare=False,
             )  # fmt: skip
     elif updates:
         # SQLite's || makes text of blobs: the head is rewritten whole.
