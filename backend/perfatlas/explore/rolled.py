@@ -13,11 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from psycopg import pq
 from sqlalchemy import (
+    Engine,
     LargeBinary,
     Select,
     and_,
     case,
+    event,
     false,
     func,
     literal,
@@ -54,6 +57,19 @@ _RECORD_COLUMNS = [
     Result.value, Result.p5, Result.p95, Result.mean, Result.min, Result.max, Result.started_at,
     Result.run_uuid, Result.n, Result.flags,
 ]  # fmt: skip
+
+
+# Rollup rows come back in PostgreSQL's binary format: as text, each record's bytes travel hex
+# encoded (twice the size, and encoded and decoded on the way): a third of the query's time.
+BINARY_RESULTS = "perfatlas_binary_results"
+
+
+@event.listens_for(Engine, "before_cursor_execute")
+def _binary_results(
+    conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+) -> None:
+    if context is not None and context.execution_options.get(BINARY_RESULTS):
+        cursor.format = pq.Format.BINARY
 
 
 class NotRolledUp(ValueError):
@@ -187,7 +203,10 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
             for a, b in read.ranges
         ]
     points: dict[tuple[Any, Any], _Point] = {}
-    for x, g, series_id, records, *rest in session.execute(statement).all():
+    options = {BINARY_RESULTS: True} if pg else {}
+    for x, g, series_id, records, *rest in session.execute(
+        statement, execution_options=options
+    ).all():
         if records is None and rest[0] is None:
             continue  # rollups the filters leave out
         point = points.get((x, g))
