@@ -31,7 +31,7 @@ from perfatlas.runs.schemas import RunCreate
 RESULTS = Path(__file__).resolve().parent / "results"
 DB = "perfatlas_fold_chunks"
 RUNS = 2100
-SIZES = (128, 512, 2048)
+SIZES = tuple(int(s) for s in os.environ.get("CHUNK_SIZES", "128,512,2048").split(","))
 
 
 def main() -> int:
