@@ -249,18 +249,18 @@ def test_a_reimport_folds_each_run_once(
     listed = client.get("/api/v1/runs", params={"workload": "bonnie"}, headers=read_headers)
     rates = [
         next(r["value"] for r in client.get(f"/api/v1/runs/{run['uuid']}", headers=read_headers)
-             .json()["results"] if r["metric"] == "rewrite")
+             .json()["results"] if r["metric"] == "rewrite.mb_per_s")
         for run in listed.json()["items"]
     ]  # fmt: skip
     assert len(rates) == 2
     bonnie_points = {"ok": (2, sum(rates) / 2)}
-    assert points("bonnie", "rewrite", "status") == bonnie_points
+    assert points("bonnie", "rewrite.mb_per_s", "status") == bonnie_points
     with db() as session:
         rollups.fold_pending(session)
     upload()
     assert counts(db)[0] == 0
     assert points("fio", "read.bw", "jobname") == want
-    assert points("bonnie", "rewrite", "status") == bonnie_points
+    assert points("bonnie", "rewrite.mb_per_s", "status") == bonnie_points
 
 
 def test_time_is_not_a_variant(db: sessionmaker[Session]) -> None:
