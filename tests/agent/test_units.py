@@ -10,9 +10,9 @@ import pytest
 
 from perfatlas_agent import ParameterError, TargetError
 from perfatlas_agent.params import expand_sweep, parse_size
-from perfatlas_agent.runner import MARKER, WORK_SUBDIR, claim_target, release_target
 from perfatlas_agent.spool import Spool
 from perfatlas_agent.stats import summarize
+from perfatlas_agent.targets import MARKER, WORK_SUBDIR, claim_target, release_target
 from perfatlas_agent.workloads import get_workload
 from perfatlas_agent.workloads.command import parse_output, substitute
 

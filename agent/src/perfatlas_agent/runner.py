@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
-import os
 import shutil
 import socket
 import uuid
@@ -16,16 +15,15 @@ from typing import Any, Protocol
 from perfatlas_agent import __version__
 from perfatlas_agent import attachments as att
 from perfatlas_agent import env as env_mod
-from perfatlas_agent._exceptions import ParameterError, TargetError
+from perfatlas_agent._exceptions import ParameterError
 from perfatlas_agent.calibrate import calibrate_run
 from perfatlas_agent.measure import SHORT_PHASE_S, CacheDropper, Metric, pressure_snapshot
 from perfatlas_agent.params import ParamValue, expand_sweep
 from perfatlas_agent.stats import PERCENTILE_METHOD, summarize
+from perfatlas_agent.targets import claim_target, release_target
 from perfatlas_agent.workloads import get_workload
 from perfatlas_agent.workloads.base import RunContext, Workload
 
-WORK_SUBDIR = "perfatlas-agent.work"
-MARKER = ".perfatlas-agent-owned"
 TIME_UNITS = frozenset({"s", "ms", "us", "ns"})
 RATE_UNITS = frozenset(
     {"B/s", "KB/s", "KiB/s", "MB/s", "MiB/s", "GB/s", "GiB/s", "ops/s", "iops", "files/s"}
@@ -82,44 +80,6 @@ class RunRequest:
     agent_name: str = field(default_factory=socket.gethostname)
     # Grow the work until every timed phase lasts this long (0: run the sizes as given).
     min_seconds: float = 0.0
-
-
-def _is_mount_point(path: Path) -> bool:
-    return os.path.ismount(path)
-
-
-def claim_target(target: Path, *, force: bool) -> Path:
-    """Make (or reuse) the agent-owned work folder inside target; refuse foreign content."""
-    target = target.expanduser().absolute()
-    if target.exists() and not target.is_dir():
-        raise TargetError(f"target {target} is not a folder")
-    target.mkdir(parents=True, exist_ok=True)
-    work = target / WORK_SUBDIR
-    ignorable = {WORK_SUBDIR}
-    if _is_mount_point(target):
-        ignorable.add("lost+found")
-    foreign = sorted(e for e in os.listdir(target) if e not in ignorable)
-    if foreign and not force:
-        shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
-        raise TargetError(
-            f"target {target} is not empty ({shown}); the agent only runs in an empty folder or "
-            "one it owns. Point it at an empty folder, or pass --force to run in a subfolder "
-            f"{WORK_SUBDIR}/ that it creates and removes."
-        )
-    if work.exists() and not (work / MARKER).exists():
-        raise TargetError(
-            f"{work} exists but was not made by the agent; remove it or pick another target"
-        )
-    work.mkdir(exist_ok=True)
-    marker = work / MARKER
-    if not marker.exists():
-        marker.write_text("made by perfatlas-agent; safe to delete\n")
-    return work
-
-
-def release_target(work: Path) -> None:
-    if (work / MARKER).exists():
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def _direction(metric: Metric) -> str:
