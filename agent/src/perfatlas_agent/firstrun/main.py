@@ -5,7 +5,8 @@ then it runs `perfatlas-agent daemon` for that agent until the first run's jobs 
 so every measurement goes through jobs, the daemon and the upload path and the Jobs page shows
 it live. On SIGTERM/SIGINT, or when done, the daemon stops and the mounts are undone. A later
 start with jobs still queued (make up stopped half-way) picks them up again; with none, it
-exits at once."""
+exits at once. A database that has runs without having had a first run (one from before
+this feature, or runs uploaded first) gets none: it is not an empty page."""
 
 from __future__ import annotations
 
@@ -134,6 +135,9 @@ class FirstRun:
             self.say("first run: the server did not answer; nothing done")
             return 1
         made = [s for s in self.api.get("/schedules")["items"] if s["name"].startswith(PREFIX)]
+        if not made and self.api.get("/runs", limit=1)["items"]:
+            self.say("first run: skipped, this database has runs already")
+            return 0
         config = ensure_agent(self.api, self.server, self.root / "agent", self.say)
         if made and not [j for j in self.api.jobs(config.name) if j["status"] in ACTIVE]:
             self.say(f"first run: done before ({len(made)} schedules); nothing to do")
