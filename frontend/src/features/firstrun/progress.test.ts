@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstRunAgent, firstRunState, reportSlug, studiesText, studyOf, type JobLike } from "./progress";
+import { bySeed, firstRunAgent, firstRunState, reportSlug, studiesText, studyOf, type JobLike } from "./progress";
 
 const job = (status: string, study: string | null, fs = "tmpfs"): JobLike => ({
   status,
@@ -26,7 +26,7 @@ describe("firstRunState", () => {
     expect(firstRunState("vm", [job("queued", null)], [])).toEqual({ state: "none" });
   });
 
-  it("counts final jobs as done while any is queued, leased or running, in the studies' first-seen order", () => {
+  it("counts final jobs as done while any is queued, leased or running; the studies in the seeds' order", () => {
     const jobs = [
       job("running", "bonnie-001"),
       job("succeeded", "smallfiles-000"),
@@ -42,28 +42,29 @@ describe("firstRunState", () => {
       done: 3,
       failed: 2,
       total: 6,
-      studies: ["bonnie-001", "smallfiles-000", "treewalk-002"],
+      studies: ["smallfiles-000", "bonnie-001", "treewalk-002"],
     });
   });
 
   it("when every job is final, links each study to its report and says which reports exist", () => {
     const jobs = [
-      job("succeeded", "smallfiles-000"),
-      job("succeeded", "smallfiles-000", "ext4"),
-      job("expired", "partial-003"),
       job("succeeded", "durability-004"),
+      job("succeeded", "smallfiles-000"),
+      job("expired", "partial-003"),
+      job("succeeded", "smallfiles-000", "ext4"),
+      job("failed", "smallfiles-000", "xfs"),
     ];
     const state = firstRunState("vm", jobs, ["study-smallfiles-000", "other"]);
     expect(state).toEqual({
       state: "done",
       agent: "vm",
       succeeded: 3,
-      failed: 1,
-      total: 4,
+      failed: 2,
+      total: 5,
       studies: [
-        { study: "smallfiles-000", slug: "study-smallfiles-000", exists: true, runs: 2 },
-        { study: "partial-003", slug: "study-partial-003", exists: false, runs: 0 },
-        { study: "durability-004", slug: "study-durability-004", exists: false, runs: 1 },
+        { study: "smallfiles-000", slug: "study-smallfiles-000", exists: true, succeeded: 2, total: 3 },
+        { study: "partial-003", slug: "study-partial-003", exists: false, succeeded: 0, total: 1 },
+        { study: "durability-004", slug: "study-durability-004", exists: false, succeeded: 1, total: 1 },
       ],
     });
   });
@@ -77,5 +78,6 @@ describe("texts", () => {
     expect(studiesText(["a", "b", "c", "d", "e"])).toBe("the five studies");
     expect(studiesText(["smallfiles-000"])).toBe("the study smallfiles-000");
     expect(studiesText(["a", "b"])).toBe("the two studies");
+    expect(["treewalk-002", "x", "bonnie-001", "smallfiles-000", "a-001"].sort(bySeed)).toEqual(["smallfiles-000", "a-001", "bonnie-001", "treewalk-002", "x"]);
   });
 });

@@ -5,7 +5,7 @@
 export type AgentLike = { name: string; labels: Record<string, unknown>; revoked?: boolean };
 export type JobLike = { status: string; spec: Record<string, unknown> };
 
-export type StudyLink = { study: string; slug: string; exists: boolean; runs: number };
+export type StudyLink = { study: string; slug: string; exists: boolean; succeeded: number; total: number };
 
 export type FirstRun =
   | { state: "none" }
@@ -32,15 +32,17 @@ export function reportSlug(study: string): string {
   return `study-${study}`;
 }
 
+/** The seeds' order: smallfiles-000 before bonnie-001 (by the number at the end, then name). */
+export function bySeed(a: string, b: string): number {
+  const seed = (s: string) => Number(/(\d+)$/.exec(s)?.[1] ?? Infinity);
+  return seed(a) - seed(b) || a.localeCompare(b);
+}
+
 /** Where the first run stands, from its agent's jobs and the reports' slugs. */
 export function firstRunState(agent: string | null, jobs: readonly JobLike[], reportSlugs: readonly string[]): FirstRun {
   const mine = jobs.filter((j) => studyOf(j) !== null);
   if (agent === null || mine.length === 0) return { state: "none" };
-  const order: string[] = [];
-  for (const j of mine) {
-    const s = studyOf(j) as string;
-    if (!order.includes(s)) order.push(s);
-  }
+  const order = [...new Set(mine.map((j) => studyOf(j) as string))].sort(bySeed);
   const final = mine.filter((j) => FINAL.includes(j.status));
   const failed = final.filter((j) => j.status !== "succeeded").length;
   if (final.length < mine.length) return { state: "running", agent, done: final.length, failed, total: mine.length, studies: order };
@@ -49,7 +51,8 @@ export function firstRunState(agent: string | null, jobs: readonly JobLike[], re
     study,
     slug: reportSlug(study),
     exists: slugs.has(reportSlug(study)),
-    runs: mine.filter((j) => studyOf(j) === study && j.status === "succeeded").length,
+    succeeded: mine.filter((j) => studyOf(j) === study && j.status === "succeeded").length,
+    total: mine.filter((j) => studyOf(j) === study).length,
   }));
   return { state: "done", agent, succeeded: final.length - failed, failed, total: mine.length, studies };
 }

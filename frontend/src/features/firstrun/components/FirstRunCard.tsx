@@ -46,7 +46,7 @@ export function FirstRunCard() {
       <ul>
         {state.studies.map((s) => (
           <li key={s.study}>
-            {s.exists ? <Link to={`/reports/${s.slug}`}>{s.study}</Link> : <span>{s.study}</span>} ({s.runs} job(s) with runs)
+            {s.exists ? <Link to={`/reports/${s.slug}`}>{s.study}</Link> : <span>{s.study}</span>} — {s.succeeded} of {s.total} {s.total === 1 ? "job" : "jobs"} succeeded
             {s.exists ? null : <span className="muted"> — the report will appear when the server has its defaults</span>}
           </li>
         ))}
