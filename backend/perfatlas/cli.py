@@ -97,7 +97,7 @@ def serve(
     try:
         _run_uvicorn(uvicorn, settings, host, port, workers)
     finally:
-        launch.stop(helper)
+        launch.stop(helper, typer.echo)
         if child is not None:
             child.terminate()
             try:

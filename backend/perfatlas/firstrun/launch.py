@@ -48,10 +48,11 @@ def start(settings: Settings, host: str, port: int, say: Callable[[str], None],
     return child
 
 
-def stop(child: subprocess.Popen[bytes] | None) -> None:
+def stop(child: subprocess.Popen[bytes] | None, say: Callable[[str], None]) -> None:
     """SIGTERM, and wait for its cleanup (the daemon's job abandoned, the mounts undone)."""
     if child is None or child.poll() is not None:
         return
+    say("first run: stopping its daemon and undoing its mounts (up to a minute)...")
     child.terminate()
     try:
         child.wait(timeout=150)
