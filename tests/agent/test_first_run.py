@@ -23,6 +23,8 @@ import pytest
 from perfatlas_agent.firstrun.targets import clean_stale
 from tests.agent.daemon_helpers import wait_for
 from tests.agent.test_embedded_fleet import EmbeddedServer
+from tests.conftest import REPO
+from tests.factories import run_body
 
 ROOT = os.geteuid() == 0
 FILESYSTEMS = ["tmpfs", "ext4"] if ROOT else ["tmpfs"]
@@ -194,9 +196,10 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
 
 def check_runs(server: FirstRunServer, jobs: list[dict[str, Any]]) -> None:
     """Every job's runs: labelled firstrun=true with its study and filesystem, measured on the
-    filesystem the label says (the agent's own reading of the target's mount), one per point
-    of the study's quick parameters."""
+    filesystem the label says (the agent's own reading of the target's mount), every point of
+    the study's quick parameters."""
     seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    interrupted = 0
     for job in jobs:
         for uuid in job["runs"]:
             run = server.get(f"/runs/{uuid}")
@@ -206,12 +209,53 @@ def check_runs(server: FirstRunServer, jobs: list[dict[str, Any]]) -> None:
             assert run["target"] == job["spec"]["targets"][0]
             seen.setdefault((labels["study"], labels["fs"]), []).append(run)
     assert sorted(seen) == sorted((s, fs) for s in STUDIES for fs in FILESYSTEMS)
-    for fs in FILESYSTEMS:
-        small = seen[("smallfiles-000", fs)]
-        assert sorted(r["parameters"]["fsync"] for r in small) == ["end", "file", "none"]
-        assert {r["parameters"]["nfiles"] for r in small} == {250}
-        walk = seen[("treewalk-002", fs)]
-        points = sorted((r["parameters"]["files"], str(r["parameters"]["threads"])) for r in walk)
-        assert points == sorted((f, t) for f in (10, 40) for t in ("8", "auto")), points
+    # Each point of each study on each filesystem at least once. A job given back half-way (the
+    # helper killed, the server stopped) keeps the runs its first attempt finished: those
+    # points appear once more, from the job that was interrupted, never from another job.
+    expected = {
+        "smallfiles-000": [(250, f) for f in ("none", "file", "end")],
+        "treewalk-002": [(f, t) for f in (10, 40) for t in ("8", "auto")],
+    }
+    for (study, fs), runs in seen.items():
+        if study == "smallfiles-000":
+            points = [(r["parameters"]["nfiles"], r["parameters"]["fsync"]) for r in runs]
+        else:
+            points = [(r["parameters"]["files"], str(r["parameters"]["threads"])) for r in runs]
+        assert set(points) == set(expected[study]), (study, fs, points)
+        assert len({r["job_id"] for r in runs}) == 1
+        if len(points) > len(expected[study]):
+            interrupted += 1
+    assert interrupted <= 2  # two starts were stopped half-way
     listed = server.get("/runs", label="firstrun:true", limit=500)["items"]
     assert len(listed) == sum(len(v) for v in seen.values())
+
+
+def test_first_run_off_by_setting_by_make_and_on_a_database_with_runs(tmp_path: Path) -> None:
+    """PERFATLAS_FIRST_RUN=0 starts no helper; `make up FIRST_RUN=0` serves with
+    --no-first-run; a database with runs (and no first run before) gets none."""
+    recipe = subprocess.run(["make", "-n", "--no-print-directory", "up", "FIRST_RUN=0"],
+                            cwd=REPO, capture_output=True, text=True, check=True).stdout  # fmt: skip
+    (serve,) = [line for line in recipe.splitlines() if "perfatlas serve" in line]
+    assert serve.endswith("serve --no-migrate --with-worker --no-first-run")
+    recipe = subprocess.run(["make", "-n", "--no-print-directory", "up"],
+                            cwd=REPO, capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "serve --no-migrate --with-worker --first-run" in recipe
+
+    server = FirstRunServer(tmp_path)
+    try:
+        server.env["PERFATLAS_FIRST_RUN"] = "0"
+        server.start()
+        assert "first run" not in (tmp_path / "serve-1.log").read_text()
+        assert not (server.data_dir / "firstrun").exists()
+        made = server.post("/runs", run_body(agent="lab-1"))
+        assert made.status_code == 201, made.text
+        server.stop()
+
+        del server.env["PERFATLAS_FIRST_RUN"]
+        server.start()
+        wait_for("the helper to see the runs", lambda: "first run: skipped, this database has "
+                 "runs already" in server.log(), timeout=60)  # fmt: skip
+        assert [a["name"] for a in server.get("/agents")] == ["lab-1"]  # none enrolled
+        assert server.schedules() == []
+    finally:
+        server.close()
