@@ -174,7 +174,9 @@ class FirstRun:
         folders = {str(t.folder) for t in ready}
         for job in self.api.jobs(agent):
             targets = set(job["spec"]["targets"])
-            if job["status"] == "queued" and not targets <= folders:
+            # A held one too: its daemon is gone, and when its lease lapses it is cancelled
+            # rather than queued again.
+            if job["status"] in ACTIVE and not targets <= folders:
                 self.api.post(f"/jobs/{job['id']}/cancel")
                 self.say(f"first run: cancelled job {job['id']}: its filesystem is not there now")
 
