@@ -39,8 +39,8 @@ up: install ui-maybe
 	@echo
 	@echo "An admin token for this machine (uploads and reads; shown once, older make-up tokens revoked):"
 	@$(VENV)/bin/perfatlas token create --scope admin --name make-up --replace --quiet
-	@# The studies' default reports, when this server has the command (imports only missing slugs).
-	@if $(VENV)/bin/perfatlas report --help 2>/dev/null | grep -qw defaults; then $(VENV)/bin/perfatlas report defaults; fi
+	@# The studies' default reports (and seed 000's reference tables), each only if its slug is free.
+	@$(VENV)/bin/perfatlas report defaults
 	@echo
 	@echo "PerfAtlas is starting at http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/docs; Ctrl-C stops it)"
 	@echo "The Overview there shows the first run's progress and, when done, links to the study reports."

@@ -31,6 +31,9 @@ REPO = Path(__file__).resolve().parents[1]
 PG_SERVER = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 TABLES = (
     "reports",
+    "rollup_pending",
+    "explore_rollups",
+    "run_variants",
     "jobs",
     "schedules",
     "agent_enrollment_tokens",

@@ -230,6 +230,26 @@ def check(
     )
 
 
+@app.command()
+def fold() -> None:
+    """Fold every run still pending into explore's rollups now (what the worker's fold task
+    does after uploads), then print how many runs were folded and how long it took."""
+    import time
+
+    from perfatlas.core.db import get_engine, session_factory
+    from perfatlas.rollups.service import fold_pending, pending_count
+
+    settings = get_settings()
+    started = time.monotonic()
+    with session_factory(get_engine(settings.effective_database_url))() as session:
+        done = fold_pending(session)
+        left = pending_count(session)
+    typer.echo(
+        f"folded {done.runs} runs in {done.batches} batches in {time.monotonic() - started:.2f} s"
+        f"; {left} pending" + (" (another fold is running)" if done.busy else "")
+    )
+
+
 def _redact(url: str) -> str:
     """A URL without its password, for logs."""
     import re

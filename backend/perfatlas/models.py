@@ -9,6 +9,7 @@ from perfatlas.core.models import Base
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.reports.models import Report
+from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
 from perfatlas.runs.models import Environment, Result, Run, Series
 from perfatlas.schedules.models import Schedule
 
@@ -23,12 +24,15 @@ __all__ = [
     "DetectionRequest",
     "EnrollmentToken",
     "Environment",
+    "ExploreRollup",
     "Incident",
     "Job",
     "Notification",
     "Report",
     "Result",
+    "RollupPending",
     "Run",
+    "RunVariant",
     "Schedule",
     "Series",
 ]

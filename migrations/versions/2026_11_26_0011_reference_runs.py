@@ -1,7 +1,7 @@
 """reference runs: runs.reference
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-11-26 07:00:00.000000
 
 - runs.reference: published figures entered by hand with their source (POST /references,
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | None = "0009"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

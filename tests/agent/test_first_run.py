@@ -37,6 +37,7 @@ class FirstRunServer(EmbeddedServer):
 
     def __init__(self, root: Path) -> None:
         super().__init__(root)
+        self._cli("report", "defaults")  # make up's next command: reference runs, reports
         self.env["PERFATLAS_FIRST_RUN_STUDIES"] = ",".join(STUDIES)
         self.env["PERFATLAS_FIRST_RUN_FILESYSTEMS"] = ",".join(FILESYSTEMS)
 
@@ -214,13 +215,13 @@ def check_runs(server: FirstRunServer, jobs: list[dict[str, Any]]) -> None:
     # points appear once more, from the job that was interrupted, never from another job.
     expected = {
         "smallfiles-000": [(250, f) for f in ("none", "file", "end")],
-        "treewalk-002": [(f, t) for f in (10, 40) for t in ("8", "auto")],
+        "treewalk-002": [(n, t) for n in (300, 1200) for t in ("8", "auto")],
     }
     for (study, fs), runs in seen.items():
         if study == "smallfiles-000":
             points = [(r["parameters"]["nfiles"], r["parameters"]["fsync"]) for r in runs]
         else:
-            points = [(r["parameters"]["files"], str(r["parameters"]["threads"])) for r in runs]
+            points = [(r["parameters"]["inodes"], str(r["parameters"]["threads"])) for r in runs]
         assert set(points) == set(expected[study]), (study, fs, points)
         assert len({r["job_id"] for r in runs}) == 1
         if len(points) > len(expected[study]):
@@ -232,7 +233,8 @@ def check_runs(server: FirstRunServer, jobs: list[dict[str, Any]]) -> None:
 
 def test_first_run_off_by_setting_by_make_and_on_a_database_with_runs(tmp_path: Path) -> None:
     """PERFATLAS_FIRST_RUN=0 starts no helper; `make up FIRST_RUN=0` serves with
-    --no-first-run; a database with runs (and no first run before) gets none."""
+    --no-first-run; a database with measured runs (and no first run before) gets none, where
+    one with only `report defaults`' reference runs gets one (the other tests)."""
     recipe = subprocess.run(["make", "-n", "--no-print-directory", "up", "FIRST_RUN=0"],
                             cwd=REPO, capture_output=True, text=True, check=True).stdout  # fmt: skip
     (serve,) = [line for line in recipe.splitlines() if "perfatlas serve" in line]
@@ -255,7 +257,9 @@ def test_first_run_off_by_setting_by_make_and_on_a_database_with_runs(tmp_path: 
         server.start()
         wait_for("the helper to see the runs", lambda: "first run: skipped, this database has "
                  "runs already" in server.log(), timeout=60)  # fmt: skip
-        assert [a["name"] for a in server.get("/agents")] == ["lab-1"]  # none enrolled
+        agents = server.get("/agents")
+        assert "lab-1" in [a["name"] for a in agents]
+        assert [a for a in agents if a["labels"].get("firstrun")] == []  # none enrolled
         assert server.schedules() == []
     finally:
         server.close()

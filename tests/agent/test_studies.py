@@ -75,11 +75,18 @@ def test_list_names_the_five_with_the_runs_their_specs_make(tmp_path: Path) -> N
                     for s in study_specs(name, tmp_path, "--quick"))  # fmt: skip
         full = sum(WorkloadSpec.model_validate(s).points() for s in study_specs(name, tmp_path))
         assert counts[name] == (str(quick), str(full)), name
-    # By hand: smallfiles 3 fsync modes + fsync none on the sync mount; durability quick
-    # 3 fsync x 2 threads on default and write-through + 2 threads on sync, full 3 x 4 x 2
-    # + 4 threads on sync and sync-write-through.
+    # By hand: smallfiles 3 fsync modes + fsync none on the sync mount; durability quick, on
+    # default and write-through: tar with fsync none and end (tar cannot fsync each file) +
+    # 3 fsync x 2 threads; on sync: tar + 2 threads (fsync none); full 3 x 4 threads and 4
+    # threads on sync and sync-write-through. bonnie: 2 sizes + tar and threads extraction;
+    # treewalk: 2 tree sizes x 2 thread settings quick, 3 x 4 full.
     assert counts["smallfiles-000"] == ("4", "4")
-    assert counts["durability-004"] == (str(3 * 2 * 2 + 2), str(3 * 4 * 2 + 4 * 2))
+    assert counts["durability-004"] == (
+        str(2 * (2 + 3 * 2) + (1 + 2)),
+        str(2 * (2 + 3 * 4) + 2 * (1 + 4)),
+    )
+    assert counts["bonnie-001"] == ("4", "4")
+    assert counts["treewalk-002"] == (str(2 * 2), str(3 * 4))
 
 
 def test_specs_are_workload_specs_the_schedule_api_takes(tmp_path: Path, live_server: Any) -> None:
@@ -135,7 +142,7 @@ def test_smallfiles_quick_on_ext4_and_tmpfs(tmp_path: Path, spool: Path) -> None
         assert run["environment"]["fs_type"] == run["labels"]["fs"]
         assert run["sync_mount"] is (run["labels"]["mount"] == "sync")
         assert run["fsync_policy"] == run["parameters"]["fsync"]
-        assert run["parameters"]["nfiles"] == 250 and run["parameters"]["size"] == 30
+        assert run["parameters"]["nfiles"] == 250 and run["parameters"]["size"] == 29
         # Every repetition did 250 operations of each phase: rate × time, sample by sample.
         for phase in ("create", "read_cold", "read_warm", "stat", "delete"):
             rates, secs = samples(run, f"{phase}.ops_per_s"), samples(run, f"{phase}.seconds")
@@ -192,10 +199,12 @@ def test_sigterm_mid_study_undoes_everything_but_kept_images(tmp_path: Path, spo
     assert cache.read_text().strip() == "write back", "the loop device's write cache restored"
     runs = json.loads(out.read_text())["runs"]
     done = [(r["labels"]["mount"], r["labels"]["write_cache"]) for r in runs]
-    # The default variant finished (6 runs) before the signal; the sync one never started.
-    assert done.count(("default", "write-back")) == 6 and ("sync", "write-back") not in done
+    # The default variant finished (8 runs: tar with fsync none and end, threads 1 and 8 with
+    # 3 fsync policies) before the signal; the sync one never started.
+    assert done.count(("default", "write-back")) == 8 and ("sync", "write-back") not in done
     through = [r for r in runs if r["labels"]["write_cache"] == "write-through"]
-    assert 1 <= len(through) <= 2 and all(r["write_cache"] == "write through" for r in through)
+    # tar's 2 runs, then the threads request's first (and maybe second) before the signal.
+    assert 3 <= len(through) <= 4 and all(r["write_cache"] == "write through" for r in through)
     assert through[-1]["status"] in ("ok", "partial")
 
 
@@ -321,9 +330,10 @@ def test_run_spec_takes_the_list_study_spec_prints(tmpfs_target: Path, tmp_path:
     assert len(ran.runs) == sum(WorkloadSpec.model_validate(s).points() for s in specs) == 4
     want = {"study": "treewalk-002", "mount": "default", "fs": "tmpfs"}
     assert all(r["labels"] == want for r in ran.runs)
-    threads = sorted((r["parameters"]["files"], r["parameters"].get("threads_auto", False))
-                     for r in ran.runs)  # fmt: skip
-    assert threads == [(10, False), (10, True), (40, False), (40, True)]
+    # The tree size is the swept parameter; threads=auto stays "auto" in the runs' parameters.
+    sizes = sorted((r["parameters"]["inodes"], str(r["parameters"]["threads"])) for r in ran.runs)
+    assert sizes == [(300, "8"), (300, "auto"), (1200, "8"), (1200, "auto")]
+    assert all("depth" not in r["parameters"] for r in ran.runs)
     # A bad spec in a list is named by its place.
     path.write_text(json.dumps([specs[0], {**specs[0], "repetitions": 0}]))
     bad = run_agent("run", "--spec", str(path), spool=spool)

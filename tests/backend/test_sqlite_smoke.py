@@ -160,6 +160,31 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
         assert alert["change_run"]["uuid"] == runs[15]["uuid"]
         assert alert["change_pct"] < -15
         assert "Connected to sqla+sqlite:" in worker_log.read_text()
+        # The embedded worker also folded the runs into explore's rollups: nothing pending,
+        # and explore's point is the plain median and count of the runs.
+        import sqlite3
+        import statistics
+
+        database = Settings(data_dir=tmp_path / "data").effective_database_url
+        path = database.removeprefix("sqlite:///")
+        deadline = time.monotonic() + 30
+        while True:
+            with sqlite3.connect(path) as conn:
+                pending = conn.execute("SELECT count(*) FROM rollup_pending").fetchone()[0]
+                folded = conn.execute("SELECT sum(count) FROM explore_rollups").fetchone()[0]
+            if pending == 0:
+                break
+            assert time.monotonic() < deadline, worker_log.read_text()[-3000:]
+            time.sleep(0.2)
+        assert folded == len(runs)
+        explore = httpx.get(
+            f"{base}/explore", headers=headers,
+            params={"workload": "smallfile", "metric": "create.ops_per_s", "x": "agent"},
+        ).json()  # fmt: skip
+        (point,) = [p for t in explore["traces"] for p in t["points"]]
+        values = [statistics.median(r["results"][0]["samples"]) for r in runs]
+        assert point["n"] == len(runs)
+        assert point["median"] == pytest.approx(statistics.median(values), rel=1e-12)
     finally:
         serve.send_signal(signal.SIGTERM)
         serve.wait(timeout=20)

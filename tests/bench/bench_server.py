@@ -43,7 +43,7 @@ from common import (
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "tests" / "bench" / "results"
-DB = "perfatlas_bench"
+DB = os.environ.get("BENCH_DB", "perfatlas_bench")
 TOTAL_RESULTS = int(os.environ.get("BENCH_RESULTS", "1000000"))
 RUNS_PER_BATCH = 1000
 QUERY_REPEATS = 60
@@ -142,6 +142,37 @@ def timed(client: httpx.Client, path: str, params: Any, repeats: int) -> dict[st
     }
 
 
+LAG_CASE = "explore_k_by_agent"
+LAG_REPEATS = 20
+
+
+def pending_runs() -> int:
+    with psycopg.connect(admin_dsn(DB)) as conn:
+        row = conn.execute("SELECT count(*) FROM rollup_pending").fetchone()
+    return int(row[0]) if row else -1
+
+
+def fold_all(env: dict[str, str]) -> dict[str, Any]:
+    """`perfatlas fold`: every pending run into the rollups, timed."""
+    pending = pending_runs()
+    started = time.perf_counter()
+    out = subprocess.run(
+        [*PERFATLAS, "fold"], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    seconds = time.perf_counter() - started
+    with psycopg.connect(admin_dsn(DB)) as conn:
+        row = conn.execute(
+            "SELECT count(*), coalesce(sum(count), 0), pg_total_relation_size('explore_rollups'),"
+            " (SELECT count(*) FROM run_variants) FROM explore_rollups"
+        ).fetchone()
+    assert row is not None
+    return {
+        "runs_pending_before": pending, "seconds": seconds, "output": out,
+        "results_folded": int(row[1]), "results_per_s": int(row[1]) / seconds,
+        "rollup_rows": int(row[0]), "rollup_mb": round(row[2] / 2**20, 1), "variants": int(row[3]),
+    }  # fmt: skip
+
+
 def main() -> int:
     with psycopg.connect(admin_dsn(), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
@@ -196,9 +227,24 @@ def main() -> int:
         rss.reset()
         read_token = create_token(env, "read")
         queries: dict[str, Any] = {}
+        lagging: dict[str, Any] = {}
         with httpx.Client(
             base_url=base, headers={"Authorization": f"Bearer {read_token}"}, timeout=60
         ) as client:
+            # The worst lag: nothing folded yet, every run read from its results.
+            name, params = LAG_CASE, EXPLORE_CASES[LAG_CASE]
+            timed(client, "/api/v1/explore", params, 3)
+            lagging[name] = timed(client, "/api/v1/explore", params, LAG_REPEATS)
+            lagging[name]["pending_runs"] = pending_runs()
+            lagging[name]["rows_aggregated"] = sum(
+                p["n"] for t in lagging[name].pop("body")["traces"] for p in t["points"]
+            )
+            # What the worker's fold task does after uploads, all at once and timed.
+            fold = fold_all(env)
+            print(f"fold: {fold}", flush=True)
+            with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
+                conn.execute("VACUUM ANALYZE")
+            fold["pending_runs_when_explore_measured"] = pending_runs()
             for name, params in EXPLORE_CASES.items():
                 timed(client, "/api/v1/explore", params, 3)  # warm the caches
                 result = timed(client, "/api/v1/explore", params, QUERY_REPEATS)
@@ -238,7 +284,11 @@ def main() -> int:
         "results_stored": TOTAL_RESULTS,
         "ingest": ingest,
         "copy_anchor": anchor,
+        # Explore reads rollups (explore/rolled.py): the fold of every uploaded run, timed after
+        # the uploads, then the queries with nothing pending; and one case before the fold.
+        "fold": fold,
         "queries": queries,
+        "queries_before_fold": lagging,
         "api_peak_rss_mb": {
             "ingest": round(ingest_peak / 2**20, 1),
             "queries": round(query_peak / 2**20, 1),

@@ -111,6 +111,8 @@ def serve(url: str, *, seed: bool) -> tuple[subprocess.Popen[bytes], str]:
                 c.post(
                     "/api/v1/runs/batch", json={"runs": fallback_runs(1000, rng)}
                 ).raise_for_status()
+        # No worker runs here: fold the runs into explore's rollups as one would.
+        subprocess.run([*perfatlas, "fold"], env=env, check=True, capture_output=True)
     return server, base
 
 

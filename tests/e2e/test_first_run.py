@@ -1,8 +1,8 @@
 """The Overview during `make up`'s first run, in the browser: the server started with make up's
 commands (`perfatlas serve --with-worker --first-run` on SQLite), two quick studies on tmpfs
 run by the real agent's daemon. While jobs are left the card counts them, as the API does;
-when all are done it links each study to its report, and says the report is not there yet
-(this server has no default reports)."""
+when all are done it links each study to its default report (installed by make up's
+`perfatlas report defaults`), which opens."""
 
 from __future__ import annotations
 
@@ -79,6 +79,13 @@ def test_the_overview_follows_the_first_run(page: Any, first_run_server: FirstRu
     items = card.get_by_role("listitem")
     expect(items).to_have_count(2)
     for item, study in zip(items.all(), STUDIES, strict=True):
-        expect(item).to_contain_text(study)
-        expect(item).to_contain_text("the report will appear when the server has its defaults")
+        # make up's `perfatlas report defaults` installed the study's report: a link to it.
+        link = item.get_by_role("link", name=study)
+        expect(link).to_have_attribute("href", f"/reports/study-{study}")
+        expect(item).to_contain_text("1 of 1 job succeeded")
+        expect(item).not_to_contain_text("the report will appear")
     shot(page, "first-run-overview-done")
+    items.first.get_by_role("link").click()
+    expect(page).to_have_url(f"{server.url}/reports/study-{STUDIES[0]}")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    shot(page, "first-run-first-report", full_page=False)

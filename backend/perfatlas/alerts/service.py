@@ -20,6 +20,7 @@ from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, threshol
 from perfatlas.alerts.tasks import REQUEST_CHECKS
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
 from perfatlas.core.config import Settings
+from perfatlas.rollups.service import queue_fold
 from perfatlas.worker.celery_app import enqueue
 
 __all__ = [
@@ -52,7 +53,12 @@ def detect_after_ingest(settings: Settings, run_uuids: Sequence[object]) -> None
     the worker turns them into one request row per series (alerts/pending.py) and queues a
     check only when a series was not already waiting, so a burst of uploads to the same series
     makes one check, not one per upload."""
-    if not settings.detect_on_ingest or not run_uuids:
+    if not run_uuids:
+        return
+    if not settings.detect_on_ingest:
+        # request_checks queues the fold of the runs into explore's rollups; without it, ask
+        # for the fold directly.
+        queue_fold(settings)
         return
     uuids = [str(u) for u in run_uuids]
     for start in range(0, len(uuids), DETECT_CHUNK):

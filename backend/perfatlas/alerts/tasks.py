@@ -14,6 +14,7 @@ from celery import shared_task
 from perfatlas.alerts import detection, pending, stopped
 from perfatlas.alerts.reconcile import Report
 from perfatlas.notifications.service import queue_sweeps
+from perfatlas.rollups.service import queue_fold
 from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 DETECT_RUNS = "perfatlas.detect_runs"
@@ -55,6 +56,8 @@ def request_checks(self: Any, run_uuids: Sequence[str]) -> int:
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     if added:
         enqueue(settings, DETECT_PENDING)
+    # The upload's runs also wait to be folded into explore's rollups.
+    queue_fold(settings)
     return added
 
 

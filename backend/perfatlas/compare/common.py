@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
-import statistics
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -52,21 +52,38 @@ def select_metrics(available: Iterable[str], patterns: Sequence[str], *, where: 
     return chosen
 
 
-def phase_order(positions: Mapping[str, list[int]]) -> list[str]:
+def phase_order(runs: Iterable[Iterable[tuple[str, int]]]) -> list[str]:
     """Metrics in the order a workload runs its phases (create, read_cold, read_warm, stat,
-    delete), not the alphabet. `positions` holds each metric's rank within each run by result
-    id: the agent uploads a run's results in phase order and ids are assigned in upload order
-    (COPY and INSERT alike), so the earliest rank across runs is the phase order."""
-    return sorted(
-        positions,
-        key=lambda m: (min(positions[m]), statistics.fmean(positions[m]), m),
+    delete), not the alphabet, from each run's (metric, result id): the agent uploads a run's
+    results in phase order and ids are assigned in upload order (COPY and INSERT alike). A
+    metric comes before another when more runs that have both put it first, so runs with fewer
+    phases (a reference table without `stat`) do not move the others; between metrics no run
+    orders, the earliest rank first."""
+    sequences = Counter(
+        tuple(metric for metric, _ in sorted(results, key=lambda item: item[1])) for results in runs
     )
-
-
-def ranks(result_ids: Iterable[tuple[str, int]]) -> dict[str, int]:
-    """(metric, result id) of one run -> each metric's rank within the run."""
-    ordered = sorted(result_ids, key=lambda item: item[1])
-    return {metric: rank for rank, (metric, _) in enumerate(ordered)}
+    lowest: dict[str, int] = {}
+    total: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    before: dict[tuple[str, str], int] = defaultdict(int)
+    for sequence, times in sequences.items():
+        for i, a in enumerate(sequence):
+            lowest[a] = min(lowest.get(a, i), i)
+            total[a] += i * times
+            count[a] += times
+            for b in sequence[i + 1 :]:
+                before[(a, b)] += times
+    remaining = sorted(lowest, key=lambda m: (lowest[m], total[m] / count[m], m))
+    out: list[str] = []
+    while remaining:
+        pick = next(
+            (m for m in remaining
+             if not any(before[(n, m)] > before[(m, n)] for n in remaining if n != m)),
+            remaining[0],  # phases ordered in a cycle: the earliest
+        )  # fmt: skip
+        out.append(pick)
+        remaining.remove(pick)
+    return out
 
 
 def flags_of(masks: Iterable[int], *, tentative: bool) -> list[str]:

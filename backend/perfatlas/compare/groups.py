@@ -233,11 +233,7 @@ def compare_groups(
         runs_of[g].add(row.run_id)
         for f in DURABILITY_FIELDS:
             facts[g][f].add(getattr(row, f))
-    positions: dict[str, list[int]] = defaultdict(list)
-    for results in run_results.values():
-        for metric, rank in common.ranks(results).items():
-            positions[metric].append(rank)
-    order = {m: i for i, m in enumerate(common.phase_order(positions))}
+    order = {m: i for i, m in enumerate(common.phase_order(run_results.values()))}
     out = [
         _metric(metric, unit, direction, pairs, len(groups), tentative, min_effect_pct)
         for (metric, unit, direction), pairs in sorted(

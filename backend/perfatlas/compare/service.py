@@ -104,14 +104,15 @@ def compare_runs(
         raise Invalid("runs", f"compare takes from 2 to {MAX_RUNS} runs")
     runs = [get_run(session, run_uuid=u) for u in run_uuids]
     by_metric: dict[str, dict[int, Result]] = defaultdict(dict)
-    positions: dict[str, list[int]] = defaultdict(list)
     for index, run in enumerate(runs):
-        for metric, rank in common.ranks((r.metric, r.id) for r in run.results).items():
-            positions[metric].append(rank)
         for result in run.results:
             by_metric[result.metric][index] = result
     chosen = common.select_metrics(by_metric, metrics, where="these runs")
-    order = [m for m in common.phase_order(positions) if m in chosen]
+    order = [
+        m
+        for m in common.phase_order([(r.metric, r.id) for r in run.results] for run in runs)
+        if m in chosen
+    ]
     tentative = tentative_series(
         session, [r.series_id for m in order for r in by_metric[m].values()]
     )

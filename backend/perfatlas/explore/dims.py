@@ -109,21 +109,30 @@ def _instant(text: str, field: str) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-def _time_condition(values: Sequence[str], field: str) -> ColumnElement[bool]:
+TimeRange = tuple[dt.datetime | None, dt.datetime | None]
+
+
+def _time_ranges(values: Sequence[str], field: str) -> list[TimeRange]:
     """time:FROM..TO, either end optional: started at or after FROM and before TO."""
     ranges = []
     for value in values:
         start_text, sep, end_text = value.partition("..")
         if not sep:
             raise Invalid(field, f"time:{value} is not of the form time:FROM..TO (ISO 8601)")
-        start, end = _instant(start_text, field), _instant(end_text, field)
+        ranges.append((_instant(start_text, field), _instant(end_text, field)))
+    return ranges
+
+
+def _time_condition(ranges: Sequence[TimeRange]) -> ColumnElement[bool]:
+    conditions = []
+    for start, end in ranges:
         parts = []
         if start is not None:
             parts.append(Result.started_at >= start)
         if end is not None:
             parts.append(Result.started_at < end)
-        ranges.append(and_(*parts) if parts else Result.started_at.is_not(None))
-    return or_(*ranges)
+        conditions.append(and_(*parts) if parts else Result.started_at.is_not(None))
+    return or_(*conditions)
 
 
 @dataclass(frozen=True)
@@ -133,6 +142,8 @@ class Filters:
     # The same, as each filtered dimension with its values and the time conditions.
     matched: list[tuple[Dimension, list[str]]]
     times: list[ColumnElement[bool]]
+    # The time filter's ranges (any of them), or None without one.
+    ranges: list[TimeRange] | None = None
 
 
 def filters(scope: Scope, items: Sequence[str], *, field: str = "filter") -> Filters:
@@ -140,16 +151,18 @@ def filters(scope: Scope, items: Sequence[str], *, field: str = "filter") -> Fil
     tables: set[str] = set()
     matched: list[tuple[Dimension, list[str]]] = []
     times: list[ColumnElement[bool]] = []
+    ranges: list[TimeRange] | None = None
     for name, wanted in parse_pairs(field, items).items():
         if name == TIME:
-            times.append(_time_condition(wanted, field))
+            ranges = _time_ranges(wanted, field)
+            times.append(_time_condition(ranges))
             conditions.append(times[-1])
             continue
         dimension = resolve(scope, name, field=field)
         matched.append((dimension, list(wanted)))
         conditions.append(dimension.expr.in_(wanted))
         tables |= dimension.tables
-    return Filters(conditions, frozenset(tables), matched, times)
+    return Filters(conditions, frozenset(tables), matched, times, ranges)
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,10 @@ class Reading:
     group: Dimension | None
     conditions: list[ColumnElement[bool]]
     tables: frozenset[str]
+    # The conditions without the time filter's, and its ranges (None: no time filter): the
+    # rollups' records are split by their start time instead (explore/rolled.py).
+    untimed: list[ColumnElement[bool]]
+    ranges: list[TimeRange] | None
 
 
 def reading(x: Dimension | None, group: Dimension | None, matched: Filters) -> Reading:
@@ -178,8 +195,9 @@ def reading(x: Dimension | None, group: Dimension | None, matched: Filters) -> R
     tables: set[str] = set()
     for d in [pick(d) for d in chosen]:
         tables |= d.tables
+    untimed: list[ColumnElement[bool]] = [d.expr.in_(wanted) for d, wanted in filtered]
     return Reading(
         x=pick(x) if x else None, group=pick(group) if group else None,
-        conditions=[*matched.times, *(d.expr.in_(wanted) for d, wanted in filtered)],
-        tables=frozenset(tables),
+        conditions=[*matched.times, *untimed], tables=frozenset(tables), untimed=untimed,
+        ranges=matched.ranges,
     )  # fmt: skip

@@ -1,8 +1,8 @@
 """Explore: a metric against any dimension, one trace per group.
 
-Explore validates the request (explore/dims.py), then aggregates (explore/aggregate.py): in
-the database on PostgreSQL; SQLite, the embedded default, gets the same numbers from a
-streamed Python aggregation."""
+Explore validates the request (explore/dims.py), then computes the points from the rollups and
+the results of runs not folded yet (explore/rolled.py), the same on PostgreSQL and SQLite; x =
+time reads the results themselves, one point per run (explore/aggregate.py timeline)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
-from perfatlas.explore import aggregate, dims
+from perfatlas.explore import aggregate, dims, rolled
 from perfatlas.explore.schemas import (
     ExplorePoint,
     ExploreRead,
@@ -185,10 +185,10 @@ def _one_metric(
         cells = list(aggregate.timeline(session, query, limit=MAX_TIME_POINTS + 1))
         answer.truncated = len(cells) > MAX_TIME_POINTS
         cells = cells[:MAX_TIME_POINTS]
-    elif session.get_bind().dialect.name == "postgresql":
-        cells = list(aggregate.grouped_sql(session, query))
     else:
-        cells = list(aggregate.grouped_python(session, query))
+        cells = list(
+            rolled.grouped(session, rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges))
+        )
     numeric = (
         x_dim is not None
         and bool(cells)

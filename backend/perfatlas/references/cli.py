@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 reference_app = typer.Typer(help="Reference runs: published figures with their source.")
-TABLES = Path(__file__).resolve().parent / "tables"
 
 
 @reference_app.command("import")

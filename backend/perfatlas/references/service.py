@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
@@ -10,6 +11,9 @@ from perfatlas.imports.service import store
 from perfatlas.references.build import reference_runs
 from perfatlas.references.schemas import ReferenceCreate
 from perfatlas.runs.service import Ingested
+
+# The seeds' tables, shipped in the package (the studies' default reports show them).
+TABLES = Path(__file__).resolve().parent / "tables"
 
 
 def store_reference(

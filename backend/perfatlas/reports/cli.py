@@ -1,5 +1,7 @@
 """`perfatlas report import FILE.json`: a report from a JSON file (a study's default report),
-created or replaced by its slug, so importing twice leaves one report."""
+created or replaced by its slug, so importing twice leaves one report. `perfatlas report
+defaults`: the studies' default reports (and the reference tables they show), each only if its
+slug is free."""
 
 from __future__ import annotations
 
@@ -45,3 +47,28 @@ def report_import(
             f"{'created' if created else 'replaced'} report {report.slug!r} "
             f"({len(report.blocks)} blocks): /reports/{report.slug}"
         )
+
+
+@report_app.command("defaults")
+def report_defaults(
+    replace: Annotated[
+        bool, typer.Option("--replace", help="overwrite the default reports of the same slugs")
+    ] = False,
+) -> None:
+    """Store the seeds' reference tables and create each study's default report
+    (study-smallfiles-000, study-bonnie-001, ...) whose slug is not taken yet."""
+    from perfatlas.core.config import get_settings
+    from perfatlas.core.db import get_engine, session_factory
+    from perfatlas.reports.defaults import install_defaults
+
+    settings = get_settings()
+    with session_factory(get_engine(settings.effective_database_url))() as session:
+        outcomes = install_defaults(
+            session, replace=replace, ignore_labels=settings.series_ignore_labels
+        )
+    for outcome in outcomes:
+        where = f"\t/reports/{outcome.name}" if outcome.state in ("created", "replaced") else ""
+        detail = f"\t{outcome.detail}" if outcome.detail else ""
+        typer.echo(f"{outcome.state}\t{outcome.name}{where}{detail}")
+    if any(o.state == "error" for o in outcomes):
+        raise SystemExit(2)

@@ -12,6 +12,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import canonical_json
+from perfatlas.rollups.models import RollupPending
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.stats import Summary, summarize_columns
@@ -100,6 +101,16 @@ def insert_runs(session: Session, rows: list[dict[str, Any]]) -> list[int]:
         session, "runs", columns, [[i, *row.values()] for i, row in zip(ids, rows, strict=True)]
     )
     return ids
+
+
+def insert_pending(session: Session, run_ids: Sequence[int]) -> None:
+    """Mark new runs as waiting for explore's rollups (rollups/fold.py), beside the runs."""
+    if not run_ids:
+        return
+    if session.get_bind().dialect.name != "postgresql":
+        session.execute(insert(RollupPending), [{"run_id": i} for i in run_ids])
+        return
+    _copy_text(session, "rollup_pending", ("run_id",), "\n".join(map(str, run_ids)) + "\n")
 
 
 def insert_results(

@@ -19,7 +19,7 @@ from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.core.models import utcnow
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
-from perfatlas.runs.copy_writer import chunks, insert_results, insert_runs
+from perfatlas.runs.copy_writer import chunks, insert_pending, insert_results, insert_runs
 from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.models import Environment, Run, Series
 from perfatlas.runs.schemas import RunCreate, column_int
@@ -293,6 +293,11 @@ def _store_new(
             if row[fact] is None:
                 row[fact] = unknown
     run_ids = insert_runs(session, run_rows)
+    # Explore reads these runs' results as they are until the worker folds them into its
+    # rollups; a confirmation job's runs are in no history, so never folded.
+    insert_pending(
+        session, [i for i, row in zip(run_ids, run_rows, strict=True) if not row["confirming"]]
+    )
 
     env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
     series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]

@@ -29,6 +29,7 @@ TASK_MODULES = (
     "perfatlas.jobs.tasks",
     "perfatlas.schedules.tasks",
     "perfatlas.confirm.tasks",
+    "perfatlas.rollups.tasks",
 )
 
 

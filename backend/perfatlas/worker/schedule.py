@@ -20,6 +20,8 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     from perfatlas.confirm.tasks import SETTLE_CONFIRMATIONS, SETTLE_EVERY_SECONDS
     from perfatlas.jobs.tasks import EXPIRE_JOBS, EXPIRE_JOBS_SECONDS
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
+    from perfatlas.rollups.service import FOLD_ROLLUPS
+    from perfatlas.rollups.tasks import FOLD_EVERY_SECONDS
     from perfatlas.schedules.tasks import FIRE_EVERY_SECONDS, FIRE_SCHEDULES
 
     return {
@@ -52,6 +54,12 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": SETTLE_CONFIRMATIONS,
             "schedule": SETTLE_EVERY_SECONDS,
             "options": {"queue": settings.queue, "expires": SETTLE_EVERY_SECONDS},
+        },
+        # Uploads queue a fold too; this one leaves nothing behind when the broker lost theirs.
+        "fold-rollups": {
+            "task": FOLD_ROLLUPS,
+            "schedule": FOLD_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": FOLD_EVERY_SECONDS},
         },
         "stopped-reporting": {
             "task": STOPPED_REPORTING,

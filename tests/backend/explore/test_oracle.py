@@ -24,6 +24,8 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
+from perfatlas.rollups import fold
+from perfatlas.rollups import service as rollups
 from perfatlas.runs.dimensions import BUILTIN
 from perfatlas.runs.models import Run as RunRow
 from tests.backend.explore import oracle
@@ -67,7 +69,33 @@ class Stored:
     tentative: set[int]
 
 
-def _store(api: Api) -> Stored:
+# How much of the stored history the worker has folded into explore's rollups when explore is
+# asked: nothing (every run read from the results), half of it (in run id order, which is
+# uuid order: unrelated to any dimension), or all of it. (Runs that vary along every dimension
+# share no variant: tests/backend/rollups/ folds long histories into many chunks.)
+FOLD_STATES = ("pending", "half", "folded")
+
+
+@pytest.fixture(params=FOLD_STATES)
+def fold_state(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _fold(api: Api, state: str) -> None:
+    with session_factory(get_engine(api.database_url))() as session:
+        assert fold.pending_count(session) == RUN_COUNT
+        if state == "half":
+            assert fold.fold_batch(session, limit=RUN_COUNT // 2) == RUN_COUNT // 2
+            session.commit()
+        elif state == "folded":
+            assert rollups.fold_pending(session).runs == RUN_COUNT
+        left = {"pending": RUN_COUNT, "half": RUN_COUNT - RUN_COUNT // 2}.get(state, 0)
+        assert fold.pending_count(session) == left
+        # Every result of the metric is in exactly one place.
+        assert fold.folded_count(session) == 2 * (RUN_COUNT - left)
+
+
+def _store(api: Api, state: str) -> Stored:
     bodies = oracle.make_runs(SEED, RUN_COUNT)
     response = api.client.post("/api/v1/runs/batch", json={"runs": bodies}, headers=api.headers)
     assert response.status_code == 200, response.text
@@ -93,6 +121,7 @@ def _store(api: Api) -> Stored:
                 )
             )  # fmt: skip
         session.commit()
+    _fold(api, state)
     return Stored(runs, set(chosen[:2]))
 
 
@@ -130,8 +159,8 @@ def _values(runs: list[oracle.Run], name: str) -> list[str]:
     return sorted({v for r in runs if (v := r.dims.get(name)) is not None})
 
 
-def test_every_dimension_as_x_group_and_filter(api: Api) -> None:
-    stored = _store(api)
+def test_every_dimension_as_x_group_and_filter(api: Api, fold_state: str) -> None:
+    stored = _store(api, fold_state)
     runs, tentative = stored.runs, stored.tentative
     flagged = {f for r in runs for f in r.flags}
     assert flagged == {"few_repetitions", "short_phase", "busy"}
@@ -162,8 +191,8 @@ def test_every_dimension_as_x_group_and_filter(api: Api) -> None:
             _check(data, want, f"filter {name}:{wanted}")
 
 
-def test_time_as_x_and_filter_and_the_csv(api: Api) -> None:
-    runs, tentative = (s := _store(api)).runs, s.tentative
+def test_time_as_x_and_filter_and_the_csv(api: Api, fold_state: str) -> None:
+    runs, tentative = (s := _store(api, fold_state)).runs, s.tentative
     start, end = "2026-11-02T00:00:00+00:00", "2026-11-04T12:00:00+00:00"
     data = _explore(api, x="time", group="fs_type", filter=[f"time:{start}..{end}", "k:3"])
     inside = [r for r in runs if start <= r.started_at.isoformat() < end]
@@ -188,3 +217,28 @@ def test_time_as_x_and_filter_and_the_csv(api: Api) -> None:
         for stat in ("median", "mean", "min", "max", "p5", "p95"):
             assert float(row[stat]) == pytest.approx(expect[stat], rel=1e-9)
         assert sorted(row["flags"].split()) == expect["flags"]
+
+
+def test_a_time_filter_splits_folded_points(api: Api, fold_state: str) -> None:
+    """x and group other than time with time filters: the folded records are split by their
+    start (a range's start included, its end not), as the results themselves would be."""
+    runs, tentative = (s := _store(api, fold_state)).runs, s.tentative
+    # A range that starts at a run's own start: that run is in, the run that starts at its
+    # end is out.
+    ordered = sorted(runs, key=lambda r: r.started_at)
+    first, last = ordered[40].started_at.isoformat(), ordered[100].started_at.isoformat()
+    ranges = [(first, last), ("", ordered[10].started_at.isoformat())]
+    filters = [f"time:{a}..{b}" for a, b in ranges]
+    for x, group in (("k", "fs_type"), ("agent", None), ("version", "mode")):
+        params: dict[str, Any] = {"x": x, "filter": filters}
+        if group:
+            params["group"] = group
+        data = _explore(api, **params)
+        inside = [
+            r for r in runs
+            if any((not a or a <= r.started_at.isoformat()) and r.started_at.isoformat() < b
+                   for a, b in ranges)
+        ]  # fmt: skip
+        assert len(inside) == 60 + 10
+        want = oracle.expected(inside, x=x, group=group, filters={}, tentative=tentative)
+        _check(data, want, f"x={x}&group={group} with time filters")

@@ -5,8 +5,9 @@ then it runs `perfatlas-agent daemon` for that agent until the first run's jobs 
 so every measurement goes through jobs, the daemon and the upload path and the Jobs page shows
 it live. On SIGTERM/SIGINT, or when done, the daemon stops and the mounts are undone. A later
 start with jobs still queued (make up stopped half-way) picks them up again; with none, it
-exits at once. A database that has runs without having had a first run (one from before
-this feature, or runs uploaded first) gets none: it is not an empty page."""
+exits at once. A database that has measured runs without having had a first run (one from
+before this feature, or runs uploaded first) gets none: it is not an empty page. Reference
+runs (published figures) do not count."""
 
 from __future__ import annotations
 
@@ -135,7 +136,7 @@ class FirstRun:
             self.say("first run: the server did not answer; nothing done")
             return 1
         made = [s for s in self.api.get("/schedules")["items"] if s["name"].startswith(PREFIX)]
-        if not made and self.api.get("/runs", limit=1)["items"]:
+        if not made and self._measured_before():
             self.say("first run: skipped, this database has runs already")
             return 0
         config = ensure_agent(self.api, self.server, self.root / "agent", self.say)
@@ -158,6 +159,18 @@ class FirstRun:
             mounts.close()
             self.say("first run: daemon stopped, mounts undone")
         return 0
+
+    def _measured_before(self) -> bool:
+        """Whether the database has a measured run (reference runs, the published figures
+        `perfatlas report defaults` stores, are not measurements of anything here)."""
+        cursor: str | None = None
+        while True:
+            page = self.api.get("/runs", limit=500, **({"cursor": cursor} if cursor else {}))
+            if any(not run.get("reference") for run in page["items"]):
+                return True
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return False
 
     def _schedule(self, agent: str, ready: list[Target]) -> None:
         plan = schedules(self.studies, ready, Options.here(quick=True))

@@ -143,12 +143,16 @@ class StudyRun:
     keep: bool = False
 
     def run(self, upload: Upload, output: Path | None, say: Say) -> int:
-        with signals_deferred():  # a signal now would leave the folder it makes
-            mounts = Mounts(self.image_dir, keep=self.keep, say=say)
+        mounts: Mounts | None = None
         try:
+            # A signal held while the folder is made is delivered as the block ends: inside
+            # the try, so the folder is removed.
+            with signals_deferred():
+                mounts = Mounts(self.image_dir, keep=self.keep, say=say)
             return self._run(mounts, upload, output)
         finally:
-            mounts.close()
+            if mounts is not None:
+                mounts.close()
 
     def _target(self, place: Place, mounts: Mounts) -> Path:
         if place.kind == "folder":

@@ -13,10 +13,10 @@ def build(o: Options) -> list[Part]:
     # work, so their runs share series.
     common = {"workload": "smallfile", "min_seconds": 0, "repetitions": 2 if o.quick else 5,
               "warmup": not o.quick}  # fmt: skip
-    # 1000 files of 30 bytes (250 quick): make.php writes "<? /* some test comment */ ?>" in
+    # 1000 files of 29 bytes (250 quick): make.php writes "<? /* some test comment */ ?>" in
     # each. The warm reads and stats go over them 10 times in the full study (the seed averages
     # subsequent runs), long enough to time on a fast filesystem.
-    files = {"nfiles": 250 if o.quick else 1000, "size": "30B", "threads": 1,
+    files = {"nfiles": 250 if o.quick else 1000, "size": "29B", "threads": 1,
              **({} if o.quick else {"passes": 10})}  # fmt: skip
     return [
         Part({**common, "params": {**files, "fsync": ["none", "file", "end"]}}),

@@ -1,0 +1,84 @@
+"""Explore's rollups: a run's variant, per-(series, variant) packs of result records, and the
+runs still waiting to be folded into them (rollups/fold.py)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from perfatlas.core.models import Base, JSONType
+
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class RunVariant(Base):
+    """What a run has that its series does not fix and that explore filters or groups by: the
+    environment, the status, the full labels (the series leaves version labels out), the
+    durability and cache facts. Runs of one series that share all of these share a variant."""
+
+    __tablename__ = "run_variants"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # sha256 of the canonical JSON of every field below (rollups/fold.py variant_key).
+    hash: Mapped[str] = mapped_column(String(64), unique=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"))
+    environment_id: Mapped[int | None] = mapped_column(ForeignKey("environments.id"))
+    status: Mapped[str] = mapped_column(String(16))
+    target: Mapped[str] = mapped_column(String(1024))
+    labels: Mapped[dict[str, str]] = mapped_column(JSONType)
+    fsync_policy: Mapped[str | None] = mapped_column(String(16))
+    o_direct: Mapped[bool | None] = mapped_column(Boolean)
+    sync_mount: Mapped[bool | None] = mapped_column(Boolean)
+    write_cache: Mapped[str | None] = mapped_column(String(16))
+    flush_to_device: Mapped[bool | None] = mapped_column(Boolean)
+    memory_backed: Mapped[bool | None] = mapped_column(Boolean)
+    cold_method: Mapped[str | None] = mapped_column(String(32))
+
+
+class ExploreRollup(Base):
+    """The folded results of one series and one variant: `records` holds `count` fixed-size
+    records (rollups/records.py RECORD), appended to the head chunk (the highest) until it holds
+    CHUNK_RECORDS, then a new chunk is opened, so that a fold never rewrites a large value."""
+
+    __tablename__ = "explore_rollups"
+    # Explore reads one metric's rows: one index range, however the series' ids interleave.
+    __table_args__ = (Index("ix_explore_rollups_workload_metric", "workload", "metric"),)
+
+    series_id: Mapped[int] = mapped_column(
+        ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant_id: Mapped[int] = mapped_column(ForeignKey("run_variants.id"), primary_key=True)
+    chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The series' own (copied, as results copy them).
+    workload: Mapped[str] = mapped_column(String(64))
+    metric: Mapped[str] = mapped_column(String(128))
+    count: Mapped[int] = mapped_column(Integer)
+    records: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class RollupPending(Base):
+    """A stored run whose results are not folded yet: written by ingest in the run's own
+    transaction, deleted by the fold in the transaction that folds it. Explore reads a pending
+    run's results from the results table, so its answer never depends on the fold's lag."""
+
+    __tablename__ = "rollup_pending"
+
+    # No foreign key: ingest writes these rows by COPY beside the runs, and a check per row
+    # would cost the upload; the fold drops a pending run that is gone.
+    run_id: Mapped[int] = mapped_column(BigId, primary_key=True)
+
+
+def _columns() -> tuple[str, ...]:
+    return tuple(c.name for c in RunVariant.__table__.columns if c.name not in ("id", "hash"))
+
+
+# The run fields a variant holds, in its hash's order.
+VARIANT_FIELDS: tuple[str, ...] = _columns()

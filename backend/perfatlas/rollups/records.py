@@ -1,0 +1,146 @@
+"""One fixed-size record per result, as explore's rollups pack them, and the numbers of an
+explore point computed from a point's records (README.md, "Explore's numbers").
+
+A record is what a point needs of a result: its value, the spread of its repetitions (p5,
+p95), their mean, min and max and how many there were, its trust flags, when its run started
+(microseconds since the epoch, UTC) and the run's uuid (two 64-bit halves)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import uuid as uuid_mod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfatlas.runs.stats import quantile
+
+RECORD = np.dtype(
+    [("value", "<f8"), ("p5", "<f8"), ("p95", "<f8"), ("mean", "<f8"), ("min", "<f8"),
+     ("max", "<f8"), ("started", "<i8"), ("hi", "<u8"), ("lo", "<u8"), ("n", "<i4"),
+     ("flags", "<i4")]
+)  # fmt: skip
+# The same fields as PostgreSQL's binary send functions give them (big-endian; a timestamp in
+# microseconds since 2000-01-01; the flags a smallint), in RECORD's order.
+PG_RECORD = np.dtype(
+    [("value", ">f8"), ("p5", ">f8"), ("p95", ">f8"), ("mean", ">f8"), ("min", ">f8"),
+     ("max", ">f8"), ("started", ">i8"), ("hi", ">u8"), ("lo", ">u8"), ("n", ">i4"),
+     ("flags", ">i2")]
+)  # fmt: skip
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_PG_EPOCH_MICROS = 946_684_800 * 1_000_000
+_MICRO = dt.timedelta(microseconds=1)
+_LOW = (1 << 64) - 1
+RUNS_PER_POINT = 20
+
+
+def micros(moment: dt.datetime) -> int:
+    """Microseconds since the epoch, exactly (no float on the way)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return (moment - EPOCH) // _MICRO
+
+
+def pack(
+    rows: Sequence[tuple[float, float, float, float, float, float, dt.datetime, Any, int, int]],
+) -> np.ndarray[Any, Any]:
+    """Records from (value, p5, p95, mean, min, max, started_at, run uuid, n, flags) rows."""
+    out = np.empty(len(rows), dtype=RECORD)
+    if not rows:
+        return out
+    columns = list(zip(*rows, strict=True))
+    for name, column in zip(("value", "p5", "p95", "mean", "min", "max"), columns, strict=False):
+        out[name] = column
+    out["started"] = [micros(moment) for moment in columns[6]]
+    ints = [_uuid(u).int for u in columns[7]]
+    out["hi"] = [i >> 64 for i in ints]
+    out["lo"] = [i & _LOW for i in ints]
+    out["n"] = columns[8]
+    out["flags"] = columns[9]
+    return out
+
+
+def _uuid(value: Any) -> uuid_mod.UUID:
+    return value if isinstance(value, uuid_mod.UUID) else uuid_mod.UUID(str(value))
+
+
+def from_postgresql(buffer: bytes) -> np.ndarray[Any, Any]:
+    """Records from results PostgreSQL packed as PG_RECORD."""
+    if len(buffer) % PG_RECORD.itemsize:
+        raise ValueError(f"{len(buffer)} bytes are not records of {PG_RECORD.itemsize}")
+    given = np.frombuffer(buffer, dtype=PG_RECORD)
+    out = np.empty(len(given), dtype=RECORD)
+    for name in RECORD.names or ():
+        out[name] = given[name]
+    out["started"] += _PG_EPOCH_MICROS
+    return out
+
+
+def unpack(buffer: bytes) -> np.ndarray[Any, Any]:
+    if len(buffer) % RECORD.itemsize:
+        raise ValueError(f"a rollup of {len(buffer)} bytes, not records of {RECORD.itemsize}")
+    return np.frombuffer(buffer, dtype=RECORD)
+
+
+def within(records: np.ndarray[Any, Any], ranges: Iterable[tuple[int | None, int | None]]) -> Any:
+    """A mask of the records that started in any of the [from, to) ranges (µs; None: open)."""
+    started = records["started"]
+    mask = np.zeros(len(records), dtype=bool)
+    for start, end in ranges:
+        inside = np.ones(len(records), dtype=bool)
+        if start is not None:
+            inside &= started >= start
+        if end is not None:
+            inside &= started < end
+        mask |= inside
+    return mask
+
+
+def _quantile(values: np.ndarray[Any, Any], q: float) -> float:
+    # quantile reads the values at floor(q * (n - 1)) and the next: partitioning puts those two
+    # in place without sorting the rest.
+    at = math.floor(q * (len(values) - 1))
+    return quantile(np.partition(values, [at, min(at + 1, len(values) - 1)]), q)
+
+
+def newest(records: np.ndarray[Any, Any], limit: int = RUNS_PER_POINT) -> list[uuid_mod.UUID]:
+    """The newest runs, newest first (ties by uuid, the larger first)."""
+    if len(records) > limit:
+        started = records["started"]
+        nth = len(records) - limit
+        records = records[started >= np.partition(started, nth)[nth]]
+    order = np.lexsort((records["lo"], records["hi"], records["started"]))[::-1][:limit]
+    chosen = records[order]
+    halves = zip(chosen["hi"].tolist(), chosen["lo"].tolist(), strict=True)
+    return [uuid_mod.UUID(int=(hi << 64) | lo) for hi, lo in halves]
+
+
+@dataclass
+class Summary:
+    n: int
+    repetitions: int
+    median: float
+    mean: float
+    min: float
+    max: float
+    p5: float
+    p95: float
+    flags: int
+    runs: list[uuid_mod.UUID]
+
+
+def summarize(records: np.ndarray[Any, Any]) -> Summary:
+    """A point's numbers from its records (at least one)."""
+    reps = records["n"].astype(np.int64)
+    repetitions = int(reps.sum())
+    return Summary(
+        n=len(records), repetitions=repetitions,
+        median=_quantile(records["value"].copy(), 0.5),
+        mean=math.fsum(np.asarray(records["mean"] * reps, dtype=np.float64)) / repetitions,
+        min=float(records["min"].min()), max=float(records["max"].max()),
+        p5=_quantile(records["p5"].copy(), 0.05), p95=_quantile(records["p95"].copy(), 0.95),
+        flags=int(np.bitwise_or.reduce(records["flags"])), runs=newest(records),
+    )  # fmt: skip

@@ -1,0 +1,64 @@
+"""What tasks, the CLI, tests and other domains call of the rollups domain."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from perfatlas.core.config import Settings
+from perfatlas.rollups.fold import BATCH_RUNS, fold_batch, folded_count, pending_count
+from perfatlas.worker.celery_app import enqueue
+
+FOLD_ROLLUPS = "perfatlas.fold_rollups"
+
+__all__ = [
+    "FOLD_ROLLUPS",
+    "Folded",
+    "fold_pending",
+    "folded_count",
+    "pending_count",
+    "queue_fold",
+]
+
+
+@dataclass
+class Folded:
+    runs: int = 0
+    batches: int = 0
+    # Another fold held the lock: it carries on with what is pending.
+    busy: bool = False
+    # The time budget ran out with runs still pending.
+    more: bool = False
+
+
+def fold_pending(
+    session: Session, *, seconds: float | None = None, limit: int = BATCH_RUNS
+) -> Folded:
+    """Fold pending runs a batch per transaction (each committed) until none is left, another
+    fold holds the lock, or `seconds` have passed."""
+    started = time.monotonic()
+    done = Folded()
+    while True:
+        if seconds is not None and time.monotonic() - started >= seconds:
+            done.more = True
+            return done
+        try:
+            taken = fold_batch(session, limit=limit)
+        except BaseException:
+            session.rollback()
+            raise
+        if not taken:
+            session.rollback()
+            done.busy = taken is None
+            return done
+        session.commit()
+        done.runs += taken
+        done.batches += 1
+
+
+def queue_fold(settings: Settings) -> None:
+    """Ask the worker to fold what uploads left pending; the beat's pass catches up if the
+    broker cannot take it."""
+    enqueue(settings, FOLD_ROLLUPS)

@@ -1,0 +1,275 @@
+"""Folding runs into explore's rollups, on PostgreSQL and SQLite: long histories in many chunks,
+retries and re-imports, and a fold that dies half way. Explore must answer exactly what the
+plain computation over the uploaded bodies says (tests/backend/explore/oracle.py) whatever has
+been folded."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from perfatlas.core.config import Settings
+from perfatlas.explore import service as explore_service
+from perfatlas.rollups import fold
+from perfatlas.rollups import service as rollups
+from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.records import RECORD, unpack
+from perfatlas.runs import service as runs_service
+from perfatlas.runs.schemas import RunCreate
+from tests.backend.rollups.history import METRIC, WORKLOAD, bodies, check, check_all, runs_of
+
+IGNORE = Settings.model_fields["series_ignore_labels"].default
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def ingest(db: sessionmaker[Session], made: list[dict[str, Any]]) -> int:
+    with db() as session:
+        out = runs_service.ingest(
+            session, runs=[RunCreate.model_validate(b) for b in made], ignore_labels=IGNORE
+        )
+        session.commit()
+    return sum(o.created for o in out)
+
+
+def asker(db: sessionmaker[Session], metric: str = METRIC) -> Any:
+    def ask(*, x: str, group: str | None = None, filters: tuple[str, ...] = ()) -> Any:
+        with db() as session:
+            answer = explore_service.explore(
+                session, workload=WORKLOAD, metric=metric, x=x, group=group, filters=filters
+            )
+        return answer.model_dump(mode="json")
+
+    return ask
+
+
+def counts(db: sessionmaker[Session]) -> tuple[int, int]:
+    """(runs pending, records folded)."""
+    with db() as session:
+        return fold.pending_count(session), fold.folded_count(session)
+
+
+def fold_some(db: sessionmaker[Session], *limits: int) -> None:
+    with db() as session:
+        for limit in limits:
+            assert fold.fold_batch(session, limit=limit)
+            session.commit()
+
+
+def test_long_histories_fold_into_full_chunks(
+    db: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """90 runs of 4 series x 2 variants, folded a few at a time into chunks of 4 records: after
+    each step explore is exact, and each pair's chunks are 0..k, all full but the head."""
+    monkeypatch.setattr(fold, "CHUNK_RECORDS", 4)
+    made = bodies(90, seed=1)
+    ask = asker(db)
+    for end in (30, 60, 90):
+        assert ingest(db, made[end - 30 : end]) == 30
+        fold_some(db, 5, 13)  # part of it: 12 runs of each 30 stay pending
+        assert counts(db) == (end - end // 30 * 18, 2 * end // 30 * 18)
+        check_all(ask, runs_of(made[:end]), f"{end} runs, some folded")
+    with db() as session:
+        done = rollups.fold_pending(session, limit=7)
+    assert done.runs == 36 and counts(db) == (0, 2 * 90)
+    runs = runs_of(made)
+    check_all(ask, runs, "all folded")
+
+    with db() as session:
+        rows = session.execute(
+            select(ExploreRollup.series_id, ExploreRollup.variant_id, ExploreRollup.chunk,
+                   ExploreRollup.count, ExploreRollup.records, ExploreRollup.metric)
+        ).all()  # fmt: skip
+        assert session.scalar(select(func.count()).select_from(RunVariant)) == 2 * 2
+    pairs: dict[tuple[int, int], list[tuple[int, int, bytes]]] = defaultdict(list)
+    for series_id, variant_id, chunk, count, records, metric in rows:
+        pairs[(series_id, variant_id)].append((chunk, count, records))
+        assert len(records) == count * RECORD.itemsize
+        assert metric in (METRIC, "delete.ops_per_s")
+    assert len(pairs) == 2 * 4 * 2  # metrics x series x variants
+    for chunks in pairs.values():
+        chunks.sort()
+        assert [c for c, _, _ in chunks] == list(range(len(chunks)))
+        assert all(count == 4 for _, count, _ in chunks[:-1])
+        assert 1 <= chunks[-1][1] <= 4
+    assert max(c for c, _, _ in (x for v in pairs.values() for x in v)) >= 3
+    # Every run's result in exactly one record.
+    uuids = [
+        str(u) for _, _, chunk, _, records, metric in rows if metric == METRIC
+        for u in _uuids(records)
+    ]  # fmt: skip
+    assert sorted(uuids) == sorted(r.uuid for r in runs)
+
+    # A time filter splits chunks by their records' start.
+    ordered = sorted(runs, key=lambda r: r.started_at)
+    start, end = ordered[17].started_at, ordered[71].started_at
+    data = ask(
+        x="version", group="threads", filters=(f"time:{start.isoformat()}..{end.isoformat()}",)
+    )
+    check(data, [r for r in runs if start <= r.started_at < end], x="version", group="threads",
+          what="time filter over chunks")  # fmt: skip
+
+
+def _uuids(records: bytes) -> list[Any]:
+    import uuid
+
+    rows = unpack(records)
+    return [
+        uuid.UUID(int=(int(h) << 64) | int(lo))
+        for h, lo in zip(rows["hi"], rows["lo"], strict=True)
+    ]
+
+
+def test_a_retry_writes_nothing_new(db: sessionmaker[Session]) -> None:
+    """The same uuids again, before and after their fold: no new pending run, no record twice."""
+    made = bodies(20, seed=2)
+    assert ingest(db, made) == 20
+    assert ingest(db, made[:10]) == 0
+    assert counts(db) == (20, 0)
+    check_all(asker(db), runs_of(made), "retried, nothing folded")
+    with db() as session:
+        assert rollups.fold_pending(session).runs == 20
+    assert ingest(db, [*made[5:], *bodies(3, seed=22, start=40)]) == 3
+    assert counts(db) == (3, 40)
+    check_all(asker(db), runs_of([*made, *bodies(3, seed=22, start=40)]), "retried after the fold")
+    with db() as session:
+        rollups.fold_pending(session)
+    assert counts(db) == (0, 46)
+
+
+def test_an_interrupted_fold_leaves_nothing_half_done(
+    db: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fold that dies after writing its records but before its commit: the rollups and the
+    pending runs are as before it, explore is exact, and the next fold folds every run once."""
+    made = bodies(40, seed=3)
+    ingest(db, made)
+    fold_some(db, 10)
+
+    def snapshot() -> tuple[list[Any], list[int]]:
+        with db() as session:
+            rollup_rows = session.execute(
+                select(ExploreRollup.series_id, ExploreRollup.variant_id, ExploreRollup.chunk,
+                       ExploreRollup.count, ExploreRollup.records)
+                .order_by(ExploreRollup.series_id, ExploreRollup.variant_id, ExploreRollup.chunk)
+            ).all()  # fmt: skip
+            return [tuple(r) for r in rollup_rows], list(
+                session.scalars(select(RollupPending.run_id).order_by(RollupPending.run_id))
+            )
+
+    before = snapshot()
+    assert len(before[1]) == 30 and before[0]
+    append = fold._append
+
+    def dying(*args: Any) -> None:
+        append(*args)
+        raise RuntimeError("the worker died here")
+
+    monkeypatch.setattr(fold, "_append", dying)
+    with db() as session, pytest.raises(RuntimeError, match="died"):
+        rollups.fold_pending(session, limit=25)
+    assert snapshot() == before
+    check_all(asker(db), runs_of(made), "after a fold died")
+    monkeypatch.setattr(fold, "_append", append)
+    with db() as session:
+        assert rollups.fold_pending(session).runs == 30
+    assert counts(db) == (0, 80)
+    check_all(asker(db), runs_of(made), "folded after a fold died")
+
+
+def test_confirmation_runs_are_never_folded(db: sessionmaker[Session]) -> None:
+    """A confirmation job's runs are in no history: not pending, not in explore."""
+    from perfatlas.agents.models import Agent
+    from perfatlas.jobs.models import Job
+
+    made = bodies(6, seed=4)
+    with db() as session:
+        agent = Agent(name="host-a", labels={})
+        session.add(agent)
+        session.flush()
+        job = Job(agent_id=agent.id, kind="confirm", spec={"workload": WORKLOAD}, status="running")
+        session.add(job)
+        session.commit()
+        job_id = job.id
+    for body in made[:2]:
+        body["job_id"] = job_id
+    ingest(db, made)
+    assert counts(db) == (4, 0)
+    with db() as session:
+        rollups.fold_pending(session)
+    assert counts(db) == (0, 8)
+    check_all(asker(db), runs_of(made[2:]), "without the confirmation runs")
+
+
+def test_a_reimport_folds_each_run_once(
+    client: TestClient, upload_headers: dict[str, str], read_headers: dict[str, str], engine: Any
+) -> None:
+    """fio and bonnie++ imports of the same file again, before and after the fold: explore's
+    points still count each job or row once, with its own value."""
+    from perfatlas.core.db import session_factory
+
+    db = session_factory(engine)
+    raw = (FIXTURES / "fio" / "randrw-2jobs.json").read_bytes()
+    jobs = json.loads(raw)["jobs"]
+    bonnie = FIXTURES / "bonnie" / "ext4-direct-x2.csv"
+
+    def upload() -> None:
+        fio = client.post(
+            "/api/v1/import/fio", params={"agent": "host-a", "target": "/mnt/t"}, content=raw,
+            headers={**upload_headers, "Content-Type": "application/json"},
+        )  # fmt: skip
+        assert fio.status_code == 200, fio.text
+        form = client.post(
+            "/api/v1/import/bonnie", files={"file": (bonnie.name, bonnie.read_bytes(), "text/csv")},
+            data={"target": "/var/tmp/bon"}, headers=upload_headers,
+        )  # fmt: skip
+        assert form.status_code == 200, form.text
+
+    def points(workload: str, metric: str, x: str) -> dict[Any, tuple[int, float]]:
+        data = client.get(
+            "/api/v1/explore", params={"workload": workload, "metric": metric, "x": x},
+            headers=read_headers,
+        ).json()  # fmt: skip
+        return {p["x"]: (p["n"], p["median"]) for t in data["traces"] for p in t["points"]}
+
+    upload()
+    pending, _ = counts(db)
+    assert pending == len(jobs) + 2
+    # The write job has no read figures.
+    want = {j["jobname"]: (1, float(j["read"]["bw"])) for j in jobs if j["read"]["io_bytes"]}
+    assert len(want) == 1
+    assert points("fio", "read.bw", "jobname") == want
+    # The file's two rows' rewrite rates, as the runs hold them: their median, the mean of both.
+    listed = client.get("/api/v1/runs", params={"workload": "bonnie"}, headers=read_headers)
+    rates = [
+        next(r["value"] for r in client.get(f"/api/v1/runs/{run['uuid']}", headers=read_headers)
+             .json()["results"] if r["metric"] == "rewrite")
+        for run in listed.json()["items"]
+    ]  # fmt: skip
+    assert len(rates) == 2
+    bonnie_points = {"ok": (2, sum(rates) / 2)}
+    assert points("bonnie", "rewrite", "status") == bonnie_points
+    with db() as session:
+        rollups.fold_pending(session)
+    upload()
+    assert counts(db)[0] == 0
+    assert points("fio", "read.bw", "jobname") == want
+    assert points("bonnie", "rewrite", "status") == bonnie_points
+
+
+def test_time_is_not_a_variant(db: sessionmaker[Session]) -> None:
+    """Runs that differ only in time share their variant: rows grow with series x variants."""
+    made = bodies(40, seed=5, agents=("host-a",), threads=(1,))
+    ingest(db, made)
+    with db() as session:
+        rollups.fold_pending(session)
+        rows = session.scalar(select(func.count()).select_from(ExploreRollup))
+        variants = session.scalar(select(func.count()).select_from(RunVariant))
+    assert (rows, variants) == (2 * 2, 2)  # 2 metrics x 2 versions, one chunk each
+    check_all(asker(db), runs_of(made), "one series")
