@@ -7,6 +7,8 @@ PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 AGENT := $(wildcard agent/pyproject.toml)
+# make up FIRST_RUN=0 (or PERFATLAS_FIRST_RUN=0): no quick studies on the first start.
+FIRST_RUN ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-jobs bench-confirm install services system-packages lock clean help \
@@ -37,10 +39,13 @@ up: install ui-maybe
 	@echo
 	@echo "An admin token for this machine (uploads and reads; shown once, older make-up tokens revoked):"
 	@$(VENV)/bin/perfatlas token create --scope admin --name make-up --replace --quiet
+	@# The studies' default reports (and seed 000's reference tables), each only if its slug is free.
+	@$(VENV)/bin/perfatlas report defaults
 	@echo
 	@echo "PerfAtlas is starting at http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/docs; Ctrl-C stops it)"
+	@echo "The Overview there shows the first run's progress and, when done, links to the study reports."
 	@echo
-	PERFATLAS_HOST=$(HOST) PERFATLAS_PORT=$(PORT) $(VENV)/bin/perfatlas serve --no-migrate --with-worker
+	PERFATLAS_HOST=$(HOST) PERFATLAS_PORT=$(PORT) $(VENV)/bin/perfatlas serve --no-migrate --with-worker $(if $(filter 0 no false off,$(FIRST_RUN)),--no-first-run,--first-run)
 
 services:
 	@scripts/ensure-services.sh

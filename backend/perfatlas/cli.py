@@ -60,11 +60,21 @@ def serve(
             help="also run the background worker (with beat) as a child process, as make up does",
         ),
     ] = False,
+    first_run: Annotated[
+        bool,
+        typer.Option(
+            "--first-run/--no-first-run",
+            help="once per database, run the quick studies here through a local agent, as make "
+            "up does (off with PERFATLAS_FIRST_RUN=0)",
+        ),
+    ] = False,
 ) -> None:
     """Run the API (and the built web UI) with uvicorn."""
     import subprocess
 
     import uvicorn
+
+    from perfatlas.firstrun import launch
 
     settings = get_settings()
     if migrate_first:
@@ -80,9 +90,14 @@ def serve(
                 stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
             )  # fmt: skip
         typer.echo(f"background worker started (pid {child.pid}); its log: {log_path}")
+    helper = None
+    if first_run:
+        helper = launch.start(settings, host or settings.host, port or settings.port, typer.echo,
+                              _die_with_parent)  # fmt: skip
     try:
         _run_uvicorn(uvicorn, settings, host, port, workers)
     finally:
+        launch.stop(helper, typer.echo)
         if child is not None:
             child.terminate()
             try:

@@ -32,7 +32,10 @@ FINAL = ("succeeded", "failed", "cancelled", "expired")
 
 class EmbeddedServer(RestartableServer):
     """What `make up` does: migrate, an admin token, `perfatlas serve --no-migrate --with-worker`,
-    with nothing set but the data folder (and the port)."""
+    with nothing set but the data folder (and the port). Without --first-run: the first
+    run (its own test: test_first_run.py) stays off here."""
+
+    SERVE_FLAGS: tuple[str, ...] = ("--no-migrate", "--with-worker")
 
     def __init__(self, root: Path) -> None:  # no PostgreSQL database: not the parent's
         self.root = root
@@ -67,7 +70,7 @@ class EmbeddedServer(RestartableServer):
         self.starts += 1
         with (self.root / f"serve-{self.starts}.log").open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "perfatlas", "serve", "--no-migrate", "--with-worker"],
+                [sys.executable, "-m", "perfatlas", "serve", *self.SERVE_FLAGS],
                 env=env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
 

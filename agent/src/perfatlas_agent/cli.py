@@ -22,6 +22,7 @@ from perfatlas_agent.config import (
     save_config,
 )
 from perfatlas_agent.daemon import Daemon, default_daemon_spool
+from perfatlas_agent.firstrun import first_run_command
 from perfatlas_agent.jobclient import enroll as enroll_agent
 from perfatlas_agent.params import parse_assignments
 from perfatlas_agent.report import (
@@ -315,6 +316,7 @@ def status(spool_dir: Path | None, config_dir: Path | None) -> None:
 
 
 cli.add_command(study)
+cli.add_command(first_run_command)
 
 
 def main() -> None:

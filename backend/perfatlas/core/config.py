@@ -38,6 +38,9 @@ class Settings(BaseSettings):
         "release",
     ]
     log_level: str = "info"
+    # `perfatlas serve --first-run` (what `make up` runs): once per database, the quick studies
+    # on this machine through a local agent's daemon. PERFATLAS_FIRST_RUN=0 turns it off.
+    first_run: bool = True
     # Seconds an idle HTTP connection is kept open (longer than any client's idle pool).
     keepalive_seconds: int = Field(default=75, ge=1, le=3600)
 

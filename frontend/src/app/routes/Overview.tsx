@@ -3,6 +3,7 @@ import { ApiError } from "../../api/client";
 import { ErrorState } from "../../components/ui/States";
 import { AgentsPanel } from "../../features/agents/components/AgentsPanel";
 import { OpenAlertsPanel } from "../../features/alerts/components/OpenAlertsPanel";
+import { FirstRunCard } from "../../features/firstrun";
 import { WorkloadLinks } from "../../features/explore/components/WorkloadLinks";
 import { useRuns } from "../../features/runs/api/get-runs";
 import { RecentRuns } from "../../features/runs/components/RecentRuns";
@@ -23,6 +24,7 @@ export function Overview() {
           </Link>
         </div>
       </div>
+      <FirstRunCard />
       <WorkloadLinks workloads={workloads} />
       {/* Without a token on a server that needs one, one message says so instead of three. */}
       {runs.error instanceof ApiError && runs.error.needsToken ? (

@@ -1,0 +1,27 @@
+import { useQuery } from "@tanstack/react-query";
+import { apiGet, type Schemas } from "../../../api/client";
+import { firstRunAgent } from "../progress";
+
+const POLL_MS = 2000;
+
+/** The agents, asked again every 5 s until the first run's agent is there (it enrolls a few
+ * seconds after `make up` starts the server). */
+export function useFirstRunAgent() {
+  return useQuery({
+    queryKey: ["agents"],
+    queryFn: ({ signal }) => apiGet<Schemas["AgentRead"][]>("/agents", {}, signal),
+    refetchInterval: (q) => (q.state.data && firstRunAgent(q.state.data) ? false : 5000),
+    select: (agents) => firstRunAgent(agents),
+  });
+}
+
+/** The first run agent's jobs (the first run makes a few dozen); polled every 2 s while any may
+ * still change. */
+export function useFirstRunJobs(agent: string | null) {
+  return useQuery({
+    queryKey: ["jobs", { agent, limit: 500 }],
+    queryFn: ({ signal }) => apiGet<Schemas["JobPage"]>("/jobs", { agent: agent ?? "", limit: 500 }, signal),
+    enabled: agent !== null,
+    refetchInterval: (q) => (q.state.data?.items.some((j) => ["queued", "leased", "running"].includes(j.status)) ? POLL_MS : false),
+  });
+}

@@ -1,0 +1,91 @@
+"""The Overview during `make up`'s first run, in the browser: the server started with make up's
+commands (`perfatlas serve --with-worker --first-run` on SQLite), two quick studies on tmpfs
+run by the real agent's daemon. While jobs are left the card counts them, as the API does;
+when all are done it links each study to its default report (installed by make up's
+`perfatlas report defaults`), which opens."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.agent.daemon_helpers import wait_for
+from tests.agent.test_first_run import FirstRunServer, alive, pid_in
+from tests.conftest import REPO
+from tests.e2e.conftest import shot
+
+STUDIES = ["smallfiles-000", "treewalk-002"]
+
+
+@pytest.fixture
+def first_run_server(tmp_path: Path) -> Iterator[FirstRunServer]:
+    if not (REPO / "frontend" / "dist" / "index.html").is_file():
+        pytest.fail("the web UI is not built: run `make ui` (make test builds it first)")
+    server = FirstRunServer(tmp_path)
+    server.env["PERFATLAS_FIRST_RUN_STUDIES"] = ",".join(STUDIES)
+    server.env["PERFATLAS_FIRST_RUN_FILESYSTEMS"] = "tmpfs"
+    server.start()
+    yield server
+    server.close()
+    helper = pid_in(server.helper_dir / "first-run.pid")
+    if helper:
+        wait_for("the helper's cleanup", lambda: not alive(helper), timeout=120)
+
+
+def test_the_overview_follows_the_first_run(page: Any, first_run_server: FirstRunServer) -> None:
+    server = first_run_server
+    page.add_init_script(
+        f"localStorage.setItem('perfatlas.token', {json.dumps(server.admin_token)})"
+    )
+
+    def some_done_some_left() -> list[dict[str, Any]] | None:
+        try:
+            jobs = server.jobs()
+        except ValueError:  # not enrolled yet
+            return None
+        done = [j for j in jobs if j["status"] == "succeeded"]
+        return jobs if done and len(done) < len(jobs) else None
+
+    jobs = wait_for("a job done, one left", some_done_some_left, timeout=120)
+    page.goto(f"{server.url}/")
+    card = page.get_by_test_id("first-run-card")
+    heading = card.get_by_role("heading")
+    expect(heading).to_contain_text(
+        re.compile(r"Running the two studies on this machine \(quick\): \d of 2 jobs done")
+    )
+    shown = int(re.search(r": (\d) of 2", heading.inner_text()).group(1))  # type: ignore[union-attr]
+    after = server.jobs()
+    # What the card counts is what the API said just before or just after it was drawn.
+    final = ("succeeded", "failed", "cancelled", "expired")
+    counts = {sum(j["status"] in final for j in js) for js in (jobs, after)}
+    assert shown in range(min(counts), max(counts) + 1), (shown, counts)
+    assert len(jobs) == 2
+    shot(page, "first-run-overview-running")
+    expect(card.get_by_role("link", name=re.compile("jobs"))).to_have_attribute(
+        "href", f"/jobs?agent={server.agent()['name']}"
+    )
+
+    wait_for("the first run to finish", lambda: "first run: done," in server.log(), timeout=180)
+    page.reload()
+    card = page.get_by_test_id("first-run-card")
+    expect(card.get_by_role("heading")).to_have_text("The studies run on this machine (quick)")
+    expect(card.get_by_role("link", name=re.compile("2 of 2 jobs succeeded"))).to_be_visible()
+    items = card.get_by_role("listitem")
+    expect(items).to_have_count(2)
+    for item, study in zip(items.all(), STUDIES, strict=True):
+        # make up's `perfatlas report defaults` installed the study's report: a link to it.
+        link = item.get_by_role("link", name=study)
+        expect(link).to_have_attribute("href", f"/reports/study-{study}")
+        expect(item).to_contain_text("1 of 1 job succeeded")
+        expect(item).not_to_contain_text("the report will appear")
+    shot(page, "first-run-overview-done")
+    items.first.get_by_role("link").click()
+    expect(page).to_have_url(f"{server.url}/reports/study-{STUDIES[0]}")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    shot(page, "first-run-first-report", full_page=False)
