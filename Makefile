@@ -11,7 +11,7 @@ AGENT := $(wildcard agent/pyproject.toml)
 FIRST_RUN ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-jobs bench-confirm install services system-packages lock clean help \
+.PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-scale bench-jobs bench-confirm install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
@@ -19,6 +19,7 @@ help:
 	@echo "make test    install what is needed, start PostgreSQL/Redis if needed, run every test"
 	@echo "make bench   run the benchmarks; results go to tests/bench/results/"
 	@echo "make bench-load  only the load benchmark (concurrent uploads, notifications, Explore readers)"
+	@echo "make bench-scale the server benchmark at 10,000,000 results, then the load benchmark on it"
 	@echo "make bench-jobs  only the jobs benchmark (50 agents long-polling while schedules queue jobs)"
 	@echo "make bench-confirm  only the confirmation benchmark (candidate regression to confirmed alert)"
 	@echo "make lint    ruff + mypy only"
@@ -72,6 +73,12 @@ bench-deps: install services
 
 bench-load: bench-deps
 	$(PY) tests/bench/run.py load
+
+# The server benchmark at 10,000,000 results (tests/bench/results/server-10m.json; about an hour
+# on 2 cores: the uploads and the fold take most of it), then the load benchmark on that database.
+bench-scale: bench-deps
+	BENCH_RESULTS=10000000 $(PY) tests/bench/bench_server.py
+	BENCH_LOAD_DB=perfatlas_bench BENCH_LOAD_RESULTS=10000000 $(PY) tests/bench/bench_load.py
 
 bench-jobs: bench-deps
 	$(PY) tests/bench/run.py jobs

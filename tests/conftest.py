@@ -33,6 +33,7 @@ TABLES = (
     "reports",
     "rollup_pending",
     "explore_rollups",
+    "explore_digests",
     "run_variants",
     "jobs",
     "schedules",

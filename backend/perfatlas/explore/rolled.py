@@ -9,7 +9,7 @@ here (rollups/records.py); a time filter splits the rollups' records by their st
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,8 +35,16 @@ from sqlalchemy.sql.elements import ColumnElement
 from perfatlas.agents.models import Agent
 from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
-from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
-from perfatlas.rollups.records import from_postgresql, micros, pack, summarize, unpack, within
+from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.records import (
+    Summary,
+    from_postgresql,
+    micros,
+    pack,
+    summarize,
+    unpack,
+    within,
+)
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS
 from perfatlas.runs.models import Environment, Result, Run, Series
 
@@ -53,7 +61,7 @@ _RESULT_COLUMNS = {
     "agent_id": _VARIANT.agent_id,
     "environment_id": _VARIANT.environment_id,
 }
-_RECORD_COLUMNS = [
+RECORD_COLUMNS = [
     Result.value, Result.p5, Result.p95, Result.mean, Result.min, Result.max, Result.started_at,
     Result.run_uuid, Result.n, Result.flags,
 ]  # fmt: skip
@@ -106,22 +114,22 @@ class Rolled:
     ranges: list[TimeRange] | None
 
 
-def _pending(query: Query, group: ColumnElement[Any]) -> Select[Any]:
+def pending_rows(query: Query, group: ColumnElement[Any]) -> Select[Any]:
     """SQLite: the pending runs' results one per row, packed here."""
     assert query.x is not None
     columns = [query.x.label("x"), group.label("g"), Result.series_id, null().label("records"),
-               *_RECORD_COLUMNS]  # fmt: skip
+               *RECORD_COLUMNS]  # fmt: skip
     return select_results(query, columns).join(RollupPending, RollupPending.run_id == Result.run_id)
 
 
-def _pending_packed(query: Query, group: ColumnElement[Any]) -> Select[Any]:
+def pending_packed(query: Query, group: ColumnElement[Any]) -> Select[Any]:
     """PostgreSQL: the pending runs' results packed by the database, one row per point (each
     result as its fields' binary forms end to end, PG_RECORD), and whether one of them is on a
     series with a tentative alert: a backlog of a million results reads in a tenth of the time
     that loading each as a row of Python objects takes."""
     assert query.x is not None
     parts: list[ColumnElement[Any]] = [
-        *(func.float8send(c) for c in _RECORD_COLUMNS[:6]),
+        *(func.float8send(c) for c in RECORD_COLUMNS[:6]),
         func.timestamptz_send(Result.started_at), func.uuid_send(Result.run_uuid),
         func.int4send(Result.n), func.int2send(Result.flags),
     ]  # fmt: skip
@@ -142,42 +150,55 @@ def _pending_packed(query: Query, group: ColumnElement[Any]) -> Select[Any]:
     )
 
 
-def _rollups(read: Rolled, group: ColumnElement[Any], postgresql: bool) -> Select[Any]:
+def kept(read: Rolled) -> ColumnElement[bool] | None:
+    """The filters over the rollups' variants and series (None: no filter). They choose rows in
+    the select list, not the WHERE clause: the planner takes a filter on the variants' labels for
+    one row in a hundred and would then probe the metric's rollups once per variant; the rows
+    of one metric, hashed against the small tables, are few enough to read whole (filtered rows
+    come back without their numbers)."""
+    conditions = [on_variant(c) for c in read.untimed]
+    return and_(*conditions) if conditions else None
+
+
+def over_variants(
+    read: Rolled,
+    group: ColumnElement[Any],
+    table: type[ExploreRollup] | type[ExploreDigest],
+    columns: Sequence[Any],
+) -> Select[Any]:
+    """x, g and `columns` of the metric's rows of `table` (explore_rollups or explore_digests),
+    joined to their series and variant (and its agent and environment when a dimension needs
+    them)."""
     query = read.query
     assert query.x is not None
-    # The filters choose rows in the select list, not the WHERE clause: the planner takes a
-    # filter on the variants' labels for one row in a hundred and would then probe the metric's
-    # rollups once per variant; the rows of one metric, hashed against the small tables, are
-    # few enough to read whole (filtered rows come back without their records).
-    conditions = [on_variant(c) for c in read.untimed]
-    records: ColumnElement[Any] = ExploreRollup.records.expression
-    if conditions:
-        records = case((and_(*conditions), ExploreRollup.records), else_=null())
-    spare = 2 if postgresql else len(_RECORD_COLUMNS)  # the pending side's other columns
-    columns = [
-        on_variant(query.x).label("x"), on_variant(group).label("g"), ExploreRollup.series_id,
-        records.label("records"), *[null() for _ in range(spare)],
-    ]  # fmt: skip
     statement = (
-        select(*columns)
-        .select_from(ExploreRollup)
+        select(on_variant(query.x).label("x"), on_variant(group).label("g"), *columns)
+        .select_from(table)
         .join(
             Series,
             and_(
-                Series.id == ExploreRollup.series_id,
+                Series.id == table.series_id,
                 Series.workload == query.workload,
                 Series.metric == query.metric,
             ),
         )
-        .join(RunVariant, RunVariant.id == ExploreRollup.variant_id)
-    )
+        .join(RunVariant, RunVariant.id == table.variant_id)
+    )  # fmt: skip
     if AGENTS in query.tables:
         statement = statement.join(Agent, Agent.id == RunVariant.agent_id)
     if ENVIRONMENTS in query.tables:
         statement = statement.outerjoin(Environment, Environment.id == RunVariant.environment_id)
-    return statement.where(
-        ExploreRollup.workload == query.workload, ExploreRollup.metric == query.metric
-    )
+    return statement.where(table.workload == query.workload, table.metric == query.metric)
+
+
+def _rollups(read: Rolled, group: ColumnElement[Any], postgresql: bool) -> Select[Any]:
+    condition = kept(read)
+    records: ColumnElement[Any] = ExploreRollup.records.expression
+    if condition is not None:
+        records = case((condition, ExploreRollup.records), else_=null())
+    spare = 2 if postgresql else len(RECORD_COLUMNS)  # the pending side's other columns
+    columns = [ExploreRollup.series_id, records.label("records"), *[null() for _ in range(spare)]]
+    return over_variants(read, group, ExploreRollup, columns)
 
 
 @dataclass
@@ -194,7 +215,7 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
     query = read.query
     group = query.group if query.group is not None else false()
     pg = session.get_bind().dialect.name == "postgresql"
-    pending = _pending_packed(query, group) if pg else _pending(query, group)
+    pending = pending_packed(query, group) if pg else pending_rows(query, group)
     statement = union_all(pending, _rollups(read, group, pg))
     ranges = None
     if read.ranges is not None:
@@ -235,9 +256,13 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
         if not point.parts:
             continue
         numbers = summarize(unpack(b"".join(point.parts)))
-        yield Cell(
-            x=x, group=g if query.group is not None else None, n=numbers.n,
-            repetitions=numbers.repetitions, median=numbers.median, mean=numbers.mean,
-            min=numbers.min, max=numbers.max, p5=numbers.p5, p95=numbers.p95,
-            flags=numbers.flags, tentative=point.tentative, runs=numbers.runs,
-        )  # fmt: skip
+        yield cell_of(query, x, g, numbers, point.tentative)
+
+
+def cell_of(query: Query, x: Any, g: Any, numbers: Summary, tentative: bool) -> Cell:
+    return Cell(
+        x=x, group=g if query.group is not None else None, n=numbers.n,
+        repetitions=numbers.repetitions, median=numbers.median, mean=numbers.mean,
+        min=numbers.min, max=numbers.max, p5=numbers.p5, p95=numbers.p95,
+        flags=numbers.flags, tentative=tentative, runs=numbers.runs,
+    )  # fmt: skip

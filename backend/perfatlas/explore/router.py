@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from perfatlas.api.csv import csv_response
-from perfatlas.api.deps import ReadPrincipal, SessionDep
+from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import catalog as catalog_service
 from perfatlas.explore import export, service
@@ -25,6 +25,14 @@ X_DOC = (
 )
 
 
+ExactQuery = Annotated[
+    bool,
+    Query(
+        description="exact medians and percentiles however many results the plot covers (by "
+        "default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from "
+        "sketches, within 0.5 %: see `approximate` in the answer)"
+    ),
+]
 METRIC_DOC = "the metric; several (repeated or comma-separated) with group=metric, one trace each"
 MetricQuery = Annotated[list[str], Query(min_length=1, description=METRIC_DOC)]
 
@@ -43,6 +51,7 @@ SINGLE = [Depends(_single_values)]
 @router.get("/explore", operation_id="explore", response_model=ExploreRead, dependencies=SINGLE)
 def explore(
     session: SessionDep,
+    settings: SettingsDep,
     _: ReadPrincipal,
     workload: str,
     metric: MetricQuery,
@@ -52,12 +61,14 @@ def explore(
         Query(description="one trace per value of this dimension, or per metric: `metric`"),
     ] = None,
     filter: FilterQuery = [],  # noqa: B006
+    exact: ExactQuery = False,
 ) -> ExploreRead:
     """A metric against any dimension, one trace per group: the runs' median with the spread of
     their repetitions and the trust flags behind each point."""
     return service.explore(
-        session, workload=workload, metric=metric, x=x, group=group, filters=filter
-    )
+        session, workload=workload, metric=metric, x=x, group=group, filters=filter,
+        exact=exact, exact_results=settings.explore_exact_results,
+    )  # fmt: skip
 
 
 @router.get(
@@ -65,17 +76,20 @@ def explore(
 )
 def explore_csv(
     session: SessionDep,
+    settings: SettingsDep,
     _: ReadPrincipal,
     workload: str,
     metric: MetricQuery,
     x: Annotated[str, Query(description=X_DOC)] = "time",
     group: str | None = None,
     filter: FilterQuery = [],  # noqa: B006
+    exact: ExactQuery = False,
 ) -> Response:
     """What explore plots, as CSV: one row per point."""
     data = service.explore(
-        session, workload=workload, metric=metric, x=x, group=group, filters=filter
-    )
+        session, workload=workload, metric=metric, x=x, group=group, filters=filter,
+        exact=exact, exact_results=settings.explore_exact_results,
+    )  # fmt: skip
     rows = export.csv_rows(data)
     return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")
 

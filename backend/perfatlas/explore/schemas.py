@@ -42,6 +42,17 @@ class ExploreRead(BaseModel):
     traces: list[ExploreTrace]
     truncated: bool = Field(description="x=time only: more points matched than were returned")
     flag_reasons: dict[str, str] = Field(description="what each trust flag means, by name")
+    approximate: bool = Field(
+        default=False,
+        description="the plot covers more results than the server computes exactly by default "
+        "(PERFATLAS_EXPLORE_EXACT_RESULTS): each point's median, p5 and p95 come from quantile "
+        "sketches, within quantile_error of the exact figure, relatively; every other figure is "
+        "exact. Ask exact=true for exact medians and percentiles.",
+    )
+    quantile_error: float | None = Field(
+        default=None,
+        description="when approximate: the largest relative error of a median, p5 or p95",
+    )
     note: str | None = Field(
         default=None, description="why there are no traces (no such workload or metric, or "
         "nothing matches the filters)",

@@ -16,17 +16,22 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
-from perfatlas.explore import aggregate, dims, rolled
+from perfatlas.explore import aggregate, dims, rolled, sketched
 from perfatlas.explore.schemas import (
     ExplorePoint,
     ExploreRead,
     ExploreTrace,
 )
+from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs.dimensions import TIME
 from perfatlas.runs.models import Result
 from perfatlas.runs.trust import CONFIRMING, FLAG_NAMES, REASONS, flag_names
 
 MAX_TIME_POINTS = 50_000
+# A plot of at most this many results is computed from their records, exactly; a larger one
+# from the digests (rollups/digests.py), its medians and percentiles within ALPHA, unless the
+# request asks for exact figures (PERFATLAS_EXPLORE_EXACT_RESULTS sets it for a server).
+EXACT_RESULTS = 100_000
 # Confirmation runs are never in explore's points (runs.confirming), so never their flag.
 FLAG_REASONS = {
     name: REASONS[name]
@@ -93,30 +98,50 @@ def explore(
     x: str,
     group: str | None = None,
     filters: Sequence[str] = (),
+    exact: bool = False,
+    exact_results: int = EXACT_RESULTS,
 ) -> ExploreRead:
-    """One metric, or several with group=metric: each metric's own explore is one trace."""
+    """One metric, or several with group=metric: each metric's own explore is one trace.
+    `exact`: every figure computed from the records, however many results the plot covers."""
     names = metric_names(metric)
+    limit = None if exact else exact_results
     if group == METRIC_GROUP:
-        return _by_metric(session, workload=workload, metrics=names, x=x, filters=filters)
+        return _by_metric(
+            session, workload=workload, metrics=names, x=x, filters=filters, exact_results=limit
+        )
     if len(names) > 1:
         raise Invalid(
             "metric", f"several metrics ({', '.join(names)}) plot together only with group=metric"
         )
     return _one_metric(
         session, workload=workload, metric=names[0] if names else "", x=x, group=group,
-        filters=filters,
+        filters=filters, exact_results=limit,
     )  # fmt: skip
 
 
 def _by_metric(
-    session: Session, *, workload: str, metrics: list[str], x: str, filters: Sequence[str]
+    session: Session,
+    *,
+    workload: str,
+    metrics: list[str],
+    x: str,
+    filters: Sequence[str],
+    exact_results: int | None,
 ) -> ExploreRead:
     if not metrics:
         raise Invalid("metric", "name at least one metric")
     if len(metrics) > MAX_METRICS:
         raise Invalid("metric", f"at most {MAX_METRICS} metrics in one plot")
     answers = [
-        _one_metric(session, workload=workload, metric=m, x=x, group=None, filters=filters)
+        _one_metric(
+            session,
+            workload=workload,
+            metric=m,
+            x=x,
+            group=None,
+            filters=filters,
+            exact_results=exact_results,
+        )
         for m in metrics
     ]
     found = [(m, a) for m, a in zip(metrics, answers, strict=True) if a.unit is not None]
@@ -135,6 +160,8 @@ def _by_metric(
         ],
         truncated=any(a.truncated for a in answers), flag_reasons=FLAG_REASONS,
     )  # fmt: skip
+    if any(a.approximate for a in answers):
+        answer.approximate, answer.quantile_error = True, ALPHA
     missing = [f"{a.note} ({m})" for m, a in zip(metrics, answers, strict=True) if a.note]
     if missing:
         answer.note = "; ".join(missing)
@@ -149,7 +176,10 @@ def _one_metric(
     x: str,
     group: str | None = None,
     filters: Sequence[str] = (),
+    exact_results: int | None = EXACT_RESULTS,
 ) -> ExploreRead:
+    """exact_results: the most results a plot's figures are computed exactly from (None: no
+    limit); a larger plot's medians and percentiles come from the digests' sketches."""
     workload, metric = _one("workload", workload), _one("metric", metric)
     if group == TIME:
         raise Invalid("group", "time is only an x axis or a filter (time:FROM..TO)")
@@ -186,9 +216,16 @@ def _one_metric(
         answer.truncated = len(cells) > MAX_TIME_POINTS
         cells = cells[:MAX_TIME_POINTS]
     else:
-        cells = list(
-            rolled.grouped(session, rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges))
-        )
+        rolled_read = rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges)
+        cells = []
+        if exact_results is not None and read.ranges is None:
+            # The digests first: they say how many results the plot covers, cheaply.
+            sketch = sketched.grouped(session, rolled_read)
+            if sketch.results > exact_results:
+                cells = sketch.cells
+                answer.approximate, answer.quantile_error = True, ALPHA
+        if not answer.approximate:
+            cells = list(rolled.grouped(session, rolled_read))
     numeric = (
         x_dim is not None
         and bool(cells)

@@ -21,8 +21,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import content_hash
+from perfatlas.rollups import digests
 from perfatlas.rollups.models import VARIANT_FIELDS, ExploreRollup, RollupPending, RunVariant
-from perfatlas.rollups.records import RECORD, pack
+from perfatlas.rollups.records import RECORD, from_postgresql, pack
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.trust import CONFIRMING
 
@@ -165,22 +166,56 @@ def fold_batch(session: Session, *, limit: int = BATCH_RUNS) -> int | None:
     if not variant_of_run:
         return len(run_ids)
     variant_ids = _variants(session, variant_rows)
+    folded = sorted(variant_of_run)
+    read = _read_packed if pg else _read_rows
+    records, series_of, run_of, names = read(session, folded)
+    if len(records):
+        variant_by_run = {run: variant_ids[digest] for run, digest in variant_of_run.items()}
+        variants = np.array([variant_by_run[int(r)] for r in run_of], dtype=np.int64)
+        _append(session, records, series_of, variants, names, pg)
+    return len(run_ids)
+
+
+_PG_RESULTS = (
+    "SELECT run_id, series_id, workload, metric, float8send(value) || float8send(p5) || "
+    "float8send(p95) || float8send(mean) || float8send(min) || float8send(max) || "
+    "timestamptz_send(started_at) || uuid_send(run_uuid) || int4send(n) || int2send(flags) "
+    f"FROM results WHERE run_id = ANY(%(runs)s) AND flags & {CONFIRMING} = 0"
+)
+
+Read = tuple[
+    np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], dict[int, tuple[str, str]]
+]
+
+
+def _read_packed(session: Session, run_ids: list[int]) -> Read:
+    """PostgreSQL: the runs' results as records packed by the database (records.PG_RECORD), with
+    each one's series and run, and the series' names: no Python object per field."""
+    with _cursor(session) as cur:
+        rows = cur.execute(_PG_RESULTS, {"runs": run_ids}, prepare=False).fetchall()
+    names = {series_id: (workload, metric) for _, series_id, workload, metric, _ in rows}
+    records = from_postgresql(b"".join(row[4] for row in rows))
+    return (
+        records, np.array([row[1] for row in rows], dtype=np.int64),
+        np.array([row[0] for row in rows], dtype=np.int64), names,
+    )  # fmt: skip
+
+
+def _read_rows(session: Session, run_ids: list[int]) -> Read:
     rows: list[tuple[Any, ...]] = []
     series: list[int] = []
-    variants: list[int] = []
+    runs: list[int] = []
     names: dict[int, tuple[str, str]] = {}
-    for part in _chunks(sorted(variant_of_run)):
+    for part in _chunks(run_ids):
         statement = select(
             Result.run_id, Result.series_id, Result.workload, Result.metric, *_RESULT_FIELDS
         ).where(Result.run_id.in_(part), Result.flags.op("&")(CONFIRMING) == 0)
         for run_id, series_id, workload, metric, *fields in session.execute(statement):
             rows.append(tuple(fields))
             series.append(series_id)
-            variants.append(variant_ids[variant_of_run[run_id]])
+            runs.append(run_id)
             names[series_id] = (workload, metric)
-    if rows:
-        _append(session, pack(rows), np.array(series), np.array(variants), names, pg)
-    return len(run_ids)
+    return pack(rows), np.array(series, dtype=np.int64), np.array(runs, dtype=np.int64), names
 
 
 def _append(
@@ -191,7 +226,8 @@ def _append(
     names: dict[int, tuple[str, str]],
     pg: bool,
 ) -> None:
-    """Append the records (of the given series and variants) to their pairs' head chunks."""
+    """Append the records (of the given series and variants) to their pairs' head chunks, and
+    fold them into the pairs' digests (digests.py)."""
     # By pair, then oldest first within a pair (readers do not depend on the order; it keeps
     # a chunk tidy), so that what a fold writes it writes in key order.
     order = np.lexsort((records["lo"], records["hi"], records["started"], variants, series))
@@ -201,6 +237,7 @@ def _append(
     cuts = [int(i) for i in bounds]
     starts, ends = [0, *cuts], [*cuts, len(records)]
     pairs = [(int(series[i]), int(variants[i])) for i in starts]
+    digests.keep(session, records, pairs, starts, ends, names, pg)
     heads = _heads(session, set(pairs), with_records=not pg)
     updates: list[dict[str, Any]] = []
     inserts: list[dict[str, Any]] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -62,6 +63,35 @@ class ExploreRollup(Base):
     metric: Mapped[str] = mapped_column(String(128))
     count: Mapped[int] = mapped_column(Integer)
     records: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class ExploreDigest(Base):
+    """What explore needs of one series' and one variant's folded results in a size that does not
+    grow with them (rollups/digests.py): exact counts, sums, extremes, flags and newest runs,
+    and a quantile sketch (rollups/sketch.py) each of the results' values, p5 and p95. Kept by
+    the fold in the transaction that appends the same records to `explore_rollups`."""
+
+    __tablename__ = "explore_digests"
+    __table_args__ = (Index("ix_explore_digests_workload_metric", "workload", "metric"),)
+
+    series_id: Mapped[int] = mapped_column(
+        ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant_id: Mapped[int] = mapped_column(ForeignKey("run_variants.id"), primary_key=True)
+    workload: Mapped[str] = mapped_column(String(64))
+    metric: Mapped[str] = mapped_column(String(128))
+    count: Mapped[int] = mapped_column(Integer)
+    repetitions: Mapped[int] = mapped_column(BigInteger)
+    # The sum of each result's mean times its repetitions (math.fsum per fold batch).
+    mean_sum: Mapped[float] = mapped_column(Float)
+    min: Mapped[float] = mapped_column(Float)
+    max: Mapped[float] = mapped_column(Float)
+    flags: Mapped[int] = mapped_column(Integer)
+    # The newest runs (digests.NEWEST records, newest first, at most records.RUNS_PER_POINT).
+    newest: Mapped[bytes] = mapped_column(LargeBinary)
+    value_sketch: Mapped[bytes] = mapped_column(LargeBinary)
+    p5_sketch: Mapped[bytes] = mapped_column(LargeBinary)
+    p95_sketch: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class RollupPending(Base):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from perfatlas.core.config import Settings
@@ -12,6 +13,7 @@ from perfatlas.rollups.fold import BATCH_RUNS, fold_batch, folded_count, pending
 from perfatlas.worker.celery_app import enqueue
 
 FOLD_ROLLUPS = "perfatlas.fold_rollups"
+ANALYZE_AFTER_RUNS = 10_000
 
 __all__ = [
     "FOLD_ROLLUPS",
@@ -52,6 +54,12 @@ def fold_pending(
         if not taken:
             session.rollback()
             done.busy = taken is None
+            if done.runs >= ANALYZE_AFTER_RUNS and session.get_bind().dialect.name == "postgresql":
+                # The pending table went from many rows to few: explore's plans read its
+                # statistics (a scan of the metric's results for a backlog, a probe per pending
+                # run otherwise), so they are brought up to date now rather than by autovacuum.
+                session.execute(text("ANALYZE rollup_pending"))
+                session.commit()
             return done
         session.commit()
         done.runs += taken

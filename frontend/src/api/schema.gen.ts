@@ -2257,6 +2257,12 @@ export interface components {
         };
         /** ExploreRead */
         ExploreRead: {
+            /**
+             * Approximate
+             * @description the plot covers more results than the server computes exactly by default (PERFATLAS_EXPLORE_EXACT_RESULTS): each point's median, p5 and p95 come from quantile sketches, within quantile_error of the exact figure, relatively; every other figure is exact. Ask exact=true for exact medians and percentiles.
+             * @default false
+             */
+            approximate: boolean;
             /** Direction */
             direction: string | null;
             /**
@@ -2275,6 +2281,11 @@ export interface components {
              * @description why there are no traces (no such workload or metric, or nothing matches the filters)
              */
             note?: string | null;
+            /**
+             * Quantile Error
+             * @description when approximate: the largest relative error of a median, p5 or p95
+             */
+            quantile_error?: number | null;
             /** Traces */
             traces: components["schemas"]["ExploreTrace"][];
             /**
@@ -5441,6 +5452,8 @@ export interface operations {
                 group?: string | null;
                 /** @description dimension:value, repeatable; several values of one dimension mean any */
                 filter?: string[];
+                /** @description exact medians and percentiles however many results the plot covers (by default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from sketches, within 0.5 %: see `approximate` in the answer) */
+                exact?: boolean;
             };
             header?: never;
             path?: never;
@@ -5488,6 +5501,8 @@ export interface operations {
                 group?: string | null;
                 /** @description dimension:value, repeatable; several values of one dimension mean any */
                 filter?: string[];
+                /** @description exact medians and percentiles however many results the plot covers (by default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from sketches, within 0.5 %: see `approximate` in the answer) */
+                exact?: boolean;
             };
             header?: never;
             path?: never;

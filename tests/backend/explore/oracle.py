@@ -8,6 +8,7 @@ as the API returns it)."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 import uuid
 from collections import defaultdict
@@ -173,9 +174,18 @@ def stored_runs(bodies: list[dict[str, Any]], details: dict[str, dict[str, Any]]
     return runs
 
 
+def _between(values: list[float], q: float) -> tuple[float, float]:
+    """The two order statistics a q-th quantile interpolates between (runs/stats.py)."""
+    ordered = sorted(values)
+    low = math.floor(q * (len(ordered) - 1))
+    return ordered[low], ordered[min(low + 1, len(ordered) - 1)]
+
+
 def point(runs: list[Run], tentative: set[int]) -> dict[str, Any]:
     """What one point must say about these runs (README.md, Explore aggregates)."""
     pooled = [s for r in runs for s in r.samples]
+    p5s = [float(np.percentile(r.samples, 5)) for r in runs]
+    p95s = [float(np.percentile(r.samples, 95)) for r in runs]
     flags = set().union(*(r.flags for r in runs))
     if any(r.series_id in tentative for r in runs):
         flags.add("tentative_alert")
@@ -186,8 +196,15 @@ def point(runs: list[Run], tentative: set[int]) -> dict[str, Any]:
         "mean": sum(pooled) / len(pooled),
         "min": min(pooled),
         "max": max(pooled),
-        "p5": float(np.percentile([np.percentile(r.samples, 5) for r in runs], 5)),
-        "p95": float(np.percentile([np.percentile(r.samples, 95) for r in runs], 95)),
+        "p5": float(np.percentile(p5s, 5)),
+        "p95": float(np.percentile(p95s, 95)),
+        # What a sketched median, p5 or p95 is within ALPHA of (rollups/sketch.py): a value
+        # between these order statistics.
+        "between": {
+            "median": _between([r.value for r in runs], 0.5),
+            "p5": _between(p5s, 0.05),
+            "p95": _between(p95s, 0.95),
+        },
         "flags": sorted(flags),
         # The runs a point lists: the newest (start times are distinct here), newest first.
         "newest": [r.uuid for r in sorted(runs, key=lambda r: r.started_at, reverse=True)][:20],

@@ -26,6 +26,7 @@ from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
+from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs.dimensions import BUILTIN
 from perfatlas.runs.models import Run as RunRow
 from tests.backend.explore import oracle
@@ -43,23 +44,34 @@ class Api:
     client: TestClient
     headers: dict[str, str]
     database_url: str
+    # The server sketches every plot it can (PERFATLAS_EXPLORE_EXACT_RESULTS=0).
+    sketched: bool = False
 
 
 @pytest.fixture(params=["postgresql", "sqlite"])
-def api(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Api]:
+def api(request: pytest.FixtureRequest, tmp_path: Path, fold_state: str) -> Iterator[Api]:
+    sketched = fold_state == "sketched"
     if request.param == "postgresql":
         client = request.getfixturevalue("client")
         tokens = request.getfixturevalue("tokens")
         settings = request.getfixturevalue("settings")
-        yield Api(client, {"Authorization": f"Bearer {tokens.upload}"}, settings.database_url)
+        headers = {"Authorization": f"Bearer {tokens.upload}"}
+        if not sketched:
+            yield Api(client, headers, settings.database_url)
+            return
+        settings = settings.model_copy(update={"explore_exact_results": 0})
+        with TestClient(create_app(settings), raise_server_exceptions=False) as own:
+            yield Api(own, headers, settings.database_url, sketched=True)
         return
-    settings = Settings(data_dir=tmp_path / "data")
+    settings = Settings(
+        data_dir=tmp_path / "data", explore_exact_results=0 if sketched else 100_000
+    )
     url = settings.effective_database_url
     run_migrations(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="oracle", scope="upload")[1]
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
-        yield Api(client, {"Authorization": f"Bearer {token}"}, url)
+        yield Api(client, {"Authorization": f"Bearer {token}"}, url, sketched=sketched)
     get_engine(url).dispose()
 
 
@@ -72,8 +84,9 @@ class Stored:
 # How much of the stored history the worker has folded into explore's rollups when explore is
 # asked: nothing (every run read from the results), half of it (in run id order, which is
 # uuid order: unrelated to any dimension), or all of it. (Runs that vary along every dimension
-# share no variant: tests/backend/rollups/ folds long histories into many chunks.)
-FOLD_STATES = ("pending", "half", "folded")
+# share no variant: tests/backend/rollups/ folds long histories into many chunks.) "sketched":
+# half folded, and a server that answers every plot it can from the digests' sketches.
+FOLD_STATES = ("pending", "half", "folded", "sketched")
 
 
 @pytest.fixture(params=FOLD_STATES)
@@ -82,6 +95,7 @@ def fold_state(request: pytest.FixtureRequest) -> str:
 
 
 def _fold(api: Api, state: str) -> None:
+    state = "half" if state == "sketched" else state
     with session_factory(get_engine(api.database_url))() as session:
         assert fold.pending_count(session) == RUN_COUNT
         if state == "half":
@@ -132,7 +146,14 @@ def _explore(api: Api, **params: Any) -> dict[str, Any]:
     return response.json()  # type: ignore[no-any-return]
 
 
-def _check(data: dict[str, Any], want: dict[Any, dict[str, Any]], what: str) -> None:
+def _check(
+    data: dict[str, Any], want: dict[Any, dict[str, Any]], what: str, *, sketched: bool = False
+) -> None:
+    """The points against the oracle's; `sketched`: the answer must say its medians and
+    percentiles come from sketches, and each must be within ALPHA of a value between the order
+    statistics the exact figure interpolates (rollups/sketch.py); every other figure is exact."""
+    assert data["approximate"] is sketched, what
+    assert data["quantile_error"] == (ALPHA if sketched else None), what
     if data["x_numeric"]:
         # Every x a number: they come back as numbers, on a numeric axis.
         want = {(g, None if x is None else float(x)): p for (g, x), p in want.items()}
@@ -150,9 +171,18 @@ def _check(data: dict[str, Any], want: dict[Any, dict[str, Any]], what: str) -> 
         assert p["n"] == expect["n"], where
         assert p["repetitions"] == expect["repetitions"], where
         for stat in ("median", "mean", "min", "max", "p5", "p95"):
-            assert p[stat] == pytest.approx(expect[stat], rel=1e-9), f"{where}: {stat}"
+            _check_stat(p[stat], expect, stat, sketched, where)
         assert sorted(p["flags"]) == expect["flags"], where
         assert p["runs"] == expect["newest"], f"{where}: the newest runs, newest first"
+
+
+def _check_stat(got: float, expect: dict[str, Any], stat: str, sketched: bool, where: str) -> None:
+    if sketched and stat in expect["between"]:
+        low, high = sorted(expect["between"][stat])
+        slack = ALPHA * max(abs(low), abs(high)) * (1 + 1e-9)
+        assert low - slack <= got <= high + slack, f"{where}: sketched {stat}"
+    else:
+        assert got == pytest.approx(expect[stat], rel=1e-9), f"{where}: {stat}"
 
 
 def _values(runs: list[oracle.Run], name: str) -> list[str]:
@@ -177,18 +207,24 @@ def test_every_dimension_as_x_group_and_filter(api: Api, fold_state: str) -> Non
             assert len(values) >= 2 or name == "workload", f"the runs do not vary in {name}"
             data = _explore(api, x=name)
             want = oracle.expected(runs, x=name, group=None, filters={}, tentative=tentative)
-            _check(data, want, f"x={name}")
+            _check(data, want, f"x={name}", sketched=api.sketched and name != "time")
             for x in ("time", "k"):
                 data = _explore(api, x=x, group=name)
                 want = oracle.expected(runs, x=x, group=name, filters={}, tentative=tentative)
-                _check(data, want, f"x={x}&group={name}")
+                _check(data, want, f"x={x}&group={name}", sketched=api.sketched and x != "time")
             wanted = rng.sample(values, min(2, len(values)))
             data = _explore(api, x="fs_type", group="agent", filter=[f"{name}:{v}" for v in wanted])
             want = oracle.expected(
                 runs, x="fs_type", group="agent", filters={name: wanted}, tentative=tentative
             )
             assert want, f"filter {name} keeps no run"
-            _check(data, want, f"filter {name}:{wanted}")
+            # A time filter splits records, which only the exact path can.
+            sketchable = api.sketched and name != "time"
+            _check(data, want, f"filter {name}:{wanted}", sketched=sketchable)
+    # Exact figures on request, whatever the server sketches.
+    data = _explore(api, x="k", group="agent", exact="true")
+    want = oracle.expected(runs, x="k", group="agent", filters={}, tentative=tentative)
+    _check(data, want, "exact=true")
 
 
 def test_time_as_x_and_filter_and_the_csv(api: Api, fold_state: str) -> None:
@@ -215,7 +251,7 @@ def test_time_as_x_and_filter_and_the_csv(api: Api, fold_state: str) -> None:
         assert int(row["n"]) == expect["n"]
         assert int(row["repetitions"]) == expect["repetitions"]
         for stat in ("median", "mean", "min", "max", "p5", "p95"):
-            assert float(row[stat]) == pytest.approx(expect[stat], rel=1e-9)
+            _check_stat(float(row[stat]), expect, stat, api.sketched, f"CSV {row}")
         assert sorted(row["flags"].split()) == expect["flags"]
 
 

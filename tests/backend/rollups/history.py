@@ -58,15 +58,21 @@ def runs_of(bodies: list[dict[str, Any]], metric: str = METRIC) -> list[oracle.R
 
 
 def check(data: dict[str, Any], runs: list[oracle.Run], *, x: str, group: str | None,
-          what: str) -> None:  # fmt: skip
+          what: str, sketched: bool = False) -> None:  # fmt: skip
     from tests.backend.explore.test_oracle import _check
 
     assert data["traces"], f"{what}: no points"
-    _check(data, oracle.expected(runs, x=x, group=group, filters={}, tentative=set()), what)
+    want = oracle.expected(runs, x=x, group=group, filters={}, tentative=set())
+    _check(data, want, what, sketched=sketched)
 
 
-def check_all(explore: Any, runs: list[oracle.Run], what: str) -> None:
-    """Every pair of the dimensions as x and group, and each alone."""
+def check_all(explore: Any, runs: list[oracle.Run], what: str, sketches: Any = None) -> None:
+    """Every pair of the dimensions as x and group, and each alone; `sketches`, an explore that
+    answers from the digests (exact_results=0), the same against the sketches' bound."""
     for x in DIMS:
         for group in (None, *[d for d in DIMS if d != x]):
-            check(explore(x=x, group=group), runs, x=x, group=group, what=f"{what}: {x}/{group}")
+            where = f"{what}: {x}/{group}"
+            check(explore(x=x, group=group), runs, x=x, group=group, what=where)
+            if sketches is not None:
+                data = sketches(x=x, group=group)
+                check(data, runs, x=x, group=group, what=f"{where}, sketched", sketched=True)

@@ -21,6 +21,7 @@ from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
 from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
 from perfatlas.rollups.records import RECORD, unpack
+from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.schemas import RunCreate
 from tests.backend.rollups.history import METRIC, WORKLOAD, bodies, check, check_all, runs_of
@@ -38,12 +39,15 @@ def ingest(db: sessionmaker[Session], made: list[dict[str, Any]]) -> int:
     return sum(o.created for o in out)
 
 
-def asker(db: sessionmaker[Session], metric: str = METRIC) -> Any:
+def asker(db: sessionmaker[Session], metric: str = METRIC, *, sketched: bool = False) -> Any:
+    """explore() on the database; `sketched`: from the digests whatever the plot's size."""
+
     def ask(*, x: str, group: str | None = None, filters: tuple[str, ...] = ()) -> Any:
         with db() as session:
             answer = explore_service.explore(
-                session, workload=WORKLOAD, metric=metric, x=x, group=group, filters=filters
-            )
+                session, workload=WORKLOAD, metric=metric, x=x, group=group, filters=filters,
+                exact_results=0 if sketched else explore_service.EXACT_RESULTS,
+            )  # fmt: skip
         return answer.model_dump(mode="json")
 
     return ask
@@ -69,17 +73,17 @@ def test_long_histories_fold_into_full_chunks(
     each step explore is exact, and each pair's chunks are 0..k, all full but the head."""
     monkeypatch.setattr(fold, "CHUNK_RECORDS", 4)
     made = bodies(90, seed=1)
-    ask = asker(db)
+    ask, sketched = asker(db), asker(db, sketched=True)
     for end in (30, 60, 90):
         assert ingest(db, made[end - 30 : end]) == 30
         fold_some(db, 5, 13)  # part of it: 12 runs of each 30 stay pending
         assert counts(db) == (end - end // 30 * 18, 2 * end // 30 * 18)
-        check_all(ask, runs_of(made[:end]), f"{end} runs, some folded")
+        check_all(ask, runs_of(made[:end]), f"{end} runs, some folded", sketches=sketched)
     with db() as session:
         done = rollups.fold_pending(session, limit=7)
     assert done.runs == 36 and counts(db) == (0, 2 * 90)
     runs = runs_of(made)
-    check_all(ask, runs, "all folded")
+    check_all(ask, runs, "all folded", sketches=sketched)
 
     with db() as session:
         rows = session.execute(
@@ -137,7 +141,12 @@ def test_a_retry_writes_nothing_new(db: sessionmaker[Session]) -> None:
         assert rollups.fold_pending(session).runs == 20
     assert ingest(db, [*made[5:], *bodies(3, seed=22, start=40)]) == 3
     assert counts(db) == (3, 40)
-    check_all(asker(db), runs_of([*made, *bodies(3, seed=22, start=40)]), "retried after the fold")
+    check_all(
+        asker(db),
+        runs_of([*made, *bodies(3, seed=22, start=40)]),
+        "retried after the fold",
+        sketches=asker(db, sketched=True),
+    )
     with db() as session:
         rollups.fold_pending(session)
     assert counts(db) == (0, 46)
@@ -175,12 +184,14 @@ def test_an_interrupted_fold_leaves_nothing_half_done(
     with db() as session, pytest.raises(RuntimeError, match="died"):
         rollups.fold_pending(session, limit=25)
     assert snapshot() == before
-    check_all(asker(db), runs_of(made), "after a fold died")
+    check_all(asker(db), runs_of(made), "after a fold died", sketches=asker(db, sketched=True))
     monkeypatch.setattr(fold, "_append", append)
     with db() as session:
         assert rollups.fold_pending(session).runs == 30
     assert counts(db) == (0, 80)
-    check_all(asker(db), runs_of(made), "folded after a fold died")
+    check_all(
+        asker(db), runs_of(made), "folded after a fold died", sketches=asker(db, sketched=True)
+    )
 
 
 def test_confirmation_runs_are_never_folded(db: sessionmaker[Session]) -> None:
@@ -204,7 +215,12 @@ def test_confirmation_runs_are_never_folded(db: sessionmaker[Session]) -> None:
     with db() as session:
         rollups.fold_pending(session)
     assert counts(db) == (0, 8)
-    check_all(asker(db), runs_of(made[2:]), "without the confirmation runs")
+    check_all(
+        asker(db),
+        runs_of(made[2:]),
+        "without the confirmation runs",
+        sketches=asker(db, sketched=True),
+    )
 
 
 def test_a_reimport_folds_each_run_once(
@@ -261,6 +277,16 @@ def test_a_reimport_folds_each_run_once(
     assert counts(db)[0] == 0
     assert points("fio", "read.bw", "jobname") == want
     assert points("bonnie", "rewrite.mb_per_s", "status") == bonnie_points
+    # The digests count each job once too.
+    with db() as session:
+        sketched = explore_service.explore(
+            session, workload="fio", metric="read.bw", x="jobname", exact_results=0
+        )
+    assert sketched.approximate
+    got = {p.x: (p.n, p.median) for t in sketched.traces for p in t.points}
+    assert got.keys() == want.keys()
+    for job, (n, median) in want.items():
+        assert got[job][0] == n and abs(got[job][1] - median) <= ALPHA * abs(median)
 
 
 def test_time_is_not_a_variant(db: sessionmaker[Session]) -> None:
@@ -272,4 +298,4 @@ def test_time_is_not_a_variant(db: sessionmaker[Session]) -> None:
         rows = session.scalar(select(func.count()).select_from(ExploreRollup))
         variants = session.scalar(select(func.count()).select_from(RunVariant))
     assert (rows, variants) == (2 * 2, 2)  # 2 metrics x 2 versions, one chunk each
-    check_all(asker(db), runs_of(made), "one series")
+    check_all(asker(db), runs_of(made), "one series", sketches=asker(db, sketched=True))

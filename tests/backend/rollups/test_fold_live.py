@@ -23,7 +23,7 @@ from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.backend.rollups.history import WORKLOAD, bodies, check_all, runs_of
-from tests.backend.rollups.test_fold import counts, ingest
+from tests.backend.rollups.test_fold import asker, counts, ingest
 from tests.conftest import LiveServer
 
 
@@ -92,7 +92,10 @@ def test_concurrent_uploads_to_one_series_then_the_fold(live_server: LiveServer)
         assert response.status_code == 200, response.text
         return response.json()
 
-    check_all(ask, runs_of(made, metric), "concurrent uploads, folded")
+    check_all(
+        ask, runs_of(made, metric), "concurrent uploads, folded",
+        sketches=asker(factory, metric, sketched=True),
+    )  # fmt: skip
 
 
 def test_a_killed_fold_loses_and_doubles_nothing(engine: Engine, pg_url: str) -> None:
@@ -119,12 +122,10 @@ def test_a_killed_fold_loses_and_doubles_nothing(engine: Engine, pg_url: str) ->
     with db() as session:
         assert rollups.fold_pending(session).runs == pending
     assert counts(db) == (0, 6000)
-    check_all(_asker(db), runs, "folded after the kill")
+    check_all(_asker(db), runs, "folded after the kill", sketches=asker(db, sketched=True))
 
 
 def _asker(db: sessionmaker[Session]) -> Any:
-    from tests.backend.rollups.test_fold import asker
-
     return asker(db)
 
 

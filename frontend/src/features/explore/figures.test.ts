@@ -10,6 +10,7 @@ function point(x: number | string | null, median: number, n = 2, runs = ["r1", "
 const reasons = { short_phase: "a timed phase lasted under 0.5 s", busy: "the machine was busy" };
 
 const data: Explore = {
+  approximate: false,
   workload: "partialread",
   metric: "read.mb_per_s",
   unit: "MB/s",

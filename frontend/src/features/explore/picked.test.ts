@@ -8,6 +8,7 @@ function point(x: number, n: number, runs: string[]) {
 }
 
 const data: Explore = {
+  approximate: false,
   workload: "partialread",
   metric: "read.mb_per_s",
   unit: "MB/s",

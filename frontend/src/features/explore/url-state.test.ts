@@ -13,8 +13,16 @@ describe("explore URL state", () => {
       view: "lines",
       logx: false,
       logy: false,
+      exact: false,
     });
     expect(exploreQuery(state)).toEqual({ workload: "partialread", metric: "read.mb_per_s", x: "k", group: "version", filter: ["segsize:131072", "host:a"] });
+  });
+
+  it("asks for exact figures only when the link says so", () => {
+    const state = parseExploreState(new URLSearchParams("workload=w&metric=m&x=k&exact=1"));
+    expect(state.exact).toBe(true);
+    expect(exploreQuery(state)).toMatchObject({ exact: true });
+    expect(exploreSearch(state).toString()).toBe("workload=w&metric=m&x=k&exact=1");
   });
 
   it("round-trips, leaving defaults out", () => {

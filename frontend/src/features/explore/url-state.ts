@@ -13,6 +13,8 @@ export type ExploreState = {
   view: ExploreView;
   logx: boolean;
   logy: boolean;
+  /** exact medians and percentiles however large the plot (the server sketches large ones) */
+  exact: boolean;
 };
 
 export type HeatmapState = {
@@ -65,6 +67,7 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
     view: (VIEWS as readonly string[]).includes(view) ? (view as ExploreView) : "lines",
     logx: flag(params.get("logx")),
     logy: flag(params.get("logy")),
+    exact: flag(params.get("exact")),
   };
 }
 
@@ -79,6 +82,7 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
   if (state.view !== "lines") params.set("view", state.view);
   if (state.logx) params.set("logx", "1");
   if (state.logy) params.set("logy", "1");
+  if (state.exact) params.set("exact", "1");
   return params;
 }
 
@@ -92,6 +96,7 @@ export function exploreQuery(state: ExploreState): ExploreQuery | null {
   if (!state.workload || !state.metric) return null;
   const query: ExploreQuery = { workload: state.workload, metric: state.metric, x: state.x || "time", filter: state.filter };
   if (state.group) query.group = state.group;
+  if (state.exact) query.exact = true;
   return query;
 }
 

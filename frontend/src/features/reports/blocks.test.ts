@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { blockLabel, blockLink, compareGroupsBlock, compareRunsBlock, exploreBlock, moveBlock, slugify } from "./blocks";
 
-const state = { workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: ["agent:a"], view: "box" as const, logx: true, logy: false };
+const state = { workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: ["agent:a"], view: "box" as const, logx: true, logy: false, exact: false };
 
 describe("report blocks", () => {
   it("takes Explore's view and links back to the same view", () => {

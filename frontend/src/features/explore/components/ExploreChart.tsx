@@ -74,7 +74,7 @@ export function ExploreChart({ state, query, explore, catalog }: Props) {
         </Empty>
       ) : (
         <>
-          <ExploreSummary data={data} />
+          <ExploreSummary data={data} exactHref={`/explore?${exploreSearch({ ...state, exact: true })}`} />
           <div className={explore.isFetching ? "refreshing" : undefined}>
             <Plot figure={figure} onPointClick={onPointClick} label={`${state.metric} against ${state.x}`} />
           </div>

@@ -1,8 +1,10 @@
+import { Link } from "react-router-dom";
 import { plural } from "../../../lib/format";
 import type { Explore } from "../api/get-explore";
 
-/** How much the plot shows: groups, points, runs and repetitions, and whether it was cut short. */
-export function ExploreSummary({ data }: { data: Explore }) {
+/** How much the plot shows: groups, points, runs and repetitions, whether it was cut short, and
+ * whether its medians and percentiles come from sketches (with the way to the exact figures). */
+export function ExploreSummary({ data, exactHref }: { data: Explore; exactHref?: string }) {
   const points = data.traces.reduce((s, t) => s + t.points.length, 0);
   const runs = data.traces.reduce((s, t) => s + t.points.reduce((a, p) => a + p.n, 0), 0);
   const reps = data.traces.reduce((s, t) => s + t.points.reduce((a, p) => a + p.repetitions, 0), 0);
@@ -11,6 +13,15 @@ export function ExploreSummary({ data }: { data: Explore }) {
       {data.traces.length} {data.traces.length === 1 ? "group" : "groups"}, {points} points, {runs} runs, {reps} repetitions
       {data.unit ? `; unit ${data.unit}` : ""}
       {data.truncated && <span className="badge warn">only the newest points are shown: add filters</span>}
+      {data.approximate && (
+        <span data-testid="explore-approximate">
+          {" "}
+          <span className="badge" title="Every count, mean, min and max is exact; medians and p5/p95 come from per-series quantile sketches.">
+            medians and p5/p95 within ±{((data.quantile_error ?? 0) * 100).toFixed(1)} %
+          </span>
+          {exactHref && <Link to={exactHref}>exact figures</Link>}
+        </span>
+      )}
     </p>
   );
 }
