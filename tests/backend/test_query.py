@@ -203,6 +203,13 @@ def test_series_and_points(client, upload_headers, read_headers):
     ).json()
     assert newest["run"] == [r["uuid"] for r in runs[-3:]]
     assert newest["samples"][-1] == [1007.0, 1017.0]
+    # The whole series' count, whether the points read are all of it or not.
+    assert newest["series"]["points"] == 8 and points["series"]["points"] == 8
+    for limit in (7, 8, 9):
+        some = client.get(
+            f"/api/v1/series/{series['id']}/points", params={"limit": limit}, headers=read_headers
+        ).json()
+        assert some["series"]["points"] == 8 and len(some["value"]) == min(limit, 8)
     assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404
 
 

@@ -118,11 +118,19 @@ def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples:
             where.append("started_at >= %(since)s")
         if until:
             where.append("started_at < %(until)s")
+        # One more point than asked for: when no range is given and they are not all there,
+        # the series has no more points than were read, and the count of the whole series
+        # (every entry of its index) is not needed.
+        whole = "false" if since or until else "true"
         sql = (
-            f"SELECT (SELECT count(*) FROM results WHERE {history}),"
+            f"WITH newest AS MATERIALIZED (SELECT {', '.join(columns)} FROM results"
+            f" WHERE {' AND '.join(where)} ORDER BY started_at DESC LIMIT %(limit)s + 1)"
+            f" SELECT CASE WHEN {whole} AND (SELECT count(*) FROM newest) <= %(limit)s"
+            f" THEN (SELECT count(*) FROM newest)"
+            f" ELSE (SELECT count(*) FROM results WHERE {history}) END,"
             f" (SELECT max(started_at) FROM results WHERE {history}),"
-            f" {', '.join(aggregates)} FROM (SELECT {', '.join(columns)} FROM results"
-            f" WHERE {' AND '.join(where)} ORDER BY started_at DESC LIMIT %(limit)s) AS newest"
+            f" {', '.join(aggregates)} FROM (SELECT * FROM newest"
+            f" ORDER BY started_at DESC LIMIT %(limit)s) AS shown"
         )
         _PG_POINTS_SQL[key] = sql
     return sql
