@@ -178,14 +178,15 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(suffix: str, log_dir: Path) -> Iterator[LiveServer]:
-    """`perfatlas serve` in its own process on a new PostgreSQL database of its own."""
+def serve(suffix: str, log_dir: Path, **settings: str) -> Iterator[LiveServer]:
+    """`perfatlas serve` in its own process on a new PostgreSQL database of its own; `settings`
+    are more environment variables (PERFATLAS_…) for it."""
     name = _db_name(suffix)
     url = create_database(name)
     port = _free_port()
     env = {
         **os.environ, "PERFATLAS_DATABASE_URL": url, "PERFATLAS_PORT": str(port),
-        "PERFATLAS_BROKER_URL": REDIS_URL, "PERFATLAS_QUEUE": IDLE_QUEUE,
+        "PERFATLAS_BROKER_URL": REDIS_URL, "PERFATLAS_QUEUE": IDLE_QUEUE, **settings,
     }  # fmt: skip
     run_migrations(url)
     factory = session_factory(get_engine(url))

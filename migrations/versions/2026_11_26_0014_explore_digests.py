@@ -43,6 +43,8 @@ def upgrade() -> None:
         sa.Column("value_sketch", sa.LargeBinary(), nullable=False),
         sa.Column("p5_sketch", sa.LargeBinary(), nullable=False),
         sa.Column("p95_sketch", sa.LargeBinary(), nullable=False),
+        sa.Column("head_chunk", sa.Integer(), nullable=False),
+        sa.Column("head_count", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(
             ["series_id"],
             ["series.id"],

@@ -171,8 +171,17 @@ def over_variants(
     them)."""
     query = read.query
     assert query.x is not None
+    keys = [on_variant(query.x).label("x"), on_variant(group).label("g")]
+    return variant_rows(read, table, [*keys, *columns])
+
+
+def variant_rows(
+    read: Rolled, table: type[ExploreRollup] | type[ExploreDigest], columns: Sequence[Any]
+) -> Select[Any]:
+    """`columns` of the metric's rows of `table`, joined as over_variants joins them."""
+    query = read.query
     statement = (
-        select(on_variant(query.x).label("x"), on_variant(group).label("g"), *columns)
+        select(*columns)
         .select_from(table)
         .join(
             Series,

@@ -218,12 +218,13 @@ def _one_metric(
     else:
         rolled_read = rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges)
         cells = []
-        if exact_results is not None and read.ranges is None:
-            # The digests first: they say how many results the plot covers, cheaply.
-            sketch = sketched.grouped(session, rolled_read)
-            if sketch.results > exact_results:
-                cells = sketch.cells
-                answer.approximate, answer.quantile_error = True, ALPHA
+        if (
+            exact_results is not None
+            and read.ranges is None
+            and sketched.covered(session, rolled_read) > exact_results
+        ):
+            cells = sketched.grouped(session, rolled_read).cells
+            answer.approximate, answer.quantile_error = True, ALPHA
         if not answer.approximate:
             cells = list(rolled.grouped(session, rolled_read))
     numeric = (

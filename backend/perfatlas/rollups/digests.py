@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.rollups import sketch
@@ -47,6 +47,15 @@ class Digest:
 
 
 COLUMNS: tuple[str, ...] = tuple(Digest.__slots__)
+
+
+@dataclass(slots=True)
+class Stored:
+    """A pair's stored digest, and where its head chunk of explore_rollups is."""
+
+    digest: Digest
+    head_chunk: int
+    head_count: int
 
 
 def _newest(parts: Sequence[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
@@ -95,6 +104,40 @@ def _owners(parts: Sequence[bytes], size: int) -> np.ndarray[Any, Any]:
     return np.repeat(np.arange(len(parts), dtype=np.int64), _owners_sizes(parts, size))
 
 
+def _newest_of_pairs(
+    records: np.ndarray[Any, Any],
+    at: np.ndarray[Any, Any],
+    sizes: np.ndarray[Any, Any],
+    old: Sequence[Digest | None],
+) -> list[bytes]:
+    """Each pair's newest runs (NEWEST records, newest first, at most RUNS_PER_POINT): of the
+    last RUNS_PER_POINT records of its slice (in start order) and its old digest's."""
+    pairs = len(at)
+    taken = np.minimum(sizes, RUNS_PER_POINT)
+    # The last `taken` indices of each slice, all at once.
+    first = np.repeat(at + sizes - taken, taken)
+    within = np.arange(int(taken.sum())) - np.repeat(np.cumsum(taken) - taken, taken)
+    stored = [d.newest if d is not None else b"" for d in old]
+    runs = np.concatenate(
+        [_as_newest(records[first + within]), np.frombuffer(b"".join(stored), dtype=NEWEST)]
+    )
+    owner = np.concatenate([np.repeat(np.arange(pairs), taken), _owners(stored, NEWEST.itemsize)])
+    order = np.lexsort((runs["lo"], runs["hi"], runs["started"], owner))
+    runs, owner = runs[order], owner[order]
+    bounds = np.searchsorted(owner, np.arange(pairs + 1))
+    data = runs.tobytes()
+    size = NEWEST.itemsize
+    out = []
+    for i in range(pairs):
+        start = max(int(bounds[i]), int(bounds[i + 1]) - RUNS_PER_POINT)
+        out.append(
+            np.frombuffer(data[start * size : int(bounds[i + 1]) * size], dtype=NEWEST)[
+                ::-1
+            ].tobytes()
+        )
+    return out
+
+
 def digests_of(
     records: np.ndarray[Any, Any],
     starts: Sequence[int],
@@ -117,14 +160,14 @@ def digests_of(
     sketches = {
         column: _sketches(records, pair_of, pairs, old, field, column) for field, column in SKETCHED
     }
+    newest = _newest_of_pairs(records, at, sizes, old)
     out: list[Digest] = []
     for i in range(pairs):
         first, end = int(starts[i]), int(ends[i])
-        recent = [_as_newest(records[max(first, end - RUNS_PER_POINT) : end])]
         digest = Digest(
             count=end - first, repetitions=int(repetitions[i]),
             mean_sum=math.fsum(weighted[first:end]), min=float(low[i]),
-            max=float(high[i]), flags=int(flags[i]), newest=b"",
+            max=float(high[i]), flags=int(flags[i]), newest=newest[i],
             value_sketch=sketches["value_sketch"][i], p5_sketch=sketches["p5_sketch"][i],
             p95_sketch=sketches["p95_sketch"][i],
         )  # fmt: skip
@@ -136,8 +179,6 @@ def digests_of(
             digest.min = min(digest.min, before.min)
             digest.max = max(digest.max, before.max)
             digest.flags |= before.flags
-            recent.append(np.frombuffer(before.newest, dtype=NEWEST))
-        digest.newest = _newest(recent).tobytes()
         out.append(digest)
     return out
 
@@ -215,48 +256,73 @@ def _newest_by_cell(
 
 def read(
     session: Session, pairs: Sequence[tuple[int, int]], pg: bool
-) -> dict[tuple[int, int], Digest]:
+) -> dict[tuple[int, int], Stored]:
     """The stored digests of these (series, variant) pairs (those that have one)."""
-    found: dict[tuple[int, int], Digest] = {}
+    found: dict[tuple[int, int], Stored] = {}
     if not pairs:
         return found
+    fields = [*COLUMNS, "head_chunk", "head_count"]
     if pg:
-        cursor = session.connection().connection.driver_connection.cursor()  # type: ignore[union-attr]
-        with cursor as cur:
+        raw = session.connection().connection.driver_connection
+        with raw.cursor(binary=True) as cur:  # type: ignore[union-attr]
             cur.execute(
-                f"SELECT d.series_id, d.variant_id, {', '.join(f'd.{c}' for c in COLUMNS)} "
+                f"SELECT d.series_id, d.variant_id, {', '.join(f'd.{c}' for c in fields)} "
                 "FROM unnest(%(s)s::int[], %(v)s::int[]) AS p(series_id, variant_id) "
                 "JOIN explore_digests AS d "
                 "ON d.series_id = p.series_id AND d.variant_id = p.variant_id",
                 {"s": [p[0] for p in pairs], "v": [p[1] for p in pairs]},
                 prepare=False,
             )
-            for series_id, variant_id, *fields in cur.fetchall():
-                found[(series_id, variant_id)] = Digest(*fields)
-        return found
-    wanted = set(pairs)
-    series = sorted({s for s, _ in pairs})
-    table = ExploreDigest
-    columns = [getattr(table, c) for c in COLUMNS]
-    for start in range(0, len(series), KEYS_PER_QUERY):
-        part = series[start : start + KEYS_PER_QUERY]
-        statement = select(table.series_id, table.variant_id, *columns).where(
-            table.series_id.in_(part)
-        )
-        for series_id, variant_id, *fields in session.execute(statement):
-            if (series_id, variant_id) in wanted:
-                found[(series_id, variant_id)] = Digest(*fields)
+            rows = cur.fetchall()
+    else:
+        wanted = set(pairs)
+        series = sorted({s for s, _ in pairs})
+        table = ExploreDigest
+        columns = [getattr(table, c) for c in fields]
+        rows = []
+        for start in range(0, len(series), KEYS_PER_QUERY):
+            part = series[start : start + KEYS_PER_QUERY]
+            statement = select(table.series_id, table.variant_id, *columns).where(
+                table.series_id.in_(part)
+            )
+            rows.extend(row for row in session.execute(statement) if (row[0], row[1]) in wanted)
+    for series_id, variant_id, *values in rows:
+        *digest, head_chunk, head_count = values
+        found[(series_id, variant_id)] = Stored(Digest(*digest), head_chunk, head_count)
     return found
+
+
+_PG_TYPES = {
+    "series_id": "int", "variant_id": "int", "workload": "text", "metric": "text",
+    "count": "int", "repetitions": "bigint", "mean_sum": "float8", "min": "float8",
+    "max": "float8", "flags": "int", "newest": "bytea", "value_sketch": "bytea",
+    "p5_sketch": "bytea", "p95_sketch": "bytea", "head_chunk": "int", "head_count": "int",
+}  # fmt: skip
 
 
 def write(session: Session, rows: Sequence[dict[str, Any]], pg: bool) -> None:
     """Insert or replace these digests (rows of ExploreDigest's columns)."""
     if not rows:
         return
-    insert = (postgresql.insert if pg else sqlite.insert)(ExploreDigest)
+    if pg:
+        # One statement for every row, each column one array sent in binary (%b): thousands
+        # of rows a fold, which one by one cost more than the fold's own work.
+        names = list(_PG_TYPES)
+        arrays = ", ".join(f"%({n})b::{_PG_TYPES[n]}[]" for n in names)
+        updates = ", ".join(f"{n} = excluded.{n}" for n in names[2:])
+        cursor = session.connection().connection.driver_connection.cursor()  # type: ignore[union-attr]
+        with cursor as cur:
+            cur.execute(
+                f"INSERT INTO explore_digests ({', '.join(names)}) SELECT * FROM unnest({arrays}) "
+                f"ON CONFLICT (series_id, variant_id) DO UPDATE SET {updates}",
+                {n: [row[n] for row in rows] for n in names},
+                prepare=False,
+            )
+        return
+    insert = sqlite.insert(ExploreDigest)
     statement = insert.on_conflict_do_update(
         index_elements=["series_id", "variant_id"],
-        set_={c: insert.excluded[c] for c in COLUMNS},
+        set_={c: insert.excluded[c] for c in [*COLUMNS, "head_chunk", "head_count"]},
     )
     for start in range(0, len(rows), 1000):
         session.execute(statement, list(rows[start : start + 1000]))
@@ -270,16 +336,21 @@ def keep(
     ends: Sequence[int],
     names: dict[int, tuple[str, str]],
     pg: bool,
+    stored: dict[tuple[int, int], Stored],
+    heads: dict[tuple[int, int], tuple[int, int]],
 ) -> None:
     """Fold records (sorted by pair; pair i is records[starts[i]:ends[i]]) into the pairs'
-    digests, in the caller's transaction."""
-    stored = read(session, pairs, pg)
-    merged = digests_of(records, starts, ends, [stored.get(p) for p in pairs])
+    digests (`stored`, as read()), with where each pair's head chunk now is, in the caller's
+    transaction."""
+    before = [stored[p].digest if p in stored else None for p in pairs]
+    merged = digests_of(records, starts, ends, before)
     rows = []
-    for (series_id, variant_id), digest in zip(pairs, merged, strict=True):
-        workload, metric = names[series_id]
+    for pair, digest in zip(pairs, merged, strict=True):
+        workload, metric = names[pair[0]]
+        head_chunk, head_count = heads[pair]
         rows.append(
-            {"series_id": series_id, "variant_id": variant_id, "workload": workload,
-             "metric": metric, **{c: getattr(digest, c) for c in COLUMNS}}
+            {"series_id": pair[0], "variant_id": pair[1], "workload": workload, "metric": metric,
+             **{c: getattr(digest, c) for c in COLUMNS}, "head_chunk": head_chunk,
+             "head_count": head_count}
         )  # fmt: skip
     write(session, rows, pg)

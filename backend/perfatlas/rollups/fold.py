@@ -97,27 +97,15 @@ def _variants(session: Session, rows: dict[str, dict[str, Any]]) -> dict[str, in
 
 
 def _heads(
-    session: Session, pairs: set[tuple[int, int]], with_records: bool
+    session: Session, pairs: set[tuple[int, int]]
 ) -> dict[tuple[int, int], tuple[int, int, bytes | None]]:
-    """(chunk, count, records or None) of the head chunk of each (series, variant) pair."""
+    """SQLite: (chunk, count, records) of the head chunk of each (series, variant) pair (on
+    PostgreSQL the pair's digest says where its head is, and an append needs no records)."""
     rollup = ExploreRollup
-    columns: list[Any] = [rollup.series_id, rollup.variant_id, rollup.chunk, rollup.count]
-    if with_records:
-        columns.append(rollup.records)
+    columns: list[Any] = [
+        rollup.series_id, rollup.variant_id, rollup.chunk, rollup.count, rollup.records
+    ]  # fmt: skip
     heads: dict[tuple[int, int], tuple[int, int, bytes | None]] = {}
-    if not with_records:  # PostgreSQL: each pair's newest chunk, one index probe per pair
-        ordered = sorted(pairs)
-        with _cursor(session) as cur:
-            cur.execute(
-                "SELECT p.series_id, p.variant_id, h.chunk, h.count "
-                "FROM unnest(%(s)s::int[], %(v)s::int[]) AS p(series_id, variant_id) "
-                "CROSS JOIN LATERAL (SELECT chunk, count FROM explore_rollups AS r "
-                "WHERE r.series_id = p.series_id AND r.variant_id = p.variant_id "
-                "ORDER BY chunk DESC LIMIT 1) AS h",
-                {"s": [p[0] for p in ordered], "v": [p[1] for p in ordered]},
-                prepare=False,
-            )
-            return {(row[0], row[1]): (row[2], row[3], None) for row in cur.fetchall()}
     for part in _chunks(sorted({series for series, _ in pairs})):
         newest = (
             select(rollup.series_id, rollup.variant_id, func.max(rollup.chunk).label("chunk"))
@@ -136,7 +124,7 @@ def _heads(
         for row in session.execute(statement):
             key = (row[0], row[1])
             if key in pairs:
-                heads[key] = (row[2], row[3], row[4] if with_records else None)
+                heads[key] = (row[2], row[3], row[4])
     return heads
 
 
@@ -237,8 +225,14 @@ def _append(
     cuts = [int(i) for i in bounds]
     starts, ends = [0, *cuts], [*cuts, len(records)]
     pairs = [(int(series[i]), int(variants[i])) for i in starts]
-    digests.keep(session, records, pairs, starts, ends, names, pg)
-    heads = _heads(session, set(pairs), with_records=not pg)
+    stored = digests.read(session, pairs, pg)
+    heads: dict[tuple[int, int], tuple[int, int, bytes | None]]
+    if pg:  # where each pair's head chunk is: its digest says (they are written together)
+        heads = {pair: (kept.head_chunk, kept.head_count, None) for pair, kept in stored.items()}
+    else:
+        heads = _heads(session, set(pairs))
+    # Each pair's head chunk and its count after this append, for its digest.
+    new_heads: dict[tuple[int, int], tuple[int, int]] = {}
     updates: list[dict[str, Any]] = []
     inserts: list[dict[str, Any]] = []
     size = RECORD.itemsize
@@ -251,6 +245,7 @@ def _append(
                 {"s": series_id, "v": variant_id, "c": chunk, "n": used + room,
                  "added": room, "r": data[first * size : (first + room) * size], "head": head}
             )  # fmt: skip
+            new_heads[(series_id, variant_id)] = (chunk, used + room)
         for start in range(max(room, 0), count, CHUNK_RECORDS):
             chunk += 1
             piece = data[
@@ -262,6 +257,7 @@ def _append(
                  "workload": workload, "metric": metric, "count": len(piece) // size,
                  "records": piece}
             )  # fmt: skip
+            new_heads[(series_id, variant_id)] = (chunk, len(piece) // size)
     if updates and pg:
         # One statement for every head, straight through the driver: the appended records
         # travel as one bytea, each head's part found by its offset (arrays of 10,000 small
@@ -305,6 +301,7 @@ def _append(
         )  # fmt: skip
     if inserts:
         session.execute(insert(ExploreRollup), inserts)
+    digests.keep(session, records, pairs, starts, ends, names, pg, stored, new_heads)
 
 
 def pending_count(session: Session) -> int:

@@ -92,6 +92,10 @@ class ExploreDigest(Base):
     value_sketch: Mapped[bytes] = mapped_column(LargeBinary)
     p5_sketch: Mapped[bytes] = mapped_column(LargeBinary)
     p95_sketch: Mapped[bytes] = mapped_column(LargeBinary)
+    # The pair's head chunk in explore_rollups and how many records it holds: the next fold
+    # appends there (rollups/fold.py), without looking for it.
+    head_chunk: Mapped[int] = mapped_column(Integer)
+    head_count: Mapped[int] = mapped_column(Integer)
 
 
 class RollupPending(Base):

@@ -17,7 +17,7 @@ export function ExploreSummary({ data, exactHref }: { data: Explore; exactHref?:
         <span data-testid="explore-approximate">
           {" "}
           <span className="badge" title="Every count, mean, min and max is exact; medians and p5/p95 come from per-series quantile sketches.">
-            medians and p5/p95 within ±{((data.quantile_error ?? 0) * 100).toFixed(1)} %
+            sketched: medians and p5/p95 within ±{((data.quantile_error ?? 0) * 100).toFixed(1)} %
           </span>
           {exactHref && <Link to={exactHref}>exact figures</Link>}
         </span>
