@@ -10,7 +10,9 @@ Create Date: 2026-11-26 10:10:00
   rollups are emptied and every run (confirmation runs aside) is pending again. Until the
   worker has folded them, explore reads their results, exactly, as it does for any pending run.
 - On PostgreSQL the records of explore_rollups are stored uncompressed (STORAGE EXTERNAL): they
-  barely compress, and every append to a chunk tried to.
+  barely compress, and every append to a chunk tried to; its pages are kept 70 % full
+  (fillfactor), so that an append to a head chunk (20 records now, under the TOAST threshold)
+  is an update in place.
 """
 
 from collections.abc import Sequence
@@ -64,6 +66,7 @@ def upgrade() -> None:
         )
     if op.get_bind().dialect.name == "postgresql":
         op.execute("ALTER TABLE explore_rollups ALTER COLUMN records SET STORAGE EXTERNAL")
+        op.execute("ALTER TABLE explore_rollups SET (fillfactor = 70)")
     _fold_again()
 
 
@@ -85,3 +88,4 @@ def downgrade() -> None:
     op.drop_table("explore_digests")
     if op.get_bind().dialect.name == "postgresql":
         op.execute("ALTER TABLE explore_rollups ALTER COLUMN records SET STORAGE EXTENDED")
+        op.execute("ALTER TABLE explore_rollups RESET (fillfactor)")

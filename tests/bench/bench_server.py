@@ -310,7 +310,7 @@ def main() -> int:
                 body = result.pop("body")
                 result["rows_aggregated"] = sum(p["n"] for t in body["traces"] for p in t["points"])
                 result["traces"] = len(body["traces"])
-                # Past PERFATLAS_EXPLORE_EXACT_RESULTS (100,000) the medians are sketched.
+                # Past PERFATLAS_EXPLORE_EXACT_RESULTS (50,000) the medians are sketched.
                 result["approximate"] = body["approximate"]
                 # The data must vary along what is grouped, or the case measures nothing.
                 assert len(body["traces"]) >= 2, (name, body["traces"])

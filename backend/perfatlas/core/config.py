@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     # Explore computes a plot of at most this many results exactly from their records; a larger
     # one from per-series digests, its medians and percentiles within 0.5 % (exact=true asks
     # for exact figures whatever the size; README.md, "Explore's numbers").
-    explore_exact_results: int = Field(default=100_000, ge=0)
+    explore_exact_results: int = Field(default=50_000, ge=0)
     # Seconds an idle HTTP connection is kept open (longer than any client's idle pool).
     keepalive_seconds: int = Field(default=75, ge=1, le=3600)
 

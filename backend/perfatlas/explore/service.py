@@ -31,7 +31,7 @@ MAX_TIME_POINTS = 50_000
 # A plot of at most this many results is computed from their records, exactly; a larger one
 # from the digests (rollups/digests.py), its medians and percentiles within ALPHA, unless the
 # request asks for exact figures (PERFATLAS_EXPLORE_EXACT_RESULTS sets it for a server).
-EXACT_RESULTS = 100_000
+EXACT_RESULTS = 50_000
 # Confirmation runs are never in explore's points (runs.confirming), so never their flag.
 FLAG_REASONS = {
     name: REASONS[name]

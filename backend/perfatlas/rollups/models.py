@@ -47,7 +47,8 @@ class RunVariant(Base):
 class ExploreRollup(Base):
     """The folded results of one series and one variant: `records` holds `count` fixed-size
     records (rollups/records.py RECORD), appended to the head chunk (the highest) until it holds
-    CHUNK_RECORDS, then a new chunk is opened, so that a fold never rewrites a large value."""
+    CHUNK_RECORDS, then a new chunk is opened, so that a fold never rewrites a large value (rows stay
+    under PostgreSQL's TOAST threshold; the table leaves room in its pages for updates in place)."""
 
     __tablename__ = "explore_rollups"
     # Explore reads one metric's rows: one index range, however the series' ids interleave.

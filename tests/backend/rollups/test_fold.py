@@ -6,6 +6,7 @@ been folded."""
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from perfatlas.core.config import Settings
 from perfatlas.explore import service as explore_service
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
-from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
 from perfatlas.rollups.records import RECORD, unpack
 from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs import service as runs_service
@@ -295,7 +296,15 @@ def test_time_is_not_a_variant(db: sessionmaker[Session]) -> None:
     ingest(db, made)
     with db() as session:
         rollups.fold_pending(session)
+        pairs = session.execute(
+            select(ExploreDigest.count, ExploreDigest.head_chunk, ExploreDigest.head_count)
+        ).all()
         rows = session.scalar(select(func.count()).select_from(ExploreRollup))
         variants = session.scalar(select(func.count()).select_from(RunVariant))
-    assert (rows, variants) == (2 * 2, 2)  # 2 metrics x 2 versions, one chunk each
+    # 2 metrics x 2 versions, each pair's records in as few chunks as they fit.
+    assert (len(pairs), variants) == (2 * 2, 2)
+    assert rows == sum(math.ceil(count / fold.CHUNK_RECORDS) for count, _, _ in pairs)
+    for count, head_chunk, head_count in pairs:
+        assert head_chunk == (count - 1) // fold.CHUNK_RECORDS
+        assert head_count == count - head_chunk * fold.CHUNK_RECORDS
     check_all(asker(db), runs_of(made), "one series", sketches=asker(db, sketched=True))
