@@ -93,10 +93,14 @@ def covered(session: Session, read: Rolled) -> int:
     """How many results the plot covers (the filters' but no time filter): the digests' counts
     and the pending runs' results, in one statement; cheap beside reading either."""
     condition = kept(read)
-    count: ColumnElement[Any] = ExploreDigest.count.expression
-    if condition is not None:
-        count = case((condition, ExploreDigest.count), else_=0)
-    folded = variant_rows(read, ExploreDigest, [func.coalesce(func.sum(count), 0)])
+    table = ExploreDigest
+    total = func.coalesce(func.sum(table.count), 0)
+    if condition is None:  # the metric's digests alone, by their own index
+        query = read.query
+        folded = select(total).where(table.workload == query.workload, table.metric == query.metric)
+    else:
+        count = case((condition, table.count), else_=0)
+        folded = variant_rows(read, table, [func.coalesce(func.sum(count), 0)])
     pending = select_results(read.query, [func.count()]).join(
         RollupPending, RollupPending.run_id == Result.run_id
     )
