@@ -63,9 +63,7 @@ def api(request: pytest.FixtureRequest, tmp_path: Path, fold_state: str) -> Iter
         with TestClient(create_app(settings), raise_server_exceptions=False) as own:
             yield Api(own, headers, settings.database_url, sketched=True)
         return
-    settings = Settings(
-        data_dir=tmp_path / "data", explore_exact_results=0 if sketched else 50_000
-    )
+    settings = Settings(data_dir=tmp_path / "data", explore_exact_results=0 if sketched else 50_000)
     url = settings.effective_database_url
     run_migrations(url)
     with session_factory(get_engine(url))() as session:
