@@ -14,6 +14,10 @@ import pytest
 from tests.agent.conftest import agent_cmd
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_cleans_up_and_keeps_what_was_measured(
     tmpfs_target: Path, spool: Path, threads: int
@@ -25,6 +29,10 @@ def test_ctrl_c_cleans_up_and_keeps_what_was_measured(
         agent_cmd("run", "smallfile", "--target", str(tmpfs_target), "-p", "nfiles=20000", "-p", f"threads={threads}",
                   "-n", "50", "--no-warmup"),
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Ctrl-C reaches the agent as it reaches one started from a terminal, whatever this
+        # process inherited: a shell's background job starts with SIGINT ignored, and Python
+        # leaves an ignored SIGINT ignored (the agent then ran all 50 repetitions).
+        preexec_fn=_default_sigint,
     )  # fmt: skip
     assert proc.stderr is not None
     deadline = time.monotonic() + 60
