@@ -321,20 +321,37 @@ def _one_run(
             if not warm:
                 samples.append(metrics)
             reporter.rep_finished()
-    except Exception as exc:
-        # A failed point of a sweep is recorded (status failed, the error in meta) and the
-        # sweep goes on: the failure itself is a result worth keeping.
-        reporter.message(f"run failed: {exc}")
-        return finish("failed", f"{type(exc).__name__}: {exc}"[:4000])
-    except KeyboardInterrupt as exc:
+    except (Exception, KeyboardInterrupt) as caught:
+        exc = caught if isinstance(caught, KeyboardInterrupt) else interrupt_behind(caught)
+        if exc is None:
+            # A failed point of a sweep is recorded (status failed, the error in meta) and the
+            # sweep goes on: the failure itself is a result worth keeping.
+            reporter.message(f"run failed: {caught}")
+            return finish("failed", f"{type(caught).__name__}: {caught}"[:4000])
         why = _reason(exc)
         reporter.message(f"interrupted ({why}): cleaning up the files this run made")
         if not samples:
             _cleanup(workload, ctx, run_dir)
-            raise
+            if exc is caught:
+                raise
+            raise exc from caught
         ctx.meta["interrupted"] = why
         return finish("partial", f"interrupted ({why}) after the repetitions kept here")
     return finish("ok")
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM (Abandon) that an error raised while it was being handled would
+    otherwise hide: a signal landing in a tar subprocess's cleanup came back as EBADF, and the
+    study went on as if the run had merely failed."""
+    seen: set[int] = set()
+    current = exc.__context__
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        seen.add(id(current))
+        current = current.__context__
+    return None
 
 
 def timed_rep(workload: Workload, ctx: RunContext, rep_dir: Path) -> dict[str, Metric]:
