@@ -223,7 +223,7 @@ def _one_metric(
             and read.ranges is None
             and sketched.covered(session, rolled_read) > exact_results
         ):
-            cells = sketched.grouped(session, rolled_read).cells
+            cells = sketched.grouped(session, rolled_read)
             answer.approximate, answer.quantile_error = True, ALPHA
         if not answer.approximate:
             cells = list(rolled.grouped(session, rolled_read))

@@ -54,12 +54,6 @@ class _Point:
     tentative: bool = False
 
 
-@dataclass
-class Sketched:
-    cells: list[Cell]
-    results: int  # how many results the points cover
-
-
 def _digest_columns(read: Rolled, pg: bool) -> list[ColumnElement[Any]]:
     """The digests' side after x and g, as the pending side's columns line up: on PostgreSQL one
     row per point, the digests' numbers aggregated by the database (the sketches and newest runs
@@ -107,7 +101,7 @@ def covered(session: Session, read: Rolled) -> int:
     return int(session.scalar(select(folded.scalar_subquery() + pending.scalar_subquery())) or 0)
 
 
-def grouped(session: Session, read: Rolled) -> Sketched:
+def grouped(session: Session, read: Rolled) -> list[Cell]:
     """Every point of x (and group) from the digests and the pending runs (no time filter)."""
     assert read.ranges is None, "a time filter splits records, which digests cannot"
     query = read.query
@@ -154,8 +148,7 @@ def grouped(session: Session, read: Rolled) -> Sketched:
         every.extend(point.digests)
         owner.extend([index] * len(point.digests))
     numbers = summarize(every, owner, len(points)) if points else []
-    cells = [
+    return [
         cell_of(query, x, g, summary, point.tentative)
         for ((x, g), point), summary in zip(points.items(), numbers, strict=True)
     ]
-    return Sketched(cells, sum(c.n for c in cells))

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.rollups import sketch
 from perfatlas.rollups.models import ExploreDigest
-from perfatlas.rollups.records import RUNS_PER_POINT, Summary
+from perfatlas.rollups.records import RUNS_PER_POINT, Summary, newest_records, uuids
 
 # A newest run as a digest keeps it: its start (µs since the epoch) and uuid halves.
 NEWEST = np.dtype([("started", "<i8"), ("hi", "<u8"), ("lo", "<u8")])
@@ -56,18 +56,6 @@ class Stored:
     digest: Digest
     head_chunk: int
     head_count: int
-
-
-def _newest(parts: Sequence[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
-    """The RUNS_PER_POINT newest of NEWEST records, newest first (ties: the larger uuid first,
-    as records.newest orders them)."""
-    joined = np.concatenate(parts) if parts else np.empty(0, dtype=NEWEST)
-    if len(joined) > RUNS_PER_POINT:  # those that start no earlier than the RUNS_PER_POINT-th
-        nth = len(joined) - RUNS_PER_POINT
-        joined = joined[joined["started"] >= np.partition(joined["started"], nth)[nth]]
-    order = np.lexsort((joined["lo"], joined["hi"], joined["started"]))[::-1]
-    chosen: np.ndarray[Any, Any] = joined[order[:RUNS_PER_POINT]]
-    return chosen
 
 
 def _as_newest(records: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -248,9 +236,7 @@ def _newest_by_cell(
     bounds = np.searchsorted(owner, np.arange(cells + 1))
     out = []
     for i in range(cells):
-        chosen = _newest([runs[bounds[i] : bounds[i + 1]]])
-        halves = zip(chosen["hi"].tolist(), chosen["lo"].tolist(), strict=True)
-        out.append([uuid_mod.UUID(int=(hi << 64) | lo) for hi, lo in halves])
+        out.append(uuids(newest_records(runs[bounds[i] : bounds[i + 1]])))
     return out
 
 

@@ -106,16 +106,26 @@ def _quantile(values: np.ndarray[Any, Any], q: float) -> float:
     return quantile(np.partition(values, [at, min(at + 1, len(values) - 1)]), q)
 
 
-def newest(records: np.ndarray[Any, Any], limit: int = RUNS_PER_POINT) -> list[uuid_mod.UUID]:
-    """The newest runs, newest first (ties by uuid, the larger first)."""
+def newest_records(records: np.ndarray[Any, Any], limit: int = RUNS_PER_POINT) -> Any:
+    """The `limit` newest of records with started, hi and lo fields, newest first (ties by uuid,
+    the larger first)."""
     if len(records) > limit:
         started = records["started"]
         nth = len(records) - limit
         records = records[started >= np.partition(started, nth)[nth]]
     order = np.lexsort((records["lo"], records["hi"], records["started"]))[::-1][:limit]
-    chosen = records[order]
-    halves = zip(chosen["hi"].tolist(), chosen["lo"].tolist(), strict=True)
+    return records[order]
+
+
+def uuids(records: np.ndarray[Any, Any]) -> list[uuid_mod.UUID]:
+    """The run uuids of records with hi and lo fields."""
+    halves = zip(records["hi"].tolist(), records["lo"].tolist(), strict=True)
     return [uuid_mod.UUID(int=(hi << 64) | lo) for hi, lo in halves]
+
+
+def newest(records: np.ndarray[Any, Any], limit: int = RUNS_PER_POINT) -> list[uuid_mod.UUID]:
+    """The newest runs, newest first (ties by uuid, the larger first)."""
+    return uuids(newest_records(records, limit))
 
 
 @dataclass
