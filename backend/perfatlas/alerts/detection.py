@@ -11,16 +11,19 @@ import uuid as uuid_mod
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import select
+import orjson
+from sqlalchemy import Float, Integer, String, column, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from perfatlas.alerts import stopped
-from perfatlas.alerts.models import AlertRule
+from perfatlas.alerts.enums import AlertKind
+from perfatlas.alerts.models import Alert, AlertRule
 from perfatlas.alerts.reconcile import Point, Report, reconcile
 from perfatlas.alerts.rules import thresholds_for
 from perfatlas.analysis.detector import ChangePoint, attach_causes, detect, detect_many
 from perfatlas.core.config import Settings
+from perfatlas.core.models import UTCDateTime
 from perfatlas.runs.models import Environment, Result, Run, Series
 
 # A task that hits one of these (two checks racing on one series, a dropped connection) is
@@ -32,28 +35,67 @@ SERIES_CHUNK = 200
 
 
 def _load_points(session: Session, series_id: int, window: int) -> list[Point]:
-    rows = session.execute(
+    return _load_many(session, [series_id], window)[series_id]
+
+
+def _history(window: int) -> Any:
+    """The newest `window` points of one series (`series_id`), newest first. A confirmation
+    job's runs (alternating candidate and baseline) are no history, and reference figures
+    (published, entered by hand) are never detected on."""
+    return (
         select(
-            Result.run_id, Result.started_at, Result.value, Result.samples,
+            Result.series_id, Result.run_id, Result.started_at, Result.value, Result.samples,
             Result.environment_id, Run.labels,
         )
         .join(Run, Run.id == Result.run_id)
-        # A confirmation job's runs (alternating candidate and baseline) are no history, and
-        # reference figures (published, entered by hand) are never detected on.
-        .where(
-            Result.series_id == series_id,
-            Run.confirming.is_(False),
-            Run.reference.is_(False),
-        )
+        .where(Run.confirming.is_(False), Run.reference.is_(False))
         .order_by(Result.started_at.desc(), Result.run_id.desc())
         .limit(window)
-    ).all()  # fmt: skip
-    points = [
-        Point(run_id, started_at, list(samples) or [value], env_id, dict(labels or {}))
-        for run_id, started_at, value, samples, env_id, labels in rows
-    ]
-    points.reverse()
-    return points
+    )  # fmt: skip
+
+
+# The same on PostgreSQL for a whole chunk of series in one statement: samples and labels as
+# text (decoded here, the labels once per run however many of its series are in the chunk).
+_PG_HISTORY = text(
+    "SELECT s.id, p.run_id, p.started_at, p.value, p.samples::text, p.environment_id,"
+    " p.labels::text FROM unnest(CAST(:ids AS integer[])) AS s(id) CROSS JOIN LATERAL"
+    " (SELECT r.run_id, r.started_at, r.value, r.samples, r.environment_id, u.labels"
+    "  FROM results AS r JOIN runs AS u ON u.id = r.run_id"
+    "  WHERE r.series_id = s.id AND u.confirming IS false AND u.reference IS false"
+    "  ORDER BY r.started_at DESC, r.run_id DESC LIMIT :window) AS p"
+).columns(
+    column("id", Integer), column("run_id", Integer), column("started_at", UTCDateTime),
+    column("value", Float), column("samples", String), column("environment_id", Integer),
+    column("labels", String),
+)  # fmt: skip
+
+
+def _load_many(session: Session, series_ids: Sequence[int], window: int) -> dict[int, list[Point]]:
+    """The newest `window` points of each series, oldest first."""
+    found: dict[int, list[Point]] = {sid: [] for sid in series_ids}
+    if not series_ids:
+        return found
+    if session.get_bind().dialect.name == "postgresql":
+        labels_of: dict[int, dict[str, str]] = {}
+        rows = session.execute(_PG_HISTORY, {"ids": list(series_ids), "window": window}).all()
+        for sid, run_id, started_at, value, samples, env_id, labels in rows:
+            run_labels = labels_of.get(run_id)
+            if run_labels is None:
+                run_labels = labels_of[run_id] = orjson.loads(labels) if labels else {}
+            found[sid].append(
+                Point(run_id, started_at, orjson.loads(samples) or [value], env_id, run_labels)
+            )
+    else:
+        for sid in series_ids:
+            found[sid] = [
+                Point(run_id, started_at, list(samples) or [value], env_id, dict(labels or {}))
+                for _, run_id, started_at, value, samples, env_id, labels in session.execute(
+                    _history(window).where(Result.series_id == sid)
+                )
+            ]
+    for points in found.values():
+        points.reverse()
+    return found
 
 
 def _environments(session: Session, ids: Iterable[int | None]) -> dict[int, dict[str, Any]]:
@@ -132,20 +174,35 @@ def check_series(
     floor = min([settings.alert_min_confidence, *(r.min_confidence or 1.0 for r in rules)])
     for start in range(0, len(series_ids), SERIES_CHUNK):
         chunk = series_ids[start : start + SERIES_CHUNK]
-        loaded = []
-        for series in session.scalars(select(Series).where(Series.id.in_(chunk))):
-            points = _load_points(session, series.id, window)
-            loaded.append((series, points))
+        points_of = _load_many(session, chunk, window)
+        loaded = [
+            (series, points_of[series.id])
+            for series in session.scalars(select(Series).where(Series.id.in_(chunk)))
+        ]
+        # Series with a detector's alert: the others, with no change found, have nothing to
+        # reconcile (most series, most of the time).
+        alerted = set(
+            session.scalars(
+                select(Alert.series_id)
+                .where(Alert.series_id.in_(chunk), Alert.kind != AlertKind.stopped.value)
+                .distinct()
+            )
+        )
         found = detect_many(
             [([p.samples for p in points], series.direction) for series, points in loaded],  # type: ignore[misc]
             min_confidence=floor,
         )
-        envs = _environments(session, (p.environment_id for _, pts in loaded for p in pts))
-        for (series, points), cps in zip(loaded, found, strict=True):
+        report.series += len(loaded)
+        changed = [
+            (series, points, cps)
+            for (series, points), cps in zip(loaded, found, strict=True)
+            if cps or series.id in alerted
+        ]
+        envs = _environments(session, (p.environment_id for _, pts, _ in changed for p in pts))
+        for series, points, cps in changed:
             cps = attach_causes(cps, _contexts(points, envs))
             limits = thresholds_for(series, series.agent.name, rules, settings)
             reconcile(session, series, points, cps, limits, settings, report)
-            report.series += 1
         # A series that had stopped reporting and has a run again.
         report.resolved += stopped.resume(
             session, [s.id for s, _ in loaded], settings=settings, delays=report.notifications

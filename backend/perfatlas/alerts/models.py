@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -125,9 +126,13 @@ class Alert(Base):
 
 class DetectionRequest(Base):
     """A series waiting for its on-upload check: one row per series however many uploads
-    asked, so a burst of uploads leaves at most one pending check per series. The check
-    deletes the row in the transaction that stores its outcome, so a check that dies leaves
-    the request in place, and an upload during a check requests another."""
+    asked, so a burst of uploads leaves at most one pending check per series.
+
+    Uploads write it in their own transaction. A check claims a batch of rows in a short
+    transaction of its own (`claimed_at`), so an upload never waits for a check, and deletes
+    them in the transaction that stores its outcome: a check that dies leaves its claims,
+    taken again once stale. An upload during a check marks the claimed row `again`, and the
+    check then hands it back instead of deleting it (alerts/pending.py)."""
 
     __tablename__ = "detection_requests"
 
@@ -135,3 +140,5 @@ class DetectionRequest(Base):
         ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
     )
     requested_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    claimed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+    again: Mapped[bool] = mapped_column(default=False, server_default=false())

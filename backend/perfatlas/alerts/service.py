@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy.orm import Session
+
+from perfatlas.alerts import pending
 from perfatlas.alerts.detection import (
     RETRYABLE,
     VOLATILE_KEYS,
@@ -17,10 +20,11 @@ from perfatlas.alerts.detection import (
 )
 from perfatlas.alerts.reconcile import Report
 from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, thresholds_for
-from perfatlas.alerts.tasks import REQUEST_CHECKS
+from perfatlas.alerts.tasks import DETECT_PENDING
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
 from perfatlas.core.config import Settings
 from perfatlas.rollups.service import queue_fold
+from perfatlas.runs.service import Ingested
 from perfatlas.worker.celery_app import enqueue
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "detect_after_ingest",
     "get_alert",
     "get_incident",
+    "request_after_ingest",
     "rule_matches",
     "series_for_runs",
     "set_alert_status",
@@ -43,23 +48,29 @@ __all__ = [
     "thresholds_for",
 ]
 
-# Runs per lookup of their series (an upload of 1,000 runs can touch thousands of series).
-DETECT_CHUNK = 500
+
+def request_after_ingest(session: Session, settings: Settings, stored: Sequence[Ingested]) -> int:
+    """In the upload's transaction: one check request per series its new runs added results
+    to (alerts/pending.py), so a burst of uploads to the same series makes one check, not one
+    per upload. Returns how many series were not waiting already: detect_after_ingest queues
+    a check only then."""
+    if not settings.detect_on_ingest:
+        return 0
+    return pending.request_checks(
+        session, [sid for outcome in stored if outcome.created for sid in outcome.series_ids]
+    )
 
 
-def detect_after_ingest(settings: Settings, run_uuids: Sequence[object]) -> None:
-    """Ask for the on-upload check of the series these new runs belong to (after the response
-    has gone out: the upload never waits for the broker). The upload only sends the run uuids;
-    the worker turns them into one request row per series (alerts/pending.py) and queues a
-    check only when a series was not already waiting, so a burst of uploads to the same series
-    makes one check, not one per upload."""
-    if not run_uuids:
+def detect_after_ingest(settings: Settings, created: int, requested: int) -> None:
+    """After the response has gone out (the upload never waits for the broker): queue the check
+    of the series `request_after_ingest` found not waiting, and the fold of the new runs into
+    explore's rollups. When every series was waiting already, a check that will see them is
+    queued or running, and the fold follows on the beat within seconds."""
+    if not created:
         return
     if not settings.detect_on_ingest:
-        # request_checks queues the fold of the runs into explore's rollups; without it, ask
-        # for the fold directly.
         queue_fold(settings)
         return
-    uuids = [str(u) for u in run_uuids]
-    for start in range(0, len(uuids), DETECT_CHUNK):
-        enqueue(settings, REQUEST_CHECKS, uuids[start : start + DETECT_CHUNK])
+    if requested:
+        enqueue(settings, DETECT_PENDING)
+        queue_fold(settings)

@@ -27,6 +27,8 @@ MAX_RETRIES = 5
 # A pass over the pending checks hands over to a fresh task after this long, so that one
 # long burst does not hold the worker from the other queues' work.
 PENDING_PASS_SECONDS = 20.0
+# The beat's pass over the pending checks (uploads queue their own).
+PENDING_EVERY_SECONDS = 60.0
 
 
 @shared_task(name=DETECT_RUNS, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
@@ -45,7 +47,9 @@ def detect_runs(self: Any, run_uuids: Sequence[str]) -> dict[str, int]:
 @shared_task(name=REQUEST_CHECKS, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
 def request_checks(self: Any, run_uuids: Sequence[str]) -> int:
     """An upload's runs: one check request per series they belong to (alerts/pending.py); the
-    check is queued only when a series was not already waiting. Cheap, and safe twice."""
+    check is queued only when a series was not already waiting. Uploads now write their
+    requests themselves (alerts/service.request_after_ingest); this serves the messages an
+    earlier server queued. Cheap, and safe twice."""
     settings = task_settings(self.app)
     try:
         with task_session(settings) as session:
@@ -63,28 +67,39 @@ def request_checks(self: Any, run_uuids: Sequence[str]) -> int:
 
 @shared_task(name=DETECT_PENDING, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]
 def detect_pending(self: Any) -> dict[str, int]:
-    """Check the series uploads asked for (alerts/pending.py), a batch per transaction: the
-    batch's requests are deleted in the transaction that stores its outcome. Many of these
-    tasks may be queued by a burst; all but the first find little or nothing to do."""
+    """Check the series uploads asked for (alerts/pending.py), a claimed batch at a time; the
+    batch's requests are deleted once its outcome is stored. Queued by uploads that found a
+    series not waiting already, and on the beat (claims of a check that died, a message the
+    broker lost); one that finds nothing waiting ends at once."""
     settings = task_settings(self.app)
     report = Report()
     started = time.monotonic()
-    try:
-        with task_session(settings) as session:
+    with task_session(settings) as session:
+        held: tuple[list[int], Any] | None = None
+        try:
             while time.monotonic() - started < PENDING_PASS_SECONDS:
-                batch = pending.take_batch(session, detection.SERIES_CHUNK)
-                if not batch:
-                    session.rollback()
+                batch, claimed_at = pending.claim(session, detection.SERIES_CHUNK)
+                if claimed_at is None:
                     break
+                held = (batch, claimed_at)
                 report.merge(
                     detection.check_series(
                         session, batch, settings=settings, window=settings.detect_window
                     )
-                )  # commits, with the batch's requests deleted
+                )
+                pending.finish(session, batch, claimed_at)
+                session.commit()
+                held = None
             else:
                 enqueue(settings, DETECT_PENDING)  # more than one pass's worth: carry on
-    except detection.RETRYABLE as exc:  # the batch's requests are back: try again shortly
-        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+        except detection.RETRYABLE as exc:  # hand the batch back: try again shortly
+            session.rollback()
+            if held is not None:
+                try:
+                    pending.release(session, *held)
+                except detection.RETRYABLE:  # the claims go stale and are taken again
+                    session.rollback()
+            raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     queue_sweeps(settings, report.notifications)
     return report.as_dict()
 

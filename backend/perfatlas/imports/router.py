@@ -10,7 +10,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from perfatlas.alerts.service import detect_after_ingest
+from perfatlas.alerts.service import detect_after_ingest, request_after_ingest
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.auth.permissions import Principal
 from perfatlas.auth.service import check_agent
@@ -24,6 +24,7 @@ from perfatlas.imports.errors import ImportFormatError
 from perfatlas.imports.fio import read_fio
 from perfatlas.imports.schemas import ImportDurability, ImportRead, SkippedValue
 from perfatlas.runs.schemas import BatchItem
+from perfatlas.runs.service import Ingested
 
 router = APIRouter(tags=["imports"])
 Parser = Callable[..., Parsed]
@@ -84,20 +85,20 @@ async def _import(
         raise Invalid("file", "the file holds no results to import")
     for run in parsed.runs:
         check_agent(principal, agent=run.agent, field="query.agent")
-    outcomes = await run_in_threadpool(
-        lambda: commit_with_retry(
+
+    def store() -> tuple[list[Ingested], int]:
+        stored = service.store(
             session,
-            lambda: service.store(
-                session,
-                parsed=parsed,
-                ignore_labels=settings.series_ignore_labels,
-                durability=durability.model_dump(),
-            ),
+            parsed=parsed,
+            ignore_labels=settings.series_ignore_labels,
+            durability=durability.model_dump(),
         )
-    )
+        return stored, request_after_ingest(session, settings, stored)
+
+    outcomes, requested = await run_in_threadpool(lambda: commit_with_retry(session, store))
     created = sum(1 for o in outcomes if o.created)
     # After the response: the upload never waits for the broker.
-    background.add_task(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
+    background.add_task(detect_after_ingest, settings, created, requested)
     return ImportRead(
         created=created,
         existing=len(outcomes) - created,

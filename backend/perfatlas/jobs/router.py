@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Path, Query, Request, Response
 
-from perfatlas.alerts.service import detect_after_ingest
+from perfatlas.alerts.service import detect_after_ingest, request_after_ingest
 from perfatlas.api.deps import (
     AdminPrincipal,
     AgentPrincipal,
@@ -113,7 +113,7 @@ def complete_job(
     check_runs_agents(principal, [run.agent for run in body.runs])
     delays: list[float] = []
 
-    def work() -> list[Ingested]:
+    def work() -> tuple[list[Ingested], int]:
         delays.clear()
         _, stored = lifecycle.complete(
             session,
@@ -124,10 +124,11 @@ def complete_job(
         )
         # A confirmation job ended without a verdict: its alert's answer is unknown.
         confirm.settle_finished(session, settings=settings, delays=delays, job_ids=[job_id])
-        return stored
+        return stored, request_after_ingest(session, settings, stored)
 
-    stored = commit_with_retry(session, work)
-    background.add_task(detect_after_ingest, settings, [s.uuid for s in stored if s.created])
+    stored, requested = commit_with_retry(session, work)
+    created = sum(1 for s in stored if s.created)
+    background.add_task(detect_after_ingest, settings, created, requested)
     background.add_task(queue_sweeps, settings, delays)
     return queries.read_job(session, job_id=job_id)
 

@@ -34,6 +34,8 @@ class Ingested:
     uuid: uuid_mod.UUID
     run_id: int
     created: bool
+    # The series its results went to (a new run's; none for a retry).
+    series_ids: tuple[int, ...] = ()
 
 
 # Fields added to uploads after runs were first stored: left out of a body's hash while they are
@@ -316,6 +318,6 @@ def _store_new(
         agent_ids=agent_ids,
     )
     return {
-        run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True)
-        for run, run_id in zip(runs, run_ids, strict=True)
+        run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True, series_ids=tuple(ids))
+        for run, run_id, ids in zip(runs, run_ids, series_of_results, strict=True)
     }

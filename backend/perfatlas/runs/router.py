@@ -12,7 +12,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Response
 from pydantic import BaseModel
 
 from perfatlas.alerts.queries import tentative_series
-from perfatlas.alerts.service import detect_after_ingest
+from perfatlas.alerts.service import detect_after_ingest, request_after_ingest
 from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
@@ -42,6 +42,7 @@ from perfatlas.runs.schemas import (
     SeriesRef,
     TrustNote,
 )
+from perfatlas.runs.service import Ingested
 
 router = APIRouter(tags=["runs"])
 
@@ -94,14 +95,16 @@ def create_run(
 ) -> RunRead:
     """Upload one run with its results; a retry with the same uuid and body returns the stored run."""
     check_agent(principal, agent=body.agent, field="body.agent")
-    (outcome,) = commit_with_retry(
-        session,
-        lambda: service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels),
-    )
+
+    def store() -> tuple[list[Ingested], int]:
+        stored = service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels)
+        return stored, request_after_ingest(session, settings, stored)
+
+    (outcome,), requested = commit_with_retry(session, store)
     if not outcome.created:
         response.status_code = 200
     else:
-        background.add_task(detect_after_ingest, settings, [outcome.uuid])
+        background.add_task(detect_after_ingest, settings, 1, requested)
     run = service.get_run(session, run_uuid=outcome.uuid)
     files = [] if outcome.created else attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
     return to_read(run, files=files)
@@ -122,14 +125,16 @@ def create_runs_batch(
 ) -> BatchRead:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
     check_runs_agents(principal, [run.agent for run in body.runs])
-    outcomes = commit_with_retry(
-        session,
-        lambda: service.ingest(
+
+    def store() -> tuple[list[Ingested], int]:
+        stored = service.ingest(
             session, runs=body.runs, ignore_labels=settings.series_ignore_labels
-        ),
-    )
+        )
+        return stored, request_after_ingest(session, settings, stored)
+
+    outcomes, requested = commit_with_retry(session, store)
     created = sum(1 for o in outcomes if o.created)
-    background.add_task(detect_after_ingest, settings, [o.uuid for o in outcomes if o.created])
+    background.add_task(detect_after_ingest, settings, created, requested)
     return BatchRead(
         created=created,
         existing=len(outcomes) - created,

@@ -16,7 +16,13 @@ NIGHTLY_EXPIRES_SECONDS = 12 * 3600
 def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     # The task names are the domains'; imported here, when the app is made, because the task
     # modules themselves import the worker's helpers.
-    from perfatlas.alerts.tasks import DETECT_ALL, STOPPED_EVERY_SECONDS, STOPPED_REPORTING
+    from perfatlas.alerts.tasks import (
+        DETECT_ALL,
+        DETECT_PENDING,
+        PENDING_EVERY_SECONDS,
+        STOPPED_EVERY_SECONDS,
+        STOPPED_REPORTING,
+    )
     from perfatlas.confirm.tasks import SETTLE_CONFIRMATIONS, SETTLE_EVERY_SECONDS
     from perfatlas.jobs.tasks import EXPIRE_JOBS, EXPIRE_JOBS_SECONDS
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
@@ -60,6 +66,13 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": FOLD_ROLLUPS,
             "schedule": FOLD_EVERY_SECONDS,
             "options": {"queue": settings.queue, "expires": FOLD_EVERY_SECONDS},
+        },
+        # Uploads queue the check of the series they found not waiting; this one takes the
+        # claims of a check that died and what the broker lost.
+        "pending-checks": {
+            "task": DETECT_PENDING,
+            "schedule": PENDING_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": PENDING_EVERY_SECONDS},
         },
         "stopped-reporting": {
             "task": STOPPED_REPORTING,

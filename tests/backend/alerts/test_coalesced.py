@@ -1,18 +1,22 @@
 """Coalesced detection: a burst of uploads leaves at most one pending check per series and one
-queued task for the lot, and the check still finds a step uploaded in the burst."""
+queued check for the lot; a check's claims never hold an upload up, an upload during a check
+has its series checked again, a dead check's claims are taken again; and the check still finds
+a step uploaded in the burst."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
-from typing import Any
+from typing import Any, cast
 
 import redis
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from perfatlas.alerts import detection, pending
+from perfatlas.agents.models import Agent
+from perfatlas.alerts import pending
 from perfatlas.alerts.models import DetectionRequest
 from perfatlas.core.config import Settings
 from perfatlas.runs.models import Series
@@ -33,45 +37,112 @@ def one_run(day: int, level: float, *, agent: str = "lab-1") -> dict[str, Any]:
     )
 
 
-def queued(settings: Settings) -> int:
+def queued(settings: Settings) -> list[str]:
+    """The names of the tasks waiting in the deployment's queue, oldest first."""
     client = redis.Redis.from_url(REDIS_URL)
     try:
-        return int(client.llen(settings.queue))
+        raw = client.lrange(settings.queue, 0, -1)
     finally:
         client.close()
+    # kombu pushes on the left and pops on the right.
+    return [json.loads(message)["headers"]["task"] for message in reversed(raw)]
+
+
+def requests(factory: sessionmaker[Session]) -> dict[int, tuple[bool, bool]]:
+    """Every waiting series: (claimed, marked again)."""
+    with factory() as session:
+        return {
+            r.series_id: (r.claimed_at is not None, r.again)
+            for r in session.scalars(select(DetectionRequest))
+        }
+
+
+def series_of(factory: sessionmaker[Session], agent: str) -> list[int]:
+    with factory() as session:
+        return sorted(
+            session.scalars(select(Series.id).join(Series.agent).where(Agent.name == agent))
+        )
 
 
 def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
     client: TestClient, settings: Settings, factory: sessionmaker[Session],
     upload_headers: dict[str, str],
 ) -> None:  # fmt: skip
-    before = queued(settings)
+    before = len(queued(settings))
     uploads = [one_run(day, 1000.0) for day in range(40)]  # lab-1's 3 series, 40 times
     uploads += [one_run(day, 500.0, agent="lab-2") for day in range(10)]  # lab-2's 3 series
     for body in uploads:
         resp = client.post("/api/v1/runs", json=body, headers=upload_headers)
         assert resp.status_code == 201, resp.text
-    # The upload only sends its runs' uuids: one cheap message each, no database work.
-    assert queued(settings) - before == len(uploads)
-    # What the worker's request_checks task does with each, in upload order: a check is
-    # queued only by the uploads that found their series not waiting already.
-    checks_queued = 0
+    lab1, lab2 = series_of(factory, "lab-1"), series_of(factory, "lab-2")
+    assert len(lab1) == len(lab2) == 3
+    # The uploads wrote one request per series, in their own transactions.
+    assert requests(factory) == {sid: (False, False) for sid in lab1 + lab2}
+    # Only lab-1's first upload and lab-2's first found their series not waiting: each queued
+    # one check and one fold; the other 48 uploads queued nothing.
+    check, fold = "perfatlas.detect_pending", "perfatlas.fold_rollups"
+    assert queued(settings)[before:] == [check, fold, check, fold]
+
+    # An upload that fails writes no request: a new lab-3 run beside a stored uuid with
+    # another body.
+    fresh = one_run(3, 700.0, agent="lab-3")
+    changed = {**uploads[0], "labels": {"fs_version": "6.9"}}
+    resp = client.post("/api/v1/runs/batch", json={"runs": [fresh, changed]},
+                       headers=upload_headers)  # fmt: skip
+    assert resp.status_code == 409, resp.text
+    assert requests(factory) == {sid: (False, False) for sid in lab1 + lab2}
+    assert len(queued(settings)) == before + 4
+
+    # A check claims a batch, oldest request first, and commits the claim at once.
     with factory() as session:
-        for body in uploads:
-            series = detection.series_for_runs(session, [body["uuid"]])
-            assert len(series) == 3
-            checks_queued += pending.request_checks(session, series) > 0
-            session.commit()
-        waiting = sorted(session.scalars(select(DetectionRequest.series_id)))
-        every_series = sorted(session.scalars(select(Series.id)))
-        assert pending.pending(session) == 6
-    assert len(every_series) == 6 and waiting == every_series
-    assert checks_queued == 2  # lab-1's first upload and lab-2's first
-    # Taken a batch at a time: the first batch takes every waiting series, then none is left.
+        taken, claimed_at = pending.claim(session, 4)
+    assert taken == sorted(lab1 + lab2[:1]) and claimed_at is not None
     with factory() as session:
-        assert pending.take_batch(session, 200) == every_series
+        rest, _ = pending.claim(session, 200)
+    assert rest == lab2[1:]
+    # An upload to lab-1 meanwhile is not held up by the checks, and marks its claimed
+    # series: the check may have read them before it. Asking for them again queues a check.
+    resp = client.post("/api/v1/runs", json=one_run(50, 1000.0), headers=upload_headers)
+    assert resp.status_code == 201, resp.text
+    assert queued(settings)[before + 4 :] == [check, fold]
+    assert requests(factory) == {
+        **{sid: (True, True) for sid in lab1}, **{sid: (True, False) for sid in lab2},
+    }  # fmt: skip
+    # The first check ends: lab-2's first series is done, lab-1's are handed back, unclaimed.
+    with factory() as session:
+        pending.finish(session, taken, claimed_at)
         session.commit()
-        assert pending.take_batch(session, 200) == []
+    assert requests(factory) == {
+        **{sid: (False, False) for sid in lab1}, **{sid: (True, False) for sid in lab2[1:]},
+    }  # fmt: skip
+
+    # A check that died leaves its claims; once stale they are taken again, and the dead
+    # check's claim no longer finishes anything.
+    with factory() as session:
+        again, dead_at = pending.claim(session, 200)
+        assert again == lab1 and dead_at is not None
+        session.execute(
+            update(DetectionRequest)
+            .where(DetectionRequest.series_id.in_(lab1))
+            .values(claimed_at=dead_at - pending.STALE_CLAIM - dt.timedelta(seconds=1))
+        )
+        session.commit()
+        retaken, retaken_at = pending.claim(session, 200)
+        assert retaken == lab1 and retaken_at is not None
+        pending.finish(session, lab1, dead_at)  # the dead check's claim: nothing
+        session.commit()
+        assert pending.pending(session) == 5
+        pending.finish(session, lab1, retaken_at)
+        # A check that fails hands its claim back.
+        pending.release(session, rest, cast(dt.datetime, _claim_of(session, rest[0])))
+        assert pending.pending(session) == 2
+        assert pending.claim(session, 200)[0] == rest
+
+
+def _claim_of(session: Session, series_id: int) -> dt.datetime | None:
+    row = session.get(DetectionRequest, series_id)
+    assert row is not None
+    return row.claimed_at
 
 
 def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(

@@ -132,7 +132,7 @@ def _asker(db: sessionmaker[Session]) -> Any:
 def test_a_real_worker_folds_uploads(
     worker: Worker, worker_client: TestClient, tokens: Any, engine: Engine
 ) -> None:
-    """Uploads through the API queue the fold (through perfatlas.request_checks); runs stored
+    """Uploads through the API queue the fold (with the check of their series); runs stored
     without any task (a lost message) are folded by the beat's pass."""
     db = session_factory(engine)
     headers = {"Authorization": f"Bearer {tokens.upload}"}
