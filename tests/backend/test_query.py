@@ -210,6 +210,20 @@ def test_series_and_points(client, upload_headers, read_headers):
             f"/api/v1/series/{series['id']}/points", params={"limit": limit}, headers=read_headers
         ).json()
         assert some["series"]["points"] == 8 and len(some["value"]) == min(limit, 8)
+        assert some["value"] == [1005.0 + i for i in range(8)][-limit:]
+    # The series' newest time is the whole series', whatever the points read.
+    newest_at = BASE_TIME + dt.timedelta(days=7)
+    since = (BASE_TIME + dt.timedelta(days=2)).isoformat()
+    for params in ({}, {"limit": 3}, {"until": since}, {"since": since, "limit": 2}):
+        some = client.get(
+            f"/api/v1/series/{series['id']}/points", params=params, headers=read_headers
+        ).json()
+        assert some["series"]["points"] == 8, params
+        assert dt.datetime.fromisoformat(some["series"]["last_at"]) == newest_at, params
+    ranged = client.get(
+        f"/api/v1/series/{series['id']}/points", params={"until": since}, headers=read_headers
+    ).json()
+    assert ranged["value"] == [1005.0, 1006.0]
     assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404
 
 

@@ -18,9 +18,6 @@ _PG_EPOCH_US = 946_684_800_000_000
 _HEADER = struct.Struct(">iii")
 _DIM = struct.Struct(">ii")
 _LENGTH = struct.Struct(">i")
-# Each byte as its two lowercase hex digits, in one uint16 (np.take is several times faster
-# than fancy indexing of a (256, 2) table).
-_HEX_PAIRS = np.frombuffer(b"".join(f"{i:02x}".encode() for i in range(256)), np.uint16)
 
 
 def _elements(data: bytes | None, item: np.dtype[Any]) -> tuple[NDArray[Any], list[Any] | None]:
@@ -89,7 +86,9 @@ def uuids_json(raw: NDArray[np.uint8]) -> bytes:
     n = len(raw)
     if n == 0:
         return b"[]"
-    digits = _HEX_PAIRS.take(raw).view(np.uint8)  # (n, 32): the hex digits of each uuid
+    # (n, 32): the hex digits of each uuid
+    digits = np.frombuffer(np.ascontiguousarray(raw).tobytes().hex().encode(), np.uint8)
+    digits = digits.reshape(n, 32)
     out = np.empty((n, 39), np.uint8)
     out[:, 0] = out[:, 37] = ord('"')
     out[:, 38] = ord(",")

@@ -79,7 +79,7 @@ def from_postgresql(buffer: bytes) -> np.ndarray[Any, Any]:
     return out
 
 
-def unpack(buffer: bytes) -> np.ndarray[Any, Any]:
+def unpack(buffer: bytes | bytearray) -> np.ndarray[Any, Any]:
     if len(buffer) % RECORD.itemsize:
         raise ValueError(f"a rollup of {len(buffer)} bytes, not records of {RECORD.itemsize}")
     return np.frombuffer(buffer, dtype=RECORD)

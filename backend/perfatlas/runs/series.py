@@ -101,8 +101,8 @@ def series_points(
 
 
 def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples: bool) -> str:
-    """One row: the series' point count and newest time, then one binary array per column of
-    the newest points (newest first)."""
+    """One row: one binary array per column of the newest points, newest first, one point more
+    than asked for (when it is there, the series has more points than were asked for)."""
     key = (names, since, until, samples)
     sql = _PG_POINTS_SQL.get(key)
     if sql is None:
@@ -111,29 +111,22 @@ def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples:
         if samples:
             columns.append("samples")
             aggregates.append("array_agg(samples::text)")
-        # A confirmation job's runs are not part of the history (runs.confirming).
-        history = f"series_id = %(series_id)s AND flags & {CONFIRMING} = 0"
-        where = [history]
+        where = [_PG_HISTORY]
         if since:
             where.append("started_at >= %(since)s")
         if until:
             where.append("started_at < %(until)s")
-        # One more point than asked for: when no range is given and they are not all there,
-        # the series has no more points than were read, and the count of the whole series
-        # (every entry of its index) is not needed.
-        whole = "false" if since or until else "true"
         sql = (
-            f"WITH newest AS MATERIALIZED (SELECT {', '.join(columns)} FROM results"
-            f" WHERE {' AND '.join(where)} ORDER BY started_at DESC LIMIT %(limit)s + 1)"
-            f" SELECT CASE WHEN {whole} AND (SELECT count(*) FROM newest) <= %(limit)s"
-            f" THEN (SELECT count(*) FROM newest)"
-            f" ELSE (SELECT count(*) FROM results WHERE {history}) END,"
-            f" (SELECT max(started_at) FROM results WHERE {history}),"
-            f" {', '.join(aggregates)} FROM (SELECT * FROM newest"
-            f" ORDER BY started_at DESC LIMIT %(limit)s) AS shown"
+            f"SELECT {', '.join(aggregates)} FROM (SELECT {', '.join(columns)} FROM results"
+            f" WHERE {' AND '.join(where)} ORDER BY started_at DESC LIMIT %(limit)s + 1) AS newest"
         )
         _PG_POINTS_SQL[key] = sql
     return sql
+
+
+# A confirmation job's runs are not part of the history (runs.confirming).
+_PG_HISTORY = f"series_id = %(series_id)s AND flags & {CONFIRMING} = 0"
+_PG_WHOLE_SQL = f"SELECT count(*), max(started_at) FROM results WHERE {_PG_HISTORY}"
 
 
 def _pg_series_points(
@@ -151,11 +144,26 @@ def _pg_series_points(
     )
     params = {"series_id": series_id, "since": since, "until": until, "limit": limit}
     with raw.cursor(binary=True) as cur:
-        row = cur.execute(sql, params).fetchone()
-    assert row is not None  # an aggregate without GROUP BY always answers one row
-    total, last_at, *arrays = row
-    decoded = {c: _PG_POINT_DECODERS[c](data) for c, data in zip(names, arrays, strict=False)}
-    t = decoded["t"]
+        arrays = cur.execute(sql, params).fetchone()
+        assert arrays is not None  # an aggregate without GROUP BY always answers one row
+        decoded = {c: _PG_POINT_DECODERS[c](data) for c, data in zip(names, arrays, strict=False)}
+        t = decoded["t"]
+        more = len(t) > limit
+        last_at: dt.datetime | None
+        if since is None and until is None and not more:
+            # Every point of the series was read: its count and newest time are at hand.
+            total = len(t)
+            last_at = t.max().astype(dt.datetime).replace(tzinfo=dt.UTC) if total else None
+        else:
+            whole = cur.execute(_PG_WHOLE_SQL, params).fetchone()
+            assert whole is not None
+            total, last_at = whole[0], whole[1].astimezone(dt.UTC) if whole[1] else None
+    if more:  # an oldest point, past the newest `limit`, read only to know it is there
+        drop = int(np.argmin(t))
+        decoded = {c: np.delete(v, drop, axis=0) for c, v in decoded.items()}
+        t = decoded["t"]
+        if with_samples:
+            arrays = [*arrays[:-1], [v for i, v in enumerate(arrays[-1]) if i != drop]]
     # Newest first, as the subquery ordered them: PostgreSQL feeds a plain aggregate over an
     # ordered subquery in that order, and all the aggregates see the same rows in the same
     # order, so the columns stay aligned. The order itself is checked rather than assumed.
@@ -178,4 +186,4 @@ def _pg_series_points(
     if with_samples:
         samples = arranged(arrays[-1] or [])
         columns["samples"] = orjson.Fragment(("[" + ",".join(samples) + "]").encode())
-    return SeriesPoints(columns, total, last_at.astimezone(dt.UTC) if last_at else None)
+    return SeriesPoints(columns, total, last_at)
