@@ -25,6 +25,7 @@ from perfatlas.analysis.detector import ChangePoint, attach_causes, detect, dete
 from perfatlas.core.config import Settings
 from perfatlas.core.models import UTCDateTime
 from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.trust import NOT_DETECTED
 
 # A task that hits one of these (two checks racing on one series, a dropped connection) is
 # retried; the second attempt sees what the first one committed.
@@ -35,67 +36,84 @@ SERIES_CHUNK = 200
 
 
 def _load_points(session: Session, series_id: int, window: int) -> list[Point]:
-    return _load_many(session, [series_id], window)[series_id]
+    points = _load_many(session, [series_id], window)[series_id]
+    _fill_labels(session, [points])
+    return points
+
+
+# The results detection leaves out, as their trust bits say (runs.trust.NOT_DETECTED): a
+# confirmation job's runs (alternating candidate and baseline) are no history, and reference
+# figures (published, entered by hand) are never detected on. Written `< 1`, not `= 0`: the
+# planner takes `flags & ... = 0` for one row in two hundred, and would then read a series'
+# every result to sort them, not its newest few from the index.
+_DETECTED = f"flags & {NOT_DETECTED} < 1"
 
 
 def _history(window: int) -> Any:
-    """The newest `window` points of one series (`series_id`), newest first. A confirmation
-    job's runs (alternating candidate and baseline) are no history, and reference figures
-    (published, entered by hand) are never detected on."""
+    """The newest `window` points of one series (`series_id`), newest first."""
     return (
         select(
             Result.series_id, Result.run_id, Result.started_at, Result.value, Result.samples,
-            Result.environment_id, Run.labels,
+            Result.environment_id,
         )
-        .join(Run, Run.id == Result.run_id)
-        .where(Run.confirming.is_(False), Run.reference.is_(False))
+        .where(text(_DETECTED))
         .order_by(Result.started_at.desc(), Result.run_id.desc())
         .limit(window)
     )  # fmt: skip
 
 
-# The same on PostgreSQL for a whole chunk of series in one statement: samples and labels as
-# text (decoded here, the labels once per run however many of its series are in the chunk).
+# The same on PostgreSQL for a whole chunk of series in one statement, the samples as text
+# (decoded here).
 _PG_HISTORY = text(
-    "SELECT s.id, p.run_id, p.started_at, p.value, p.samples::text, p.environment_id,"
-    " p.labels::text FROM unnest(CAST(:ids AS integer[])) AS s(id) CROSS JOIN LATERAL"
-    " (SELECT r.run_id, r.started_at, r.value, r.samples, r.environment_id, u.labels"
-    "  FROM results AS r JOIN runs AS u ON u.id = r.run_id"
-    "  WHERE r.series_id = s.id AND u.confirming IS false AND u.reference IS false"
-    "  ORDER BY r.started_at DESC, r.run_id DESC LIMIT :window) AS p"
+    "SELECT s.id, p.run_id, p.started_at, p.value, p.samples::text, p.environment_id"
+    " FROM unnest(CAST(:ids AS integer[])) AS s(id) CROSS JOIN LATERAL"
+    " (SELECT run_id, started_at, value, samples, environment_id FROM results"
+    f"  WHERE series_id = s.id AND {_DETECTED}"
+    "  ORDER BY started_at DESC, run_id DESC LIMIT :window) AS p"
 ).columns(
     column("id", Integer), column("run_id", Integer), column("started_at", UTCDateTime),
     column("value", Float), column("samples", String), column("environment_id", Integer),
-    column("labels", String),
 )  # fmt: skip
 
 
 def _load_many(session: Session, series_ids: Sequence[int], window: int) -> dict[int, list[Point]]:
-    """The newest `window` points of each series, oldest first."""
+    """The newest `window` points of each series, oldest first, without their runs' labels
+    (_fill_labels: only the series with something to reconcile need them)."""
     found: dict[int, list[Point]] = {sid: [] for sid in series_ids}
     if not series_ids:
         return found
     if session.get_bind().dialect.name == "postgresql":
-        labels_of: dict[int, dict[str, str]] = {}
         rows = session.execute(_PG_HISTORY, {"ids": list(series_ids), "window": window}).all()
-        for sid, run_id, started_at, value, samples, env_id, labels in rows:
-            run_labels = labels_of.get(run_id)
-            if run_labels is None:
-                run_labels = labels_of[run_id] = orjson.loads(labels) if labels else {}
+        for sid, run_id, started_at, value, samples, env_id in rows:
             found[sid].append(
-                Point(run_id, started_at, orjson.loads(samples) or [value], env_id, run_labels)
+                Point(run_id, started_at, orjson.loads(samples) or [value], env_id, {})
             )
     else:
         for sid in series_ids:
             found[sid] = [
-                Point(run_id, started_at, list(samples) or [value], env_id, dict(labels or {}))
-                for _, run_id, started_at, value, samples, env_id, labels in session.execute(
+                Point(run_id, started_at, list(samples) or [value], env_id, {})
+                for _, run_id, started_at, value, samples, env_id in session.execute(
                     _history(window).where(Result.series_id == sid)
                 )
             ]
     for points in found.values():
         points.reverse()
     return found
+
+
+def _fill_labels(session: Session, lists: Iterable[Sequence[Point]]) -> None:
+    """Each point's run labels, read once per run."""
+    points = [p for ps in lists for p in ps]
+    wanted = sorted({p.run_id for p in points})
+    labels: dict[int, dict[str, str]] = {}
+    for start in range(0, len(wanted), 1000):
+        chunk = wanted[start : start + 1000]
+        for run_id, run_labels in session.execute(
+            select(Run.id, Run.labels).where(Run.id.in_(chunk))
+        ):
+            labels[run_id] = run_labels
+    for p in points:
+        p.labels = dict(labels.get(p.run_id) or {})
 
 
 def _environments(session: Session, ids: Iterable[int | None]) -> dict[int, dict[str, Any]]:
@@ -198,6 +216,7 @@ def check_series(
             for (series, points), cps in zip(loaded, found, strict=True)
             if cps or series.id in alerted
         ]
+        _fill_labels(session, (points for _, points, _ in changed))
         envs = _environments(session, (p.environment_id for _, pts, _ in changed for p in pts))
         for series, points, cps in changed:
             cps = attach_causes(cps, _contexts(points, envs))
