@@ -7,12 +7,13 @@ again, the nightly pass after the on-ingest one) changes nothing the second time
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy import Float, Integer, String, column, select, text
+from sqlalchemy import DateTime, Float, Integer, String, column, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -23,7 +24,6 @@ from perfatlas.alerts.reconcile import Point, Report, reconcile
 from perfatlas.alerts.rules import thresholds_for
 from perfatlas.analysis.detector import ChangePoint, attach_causes, detect, detect_many
 from perfatlas.core.config import Settings
-from perfatlas.core.models import UTCDateTime
 from perfatlas.runs.models import Environment, Result, Run, Series
 from perfatlas.runs.trust import NOT_DETECTED
 
@@ -37,7 +37,7 @@ SERIES_CHUNK = 200
 
 def _load_points(session: Session, series_id: int, window: int) -> list[Point]:
     points = _load_many(session, [series_id], window)[series_id]
-    _fill_labels(session, [points])
+    _complete(session, [points])
     return points
 
 
@@ -71,14 +71,16 @@ _PG_HISTORY = text(
     f"  WHERE series_id = s.id AND {_DETECTED}"
     "  ORDER BY started_at DESC, run_id DESC LIMIT :window) AS p"
 ).columns(
-    column("id", Integer), column("run_id", Integer), column("started_at", UTCDateTime),
+    # The time as the driver gives it (aware, in the session's zone): made UTC by _complete,
+    # only for the points it is read of (a type decorator per row cost a sixth of a check).
+    column("id", Integer), column("run_id", Integer), column("started_at", DateTime(timezone=True)),
     column("value", Float), column("samples", String), column("environment_id", Integer),
 )  # fmt: skip
 
 
 def _load_many(session: Session, series_ids: Sequence[int], window: int) -> dict[int, list[Point]]:
     """The newest `window` points of each series, oldest first, without their runs' labels
-    (_fill_labels: only the series with something to reconcile need them)."""
+    (_complete: only the series with something to reconcile need them)."""
     found: dict[int, list[Point]] = {sid: [] for sid in series_ids}
     if not series_ids:
         return found
@@ -101,8 +103,8 @@ def _load_many(session: Session, series_ids: Sequence[int], window: int) -> dict
     return found
 
 
-def _fill_labels(session: Session, lists: Iterable[Sequence[Point]]) -> None:
-    """Each point's run labels, read once per run."""
+def _complete(session: Session, lists: Iterable[Sequence[Point]]) -> None:
+    """Each point's run labels, read once per run, and its time in UTC."""
     points = [p for ps in lists for p in ps]
     wanted = sorted({p.run_id for p in points})
     labels: dict[int, dict[str, str]] = {}
@@ -114,6 +116,10 @@ def _fill_labels(session: Session, lists: Iterable[Sequence[Point]]) -> None:
             labels[run_id] = run_labels
     for p in points:
         p.labels = dict(labels.get(p.run_id) or {})
+        if p.started_at.tzinfo is None:  # SQLite keeps no zone
+            p.started_at = p.started_at.replace(tzinfo=dt.UTC)
+        elif p.started_at.tzinfo is not dt.UTC:
+            p.started_at = p.started_at.astimezone(dt.UTC)
 
 
 def _environments(session: Session, ids: Iterable[int | None]) -> dict[int, dict[str, Any]]:
@@ -216,7 +222,7 @@ def check_series(
             for (series, points), cps in zip(loaded, found, strict=True)
             if cps or series.id in alerted
         ]
-        _fill_labels(session, (points for _, points, _ in changed))
+        _complete(session, (points for _, points, _ in changed))
         envs = _environments(session, (p.environment_id for _, pts, _ in changed for p in pts))
         for series, points, cps in changed:
             cps = attach_causes(cps, _contexts(points, envs))

@@ -15,7 +15,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
-    false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -125,20 +125,27 @@ class Alert(Base):
 
 
 class DetectionRequest(Base):
-    """A series waiting for its on-upload check: one row per series however many uploads
-    asked, so a burst of uploads leaves at most one pending check per series.
+    """A series waiting for its on-upload check: one waiting row per series however many
+    uploads asked, so a burst of uploads leaves at most one pending check per series.
 
-    Uploads write it in their own transaction. A check claims a batch of rows in a short
-    transaction of its own (`claimed_at`), so an upload never waits for a check, and deletes
-    them in the transaction that stores its outcome: a check that dies leaves its claims,
-    taken again once stale. An upload during a check marks the claimed row `again`, and the
-    check then hands it back instead of deleting it (alerts/pending.py)."""
+    Uploads insert it in their own transaction and never wait for a check: a check claims a
+    batch of rows in a short transaction of its own (`claimed_at`), and a claimed row is out of
+    the waiting rows' unique index, so an upload during the check inserts a new waiting row
+    (the check may have read the series before it). The check deletes its claimed rows with
+    its outcome; a check that dies leaves them, taken again once stale (alerts/pending.py)."""
 
     __tablename__ = "detection_requests"
-
-    series_id: Mapped[int] = mapped_column(
-        ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
+    __table_args__ = (
+        Index(
+            "ix_detection_requests_waiting",
+            "series_id",
+            unique=True,
+            postgresql_where=text("claimed_at IS NULL"),
+            sqlite_where=text("claimed_at IS NULL"),
+        ),
     )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    series_id: Mapped[int] = mapped_column(ForeignKey("series.id", ondelete="CASCADE"))
     requested_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     claimed_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
-    again: Mapped[bool] = mapped_column(default=False, server_default=false())

@@ -75,19 +75,18 @@ def detect_pending(self: Any) -> dict[str, int]:
     report = Report()
     started = time.monotonic()
     with task_session(settings) as session:
-        held: tuple[list[int], Any] | None = None
+        held: pending.Claim | None = None
         try:
             while time.monotonic() - started < PENDING_PASS_SECONDS:
-                batch, claimed_at = pending.claim(session, detection.SERIES_CHUNK)
-                if claimed_at is None:
+                held = pending.claim(session, detection.SERIES_CHUNK)
+                if held is None:
                     break
-                held = (batch, claimed_at)
                 report.merge(
                     detection.check_series(
-                        session, batch, settings=settings, window=settings.detect_window
+                        session, held.series_ids, settings=settings, window=settings.detect_window
                     )
                 )
-                pending.finish(session, batch, claimed_at)
+                pending.finish(session, held)
                 session.commit()
                 held = None
             else:
@@ -96,7 +95,7 @@ def detect_pending(self: Any) -> dict[str, int]:
             session.rollback()
             if held is not None:
                 try:
-                    pending.release(session, *held)
+                    pending.release(session, held)
                 except detection.RETRYABLE:  # the claims go stale and are taken again
                     session.rollback()
             raise self.retry(exc=exc, countdown=2**self.request.retries) from exc

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import random
-from typing import Any, cast
+from typing import Any
 
 import redis
 from fastapi.testclient import TestClient
@@ -19,6 +19,7 @@ from perfatlas.agents.models import Agent
 from perfatlas.alerts import pending
 from perfatlas.alerts.models import DetectionRequest
 from perfatlas.core.config import Settings
+from perfatlas.core.models import utcnow
 from perfatlas.runs.models import Series
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.conftest import REDIS_URL
@@ -48,13 +49,13 @@ def queued(settings: Settings) -> list[str]:
     return [json.loads(message)["headers"]["task"] for message in reversed(raw)]
 
 
-def requests(factory: sessionmaker[Session]) -> dict[int, tuple[bool, bool]]:
-    """Every waiting series: (claimed, marked again)."""
+def requests(factory: sessionmaker[Session]) -> list[tuple[int, bool]]:
+    """Every request row: (series, claimed by a check)."""
     with factory() as session:
-        return {
-            r.series_id: (r.claimed_at is not None, r.again)
+        return sorted(
+            (r.series_id, r.claimed_at is not None)
             for r in session.scalars(select(DetectionRequest))
-        }
+        )
 
 
 def series_of(factory: sessionmaker[Session], agent: str) -> list[int]:
@@ -77,7 +78,8 @@ def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
     lab1, lab2 = series_of(factory, "lab-1"), series_of(factory, "lab-2")
     assert len(lab1) == len(lab2) == 3
     # The uploads wrote one request per series, in their own transactions.
-    assert requests(factory) == {sid: (False, False) for sid in lab1 + lab2}
+    waiting = [(sid, False) for sid in sorted(lab1 + lab2)]
+    assert requests(factory) == waiting
     # Only lab-1's first upload and lab-2's first found their series not waiting: each queued
     # one check and one fold; the other 48 uploads queued nothing.
     check, fold = "perfatlas.detect_pending", "perfatlas.fold_rollups"
@@ -90,59 +92,55 @@ def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
     resp = client.post("/api/v1/runs/batch", json={"runs": [fresh, changed]},
                        headers=upload_headers)  # fmt: skip
     assert resp.status_code == 409, resp.text
-    assert requests(factory) == {sid: (False, False) for sid in lab1 + lab2}
+    assert requests(factory) == waiting
     assert len(queued(settings)) == before + 4
 
     # A check claims a batch, oldest request first, and commits the claim at once.
     with factory() as session:
-        taken, claimed_at = pending.claim(session, 4)
-    assert taken == sorted(lab1 + lab2[:1]) and claimed_at is not None
-    with factory() as session:
-        rest, _ = pending.claim(session, 200)
-    assert rest == lab2[1:]
-    # An upload to lab-1 meanwhile is not held up by the checks, and marks its claimed
-    # series: the check may have read them before it. Asking for them again queues a check.
+        taken = pending.claim(session, 4)
+        rest = pending.claim(session, 200)
+    assert taken is not None and taken.series_ids == sorted(lab1 + lab2[:1])
+    assert rest is not None and rest.series_ids == lab2[1:]
+    assert requests(factory) == [(sid, True) for sid in sorted(lab1 + lab2)]
+    # An upload to lab-1 meanwhile is not held up by the checks: the checks may have read its
+    # series before it, so they wait again, beside the claims, and a check is queued.
     resp = client.post("/api/v1/runs", json=one_run(50, 1000.0), headers=upload_headers)
     assert resp.status_code == 201, resp.text
     assert queued(settings)[before + 4 :] == [check, fold]
-    assert requests(factory) == {
-        **{sid: (True, True) for sid in lab1}, **{sid: (True, False) for sid in lab2},
-    }  # fmt: skip
-    # The first check ends: lab-2's first series is done, lab-1's are handed back, unclaimed.
+    assert requests(factory) == sorted(
+        [(sid, True) for sid in lab1 + lab2] + [(sid, False) for sid in lab1]
+    )
+    # The first check ends: its rows go; lab-1's series still wait, for the upload's sake.
     with factory() as session:
-        pending.finish(session, taken, claimed_at)
+        pending.finish(session, taken)
         session.commit()
-    assert requests(factory) == {
-        **{sid: (False, False) for sid in lab1}, **{sid: (True, False) for sid in lab2[1:]},
-    }  # fmt: skip
+    assert requests(factory) == sorted(
+        [(sid, False) for sid in lab1] + [(sid, True) for sid in lab2[1:]]
+    )
 
-    # A check that died leaves its claims; once stale they are taken again, and the dead
-    # check's claim no longer finishes anything.
     with factory() as session:
-        again, dead_at = pending.claim(session, 200)
-        assert again == lab1 and dead_at is not None
+        # A check that died leaves its claims; once stale they are taken again.
+        dead = pending.claim(session, 200)
+        assert dead is not None and dead.series_ids == lab1
         session.execute(
             update(DetectionRequest)
-            .where(DetectionRequest.series_id.in_(lab1))
-            .values(claimed_at=dead_at - pending.STALE_CLAIM - dt.timedelta(seconds=1))
+            .where(DetectionRequest.id.in_(dead.row_ids))
+            .values(claimed_at=utcnow() - pending.STALE_CLAIM - dt.timedelta(seconds=1))
         )
         session.commit()
-        retaken, retaken_at = pending.claim(session, 200)
-        assert retaken == lab1 and retaken_at is not None
-        pending.finish(session, lab1, dead_at)  # the dead check's claim: nothing
+        retaken = pending.claim(session, 200)
+        assert retaken is not None and retaken.series_ids == lab1
+        assert sorted(retaken.row_ids) == sorted(dead.row_ids)
+        pending.finish(session, retaken)
         session.commit()
-        assert pending.pending(session) == 5
-        pending.finish(session, lab1, retaken_at)
-        # A check that fails hands its claim back.
-        pending.release(session, rest, cast(dt.datetime, _claim_of(session, rest[0])))
         assert pending.pending(session) == 2
-        assert pending.claim(session, 200)[0] == rest
-
-
-def _claim_of(session: Session, series_id: int) -> dt.datetime | None:
-    row = session.get(DetectionRequest, series_id)
-    assert row is not None
-    return row.claimed_at
+        # A check that fails hands its series back: they wait again.
+        pending.release(session, rest)
+    assert requests(factory) == [(sid, False) for sid in lab2[1:]]
+    with factory() as session:
+        again = pending.claim(session, 200)
+        assert again is not None and again.series_ids == lab2[1:]
+        assert pending.claim(session, 200) is None
 
 
 def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
