@@ -65,6 +65,8 @@ READERS = int(os.environ.get("BENCH_LOAD_READERS", "50"))
 READ_SECONDS = float(os.environ.get("BENCH_LOAD_READ_SECONDS", "30"))
 CLIENT_PROCS = int(os.environ.get("BENCH_LOAD_CLIENT_PROCS", "2"))
 API_WORKERS = int(os.environ.get("BENCH_LOAD_API_WORKERS", "1"))
+# Tasks the worker runs at once (processes; 1: the solo pool).
+WORKER_CONCURRENCY = int(os.environ.get("BENCH_LOAD_WORKER_CONCURRENCY", "1"))
 # The upload that plants the step goes out this far into the upload load.
 PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
@@ -238,7 +240,7 @@ def build_report(
         },
         "setup": {
             "api_workers": API_WORKERS,
-            "worker": "perfatlas worker (concurrency 1, beat)",
+            "worker": f"perfatlas worker (concurrency {WORKER_CONCURRENCY}, beat)",
             "keepalive_seconds": int(os.environ.get("PERFATLAS_KEEPALIVE_SECONDS", "75")),
             "notify_delay_seconds": float(os.environ.get("PERFATLAS_NOTIFY_DELAY_SECONDS", "30")),
         },
@@ -321,7 +323,7 @@ def main() -> int:
     tokens = {scope: create_token(env, scope) for scope in ("admin", "upload", "read")}
     server, base = start_server(env, workers=API_WORKERS)
     try:
-        worker = start_worker(env, workdir / "worker.log")
+        worker = start_worker(env, workdir / "worker.log", concurrency=WORKER_CONCURRENCY)
     except SystemExit:
         stop_process(server)
         raise

@@ -218,13 +218,13 @@ def seed_database(db: str, results: int, *, uploaders: int = 2, batch: int = 100
 
 
 def start_worker(
-    env: dict[str, str], log_path: Path, *, timeout: float = 120
+    env: dict[str, str], log_path: Path, *, timeout: float = 120, concurrency: int = 1
 ) -> subprocess.Popen[bytes]:
-    """`perfatlas worker` (with its beat) on the env's database and queue, once it answers
-    `perfatlas ping`; its output goes to log_path."""
+    """`perfatlas worker` (with its beat; `concurrency` tasks at once) on the env's database and
+    queue, once it answers `perfatlas ping`; its output goes to log_path."""
+    command = [*PERFATLAS, "worker", "--concurrency", str(concurrency)]
     with log_path.open("wb") as log:
-        worker = subprocess.Popen([*PERFATLAS, "worker"], env=env, stdout=log,
-                                  stderr=subprocess.STDOUT)  # fmt: skip
+        worker = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     ping = [*PERFATLAS, "ping", "--timeout", "2"]
     deadline = time.time() + timeout
     while subprocess.run(ping, env=env, capture_output=True).returncode != 0:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import bindparam, delete, func, or_, select, text, update
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.alerts.models import DetectionRequest
-from perfatlas.core.models import utcnow
+from perfatlas.core.models import UTCDateTime, utcnow
 
 # Longer than any check of one batch takes; a claim this old belongs to a check that died.
 STALE_CLAIM = dt.timedelta(minutes=10)
@@ -34,20 +34,27 @@ def request_checks(session: Session, series_ids: Sequence[int]) -> int:
     wanted = sorted(set(series_ids))
     if not wanted:
         return 0
-    dialect = session.get_bind().dialect.name
-    ins = (
-        postgresql.insert(DetectionRequest)
-        if dialect == "postgresql"
-        else sqlite.insert(DetectionRequest)
-    )
     now = utcnow()
-    added = session.execute(
-        ins.on_conflict_do_nothing(index_elements=["series_id"], index_where=_WAITING).returning(
-            DetectionRequest.series_id
-        ),
+    if session.get_bind().dialect.name == "postgresql":
+        # One array parameter, however many series (an upload of 1,000 runs touches thousands):
+        # a row of parameters each cost the upload a fifth of its time.
+        added = session.execute(_PG_REQUEST, {"ids": wanted, "now": now})
+        return int(added.rowcount)  # type: ignore[attr-defined]
+    ins = sqlite.insert(DetectionRequest).on_conflict_do_nothing(
+        index_elements=["series_id"], index_where=_WAITING
+    )
+    inserted = session.execute(
+        ins.returning(DetectionRequest.series_id),
         [{"series_id": sid, "requested_at": now} for sid in wanted],
     )
-    return len(added.all())
+    return len(inserted.all())
+
+
+_PG_REQUEST = text(
+    "INSERT INTO detection_requests (series_id, requested_at)"
+    " SELECT unnest(CAST(:ids AS integer[])), :now"
+    " ON CONFLICT (series_id) WHERE claimed_at IS NULL DO NOTHING"
+).bindparams(bindparam("now", type_=UTCDateTime))
 
 
 class Claim:
