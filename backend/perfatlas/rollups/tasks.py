@@ -1,5 +1,5 @@
 """The fold task: pending runs into explore's rollups (rollups/fold.py). Queued after uploads
-(through perfatlas.request_checks) and on the beat every few seconds; safe twice and at once
+(alerts.service.detect_after_ingest) and on the beat every few seconds; safe twice and at once
 (a fold holds a lock; one that finds it held leaves the work to the holder)."""
 
 from __future__ import annotations

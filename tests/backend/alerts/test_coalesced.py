@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import random
+import threading
 from typing import Any
 
 import redis
@@ -141,6 +142,31 @@ def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
         again = pending.claim(session, 200)
         assert again is not None and again.series_ids == lab2[1:]
         assert pending.claim(session, 200) is None
+
+
+def test_an_upload_does_not_wait_for_a_check_that_holds_its_series(
+    client: TestClient, factory: sessionmaker[Session], upload_headers: dict[str, str],
+) -> None:  # fmt: skip
+    """A check holds its claimed rows from its deletion until its commit; an upload to the same
+    series meanwhile goes through (it inserts a new waiting row) instead of waiting."""
+    assert client.post("/api/v1/runs", json=one_run(1, 1000.0), headers=upload_headers).is_success
+    lab1 = series_of(factory, "lab-1")
+    with factory() as check:
+        taken = pending.claim(check, 200)
+        assert taken is not None and taken.series_ids == lab1
+        pending.finish(check, taken)  # rows deleted, the check's transaction still open
+        answers: list[int] = []
+        upload = threading.Thread(target=lambda: answers.append(client.post(
+            "/api/v1/runs", json=one_run(2, 1000.0), headers=upload_headers
+        ).status_code))  # fmt: skip
+        upload.start()
+        upload.join(timeout=20)
+        waited = upload.is_alive()
+        check.commit()
+        upload.join()
+    assert not waited, "the upload waited for the check's transaction"
+    assert answers == [201]
+    assert requests(factory) == [(sid, False) for sid in lab1]
 
 
 def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
