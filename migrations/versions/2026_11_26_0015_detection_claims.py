@@ -23,56 +23,54 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
-def _old_table(name: str) -> None:
-    op.create_table(
-        name,
-        sa.Column("series_id", sa.Integer(), nullable=False),
-        sa.Column("requested_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["series_id"], ["series.id"],
-            name=op.f("fk_detection_requests_series_id_series"), ondelete="CASCADE",
-        ),
-        sa.PrimaryKeyConstraint("series_id", name=op.f("pk_detection_requests")),
-    )  # fmt: skip
-
-
-def upgrade() -> None:
-    op.rename_table("detection_requests", "detection_requests_0014")
-    with op.batch_alter_table("detection_requests_0014") as batch:
-        batch.drop_index("ix_detection_requests_requested_at")
+def _set_aside(name: str, *indexes: str) -> None:
+    """Rename the table to `name`, its indexes dropped and its constraints renamed (they keep
+    their names through a rename, and the new table takes them)."""
+    op.rename_table("detection_requests", name)
+    with op.batch_alter_table(name) as batch:
+        for index in indexes:
+            batch.drop_index(index)
     if op.get_bind().dialect.name == "postgresql":
-        # The constraints keep their names through a rename; the new table takes them.
-        op.execute(
-            "ALTER TABLE detection_requests_0014 RENAME CONSTRAINT pk_detection_requests"
-            " TO pk_detection_requests_0014"
-        )
-        op.execute(
-            "ALTER TABLE detection_requests_0014 RENAME CONSTRAINT"
-            " fk_detection_requests_series_id_series TO fk_detection_requests_0014_series"
-        )
+        for old, new in (
+            ("pk_detection_requests", f"pk_{name}"),
+            ("fk_detection_requests_series_id_series", f"fk_{name}_series"),
+        ):
+            op.execute(f"ALTER TABLE {name} RENAME CONSTRAINT {old} TO {new}")
+
+
+def _make(*, claims: bool) -> None:
+    """detection_requests as 0015 has it (claims) or as 0014 had it, with its indexes."""
+    key = "id" if claims else "series_id"
+    when = perfatlas.core.models.UTCDateTime(timezone=True)
     op.create_table(
         "detection_requests",
-        sa.Column("id", sa.Integer(), nullable=False),
+        *([sa.Column("id", sa.Integer(), nullable=False)] if claims else []),
         sa.Column("series_id", sa.Integer(), nullable=False),
-        sa.Column("requested_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=False),
-        sa.Column("claimed_at", perfatlas.core.models.UTCDateTime(timezone=True), nullable=True),
+        sa.Column("requested_at", when, nullable=False),
+        *([sa.Column("claimed_at", when, nullable=True)] if claims else []),
         sa.ForeignKeyConstraint(
             ["series_id"], ["series.id"],
             name=op.f("fk_detection_requests_series_id_series"), ondelete="CASCADE",
         ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_detection_requests")),
+        sa.PrimaryKeyConstraint(key, name=op.f("pk_detection_requests")),
     )  # fmt: skip
     with op.batch_alter_table("detection_requests") as batch:
         batch.create_index(
             batch.f("ix_detection_requests_requested_at"), ["requested_at"], unique=False
         )
-        batch.create_index(
-            "ix_detection_requests_waiting",
-            ["series_id"],
-            unique=True,
-            postgresql_where=sa.text("claimed_at IS NULL"),
-            sqlite_where=sa.text("claimed_at IS NULL"),
-        )
+        if claims:
+            batch.create_index(
+                "ix_detection_requests_waiting",
+                ["series_id"],
+                unique=True,
+                postgresql_where=sa.text("claimed_at IS NULL"),
+                sqlite_where=sa.text("claimed_at IS NULL"),
+            )
+
+
+def upgrade() -> None:
+    _set_aside("detection_requests_0014", "ix_detection_requests_requested_at")
+    _make(claims=True)
     op.execute(
         "INSERT INTO detection_requests (series_id, requested_at)"
         " SELECT series_id, requested_at FROM detection_requests_0014 ORDER BY requested_at"
@@ -81,24 +79,12 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.rename_table("detection_requests", "detection_requests_0015")
-    with op.batch_alter_table("detection_requests_0015") as batch:
-        batch.drop_index("ix_detection_requests_waiting")
-        batch.drop_index("ix_detection_requests_requested_at")
-    if op.get_bind().dialect.name == "postgresql":
-        op.execute(
-            "ALTER TABLE detection_requests_0015 RENAME CONSTRAINT pk_detection_requests"
-            " TO pk_detection_requests_0015"
-        )
-        op.execute(
-            "ALTER TABLE detection_requests_0015 RENAME CONSTRAINT"
-            " fk_detection_requests_series_id_series TO fk_detection_requests_0015_series"
-        )
-    _old_table("detection_requests")
-    with op.batch_alter_table("detection_requests") as batch:
-        batch.create_index(
-            batch.f("ix_detection_requests_requested_at"), ["requested_at"], unique=False
-        )
+    _set_aside(
+        "detection_requests_0015",
+        "ix_detection_requests_waiting",
+        "ix_detection_requests_requested_at",
+    )
+    _make(claims=False)
     op.execute(
         "INSERT INTO detection_requests (series_id, requested_at)"
         " SELECT series_id, min(requested_at) FROM detection_requests_0015 GROUP BY series_id"
