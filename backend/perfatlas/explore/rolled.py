@@ -33,6 +33,7 @@ from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
+from perfatlas.core import memory
 from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
 from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
@@ -260,13 +261,18 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
         point.records += records
         if series_id in query.tentative:
             point.tentative = True
+    bytes_read = 0
     for (x, g), point in points.items():
         if point.pending:
             point.records += pack(point.pending).tobytes()
         if not point.records:
             continue
+        bytes_read += len(point.records)
         numbers = summarize(unpack(point.records))
+        point.records = bytearray()
         yield cell_of(query, x, g, numbers, point.tentative)
+    points.clear()
+    memory.release_after(bytes_read)
 
 
 def cell_of(query: Query, x: Any, g: Any, numbers: Summary, tentative: bool) -> Cell:
