@@ -8,31 +8,28 @@ one request to the next. glibc's malloc_trim returns the free pages inside the h
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 # Below this many bytes read, what a request freed is left to the allocator.
 RELEASE_AFTER = 4 * 2**20
 
 
+@cache
 def _malloc_trim() -> Callable[[int], Any] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """glibc's malloc_trim, looked up on first use (not at import: every process imports this);
+    None elsewhere (musl, macOS)."""
     try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to call
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
         return None
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int
     return trim
 
 
-_TRIM = _malloc_trim()
-
-
 def release_after(bytes_read: int) -> None:
     """After a request read `bytes_read` bytes and dropped them: free pages back to the system."""
-    if _TRIM is not None and bytes_read >= RELEASE_AFTER:
-        _TRIM(0)
+    if bytes_read >= RELEASE_AFTER and (trim := _malloc_trim()) is not None:
+        trim(0)
