@@ -13,6 +13,7 @@ from celery import shared_task
 
 from perfatlas.alerts import detection, pending, stopped
 from perfatlas.alerts.reconcile import Report
+from perfatlas.core import upkeep
 from perfatlas.notifications.service import queue_sweeps
 from perfatlas.rollups.service import queue_fold
 from perfatlas.worker.celery_app import enqueue, task_session, task_settings
@@ -25,8 +26,9 @@ STOPPED_REPORTING = "perfatlas.stopped_reporting"
 STOPPED_EVERY_SECONDS = 60.0
 MAX_RETRIES = 5
 # A pass over the pending checks hands over to a fresh task after this long, so that one
-# long burst does not hold the worker from the other queues' work.
-PENDING_PASS_SECONDS = 20.0
+# long burst does not hold the worker from the other queues' work: a notification falling due,
+# a fold of the uploads explore reads.
+PENDING_PASS_SECONDS = 5.0
 # The beat's pass over the pending checks (uploads queue their own).
 PENDING_EVERY_SECONDS = 60.0
 
@@ -76,19 +78,25 @@ def detect_pending(self: Any) -> dict[str, int]:
     started = time.monotonic()
     with task_session(settings) as session:
         held: pending.Claim | None = None
+        finished = 0
         try:
             while time.monotonic() - started < PENDING_PASS_SECONDS:
                 held = pending.claim(session, detection.SERIES_CHUNK)
                 if held is None:
+                    if finished:  # drained: the requests it finished are dead rows
+                        upkeep.vacuum_if_bloated(session, {"detection_requests": finished})
                     break
-                report.merge(
-                    detection.check_series(
-                        session, held.series_ids, settings=settings, window=settings.detect_window
-                    )
+                batch = detection.check_series(
+                    session, held.series_ids, settings=settings, window=settings.detect_window
                 )
                 pending.finish(session, held)
                 session.commit()
+                finished += len(held.row_ids)
                 held = None
+                # The batch's notifications are stored: their sweep is due from now, not from
+                # the end of the pass (the delays count from when each was recorded).
+                queue_sweeps(settings, batch.notifications)
+                report.merge(batch)
             else:
                 enqueue(settings, DETECT_PENDING)  # more than one pass's worth: carry on
         except detection.RETRYABLE as exc:  # hand the batch back: try again shortly
@@ -99,7 +107,6 @@ def detect_pending(self: Any) -> dict[str, int]:
                 except detection.RETRYABLE:  # the claims go stale and are taken again
                     session.rollback()
             raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
-    queue_sweeps(settings, report.notifications)
     return report.as_dict()
 
 

@@ -16,6 +16,20 @@ T = TypeVar("T")
 COMMIT_ATTEMPTS = 3
 
 
+# An execution option: the statement's rows come back in PostgreSQL's binary format (arrays,
+# bytea and numbers without a text rendering on either side). Only for statements whose
+# columns need no SQLAlchemy result processing.
+BINARY_RESULTS = "perfatlas_binary_results"
+
+
+@event.listens_for(Engine, "before_cursor_execute")
+def _binary_results(
+    conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+) -> None:
+    if context is not None and context.execution_options.get(BINARY_RESULTS):
+        cursor.format = psycopg.pq.Format.BINARY
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]

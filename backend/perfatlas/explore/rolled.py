@@ -13,14 +13,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from psycopg import pq
 from sqlalchemy import (
-    Engine,
     LargeBinary,
     Select,
     and_,
     case,
-    event,
     false,
     func,
     literal,
@@ -33,7 +30,7 @@ from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
-from perfatlas.core import memory
+from perfatlas.core import db, memory
 from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
 from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
@@ -68,17 +65,10 @@ RECORD_COLUMNS = [
 ]  # fmt: skip
 
 
-# Rollup rows come back in PostgreSQL's binary format: as text, each record's bytes travel hex
-# encoded (twice the size, and encoded and decoded on the way): a third of the query's time.
-BINARY_RESULTS = "perfatlas_binary_results"
-
-
-@event.listens_for(Engine, "before_cursor_execute")
-def _binary_results(
-    conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
-) -> None:
-    if context is not None and context.execution_options.get(BINARY_RESULTS):
-        cursor.format = pq.Format.BINARY
+# Rollup rows come back in PostgreSQL's binary format (core/db.py): as text, each record's
+# bytes travel hex encoded (twice the size, and encoded and decoded on the way): a third of the
+# query's time.
+BINARY_RESULTS = db.BINARY_RESULTS
 
 
 class NotRolledUp(ValueError):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from perfatlas.core import upkeep
 from perfatlas.core.config import Settings
 from perfatlas.rollups.fold import BATCH_RUNS, fold_batch, folded_count, pending_count
 from perfatlas.worker.celery_app import enqueue
@@ -54,7 +55,18 @@ def fold_pending(
         if not taken:
             session.rollback()
             done.busy = taken is None
-            if done.runs >= ANALYZE_AFTER_RUNS and session.get_bind().dialect.name == "postgresql":
+            if not done.runs:
+                return done
+            # Drained: every folded run left a dead row in rollup_pending, and the digests a
+            # dead version each (core/upkeep.py).
+            vacuumed = upkeep.vacuum_if_bloated(
+                session, {"rollup_pending": done.runs, "explore_digests": 0}
+            )
+            if (
+                "rollup_pending" not in vacuumed
+                and done.runs >= ANALYZE_AFTER_RUNS
+                and session.get_bind().dialect.name == "postgresql"
+            ):
                 # The pending table went from many rows to few: explore's plans read its
                 # statistics (a scan of the metric's results for a backlog, a probe per pending
                 # run otherwise), so they are brought up to date now rather than by autovacuum.

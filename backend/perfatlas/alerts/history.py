@@ -1,0 +1,133 @@
+"""What a check reads of a series: its newest points, as columns (a Window), and, for the few
+series with something to reconcile, the points themselves with their runs' labels."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from perfatlas.alerts.reconcile import Point
+from perfatlas.core.db import BINARY_RESULTS
+from perfatlas.runs.models import Result, Run
+from perfatlas.runs.trust import NOT_DETECTED
+
+# The results detection leaves out, as their trust bits say (runs.trust.NOT_DETECTED): a
+# confirmation job's runs (alternating candidate and baseline) are no history, and reference
+# figures (published, entered by hand) are never detected on. Written `< 1`, not `= 0`: the
+# planner takes `flags & ... = 0` for one row in two hundred, and would then read a series'
+# every result to sort them, not its newest few from the index.
+_DETECTED = f"flags & {NOT_DETECTED} < 1"
+
+
+@dataclass(slots=True)
+class Window:
+    """A series' newest points as columns, oldest first: what the detector reads of every
+    series checked. `points()` makes Points of them for the series that need reconciling."""
+
+    run_ids: list[int] = field(default_factory=list)
+    started: list[dt.datetime] = field(default_factory=list)
+    # Each run's samples, or its value alone when it has none.
+    samples: list[list[float]] = field(default_factory=list)
+    environment_ids: list[int | None] = field(default_factory=list)
+
+    def points(self) -> list[Point]:
+        """The points, without their runs' labels (`complete` adds them)."""
+        return [
+            Point(run_id, started, samples, env_id, {})
+            for run_id, started, samples, env_id in zip(
+                self.run_ids, self.started, self.samples, self.environment_ids, strict=True
+            )
+        ]
+
+
+def _history(window: int) -> Any:
+    """The newest `window` points of one series (`series_id`), newest first."""
+    return (
+        select(
+            Result.run_id, Result.started_at, Result.value, Result.samples, Result.environment_id
+        )
+        .where(text(_DETECTED))
+        .order_by(Result.started_at.desc(), Result.run_id.desc())
+        .limit(window)
+    )
+
+
+# The same on PostgreSQL for a whole chunk of series in one statement, one row a series: its
+# points' columns as arrays (oldest first) and its samples as one JSON array of arrays, read in
+# the binary format. A row per point cost more to fetch and unpack than to find: 200 points of
+# 200 series are 40,000 rows.
+_ORDER = "ORDER BY started_at, run_id"
+_PG_WINDOWS = text(
+    "SELECT s.id, w.run_ids, w.started, w.vals, w.samples, w.envs"
+    " FROM unnest(CAST(:ids AS integer[])) AS s(id) CROSS JOIN LATERAL"
+    f" (SELECT array_agg(run_id {_ORDER}) AS run_ids,"
+    f"   array_agg(started_at {_ORDER}) AS started,"
+    f"   array_agg(value {_ORDER}) AS vals,"
+    f"   '[' || string_agg(coalesce(samples::text, 'null'), ',' {_ORDER}) || ']' AS samples,"
+    f"   array_agg(environment_id {_ORDER}) AS envs"
+    "  FROM (SELECT run_id, started_at, value, samples, environment_id FROM results"
+    f"   WHERE series_id = s.id AND {_DETECTED}"
+    "   ORDER BY started_at DESC, run_id DESC LIMIT :window) AS newest) AS w"
+)
+
+
+def load_windows(session: Session, series_ids: Sequence[int], window: int) -> dict[int, Window]:
+    """The newest `window` points of each series, oldest first (an empty Window for a series
+    with none)."""
+    found: dict[int, Window] = {sid: Window() for sid in series_ids}
+    if not series_ids:
+        return found
+    if session.get_bind().dialect.name == "postgresql":
+        rows_of_series = session.execute(
+            _PG_WINDOWS,
+            {"ids": list(series_ids), "window": window},
+            execution_options={BINARY_RESULTS: True},
+        )
+        for sid, run_ids, started, values, samples, env_ids in rows_of_series:
+            if run_ids is None:  # no point: the aggregates of no row
+                continue
+            found[sid] = Window(
+                run_ids, started,
+                [s or [v] for s, v in zip(orjson.loads(samples), values, strict=True)], env_ids,
+            )  # fmt: skip
+        return found
+    for sid in series_ids:
+        rows = list(session.execute(_history(window).where(Result.series_id == sid)))
+        rows.reverse()
+        found[sid] = Window(
+            [r[0] for r in rows], [r[1] for r in rows],
+            [list(r[3] or ()) or [r[2]] for r in rows], [r[4] for r in rows],
+        )  # fmt: skip
+    return found
+
+
+def complete(session: Session, lists: Iterable[Sequence[Point]]) -> None:
+    """Each point's run labels, read once per run, and its time in UTC."""
+    points = [p for ps in lists for p in ps]
+    wanted = sorted({p.run_id for p in points})
+    labels: dict[int, dict[str, str]] = {}
+    for start in range(0, len(wanted), 1000):
+        chunk = wanted[start : start + 1000]
+        for run_id, run_labels in session.execute(
+            select(Run.id, Run.labels).where(Run.id.in_(chunk))
+        ):
+            labels[run_id] = run_labels
+    for p in points:
+        p.labels = dict(labels.get(p.run_id) or {})
+        if p.started_at.tzinfo is None:  # SQLite keeps no zone
+            p.started_at = p.started_at.replace(tzinfo=dt.UTC)
+        elif p.started_at.tzinfo is not dt.UTC:
+            p.started_at = p.started_at.astimezone(dt.UTC)
+
+
+def load_points(session: Session, series_id: int, window: int) -> list[Point]:
+    """One series' newest `window` points, oldest first, complete."""
+    points = load_windows(session, [series_id], window)[series_id].points()
+    complete(session, [points])
+    return points
