@@ -63,9 +63,7 @@ def test_a_fold_that_drained_many_runs_vacuums_the_pending_table(engine: Engine)
     check_all(asker(db), runs_of(made), "after the vacuum")
 
 
-def test_upkeep_reads_the_statistics_and_leaves_sqlite_alone(
-    engine: Engine, db: sessionmaker[Session]
-) -> None:
+def test_upkeep_reads_the_statistics_and_leaves_sqlite_alone(db: sessionmaker[Session]) -> None:
     with db() as session:
         dialect = session.get_bind().dialect.name
         # Once vacuumed (whatever earlier tests left), no dead row is counted, and none known
