@@ -30,7 +30,8 @@ from sqlalchemy.sql import visitors
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
-from perfatlas.core import db, memory
+from perfatlas.core import memory
+from perfatlas.core.db import BINARY_RESULTS
 from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
 from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
@@ -63,12 +64,6 @@ RECORD_COLUMNS = [
     Result.value, Result.p5, Result.p95, Result.mean, Result.min, Result.max, Result.started_at,
     Result.run_uuid, Result.n, Result.flags,
 ]  # fmt: skip
-
-
-# Rollup rows come back in PostgreSQL's binary format (core/db.py): as text, each record's
-# bytes travel hex encoded (twice the size, and encoded and decoded on the way): a third of the
-# query's time.
-BINARY_RESULTS = db.BINARY_RESULTS
 
 
 class NotRolledUp(ValueError):
@@ -225,6 +220,8 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
             for a, b in read.ranges
         ]
     points: dict[tuple[Any, Any], _Point] = {}
+    # Rollup rows in PostgreSQL's binary format: as text, each record's bytes travel hex encoded
+    # (twice the size, and encoded and decoded on the way): a third of the query's time.
     options = {BINARY_RESULTS: True} if pg else {}
     # Rows are made one at a time, not all at once (.all()): a metric's rollups at 10 M results
     # are tens of megabytes. (A server-side cursor held less still, but cost 15-20 ms a query.)

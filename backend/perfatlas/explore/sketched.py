@@ -28,9 +28,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from perfatlas.core.db import BINARY_RESULTS
 from perfatlas.explore.aggregate import Cell, select_results
 from perfatlas.explore.rolled import (
-    BINARY_RESULTS,
     RECORD_COLUMNS,
     Rolled,
     cell_of,
