@@ -19,6 +19,8 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
+from perfatlas.rollups import fold
+from perfatlas.rollups import service as rollups
 from tests.factories import BASE_TIME, result, run_body
 
 LEVELS = {("lab-1", "/mnt/a"): 1000.0, ("lab-1", "/mnt/b"): 3000.0,
@@ -80,18 +82,37 @@ def oracle(runs, metric, base, other, keep=lambda r: True):
     return pooled, changes
 
 
+# Where the runs are when the comparison reads them: all still pending (read from their
+# results), half folded into explore's rollups, or all folded (found through the rollups,
+# compare/candidates.py). The answers are the same.
+STATES = ["pending", "half", "folded"]
+
+
+def settle(engine, state: str, runs: int) -> None:
+    with session_factory(engine)() as session:
+        if state == "half":
+            assert fold.fold_batch(session, limit=runs // 2) == runs // 2
+            session.commit()
+        elif state == "folded":
+            assert rollups.fold_pending(session).runs == runs
+        left = {"pending": runs, "half": runs - runs // 2}.get(state, 0)
+        assert fold.pending_count(session) == left
+
+
 def get(client, headers, **params):
     response = client.get("/api/v1/compare/groups", params=params, headers=headers)
     assert response.status_code == 200, response.text
     return response.json()
 
 
+@pytest.mark.parametrize("state", STATES)
 def test_pairs_series_and_reports_the_median_of_per_series_changes(
-    client, upload_headers, read_headers
+    client, engine, upload_headers, read_headers, state
 ):
     runs = version_runs()
     assert client.post("/api/v1/runs/batch", json={"runs": runs},
                        headers=upload_headers).status_code == 200  # fmt: skip
+    settle(engine, state, len(runs))
     data = get(client, read_headers, workload="smallfile", by="fs_version", value=["6.1", "6.5"])
     assert data["values"] == ["6.1", "6.5"] and data["pair_ignore"] == []
     assert [m["metric"] for m in data["metrics"]] == METRICS  # phase order, not the alphabet
@@ -158,6 +179,18 @@ def test_pairs_series_and_reports_the_median_of_per_series_changes(
         stepped = sum(1 for key in expected if key[2] == 1)
         assert c["pairs"] == len(expected) and c["agree"] == stepped, flt
         assert c["change_pct"] == pytest.approx(statistics.median(expected.values())), flt
+    # A time filter, which the rollups' variants cannot judge: the comparison's own query does.
+    middle = sorted(r["started_at"] for r in runs)[len(runs) // 2]
+    part = get(client, read_headers, workload="smallfile", by="fs_version", value=["6.1", "6.5"],
+               metric="create.ops_per_s", filter=f"time:..{middle}")  # fmt: skip
+    _, expected = oracle(runs, "create.ops_per_s", "6.1", "6.5", lambda r: r["started_at"] < middle)
+    c = part["metrics"][0]["cells"][1]
+    assert c["pairs"] == len(expected) > 0
+    assert c["change_pct"] == pytest.approx(statistics.median(expected.values()))
+    assert [g["runs"] for g in part["groups"]] == [
+        sum(1 for r in runs if r["started_at"] < middle and r["labels"]["fs_version"] == v)
+        for v in ("6.1", "6.5")
+    ]
 
     exported = client.get("/api/v1/compare/groups.csv", params={"workload": "smallfile",
         "by": "fs_version", "value": ["6.1", "6.5"], "metric": "create.ops_per_s"},
@@ -186,9 +219,13 @@ def fs_runs():
     return runs
 
 
-def test_tmpfs_against_ext4_pairs_by_agent_and_warns(client, upload_headers, read_headers):
+@pytest.mark.parametrize("state", ["pending", "folded"])
+def test_tmpfs_against_ext4_pairs_by_agent_and_warns(
+    client, engine, upload_headers, read_headers, state
+):
     assert client.post("/api/v1/runs/batch", json={"runs": fs_runs()},
                        headers=upload_headers).status_code == 200  # fmt: skip
+    settle(engine, state, len(fs_runs()))
     data = get(client, read_headers, workload="smallfile", by="fs_type", value=["ext4", "tmpfs"])
     # The two mounts differ by target: for an environment dimension it is left out.
     assert data["pair_ignore"] == ["target"]
@@ -243,9 +280,10 @@ def test_bad_group_requests_name_the_field(client, upload_headers, read_headers,
     assert response.json()["errors"][0]["field"] == field
 
 
-def test_group_compare_and_phase_order_on_sqlite(tmp_path: Path) -> None:
+@pytest.mark.parametrize("state", STATES)
+def test_group_compare_and_phase_order_on_sqlite(tmp_path: Path, state: str) -> None:
     """The embedded default: dimensions read from JSON with SQLite's functions, result ids
-    from SQLite's inserts."""
+    from SQLite's inserts, rollups read from SQLite."""
     url = f"sqlite:///{tmp_path / 'compare.db'}"
     run_migrations(url)
     with session_factory(get_engine(url))() as session:
@@ -255,6 +293,7 @@ def test_group_compare_and_phase_order_on_sqlite(tmp_path: Path) -> None:
     with TestClient(create_app(Settings(database_url=url))) as client:
         assert client.post("/api/v1/runs/batch", json={"runs": runs},
                            headers=headers).status_code == 200  # fmt: skip
+        settle(get_engine(url), state, len(runs))
         data = get(client, headers, workload="smallfile", by="fs_version", value=["6.1", "6.5"])
         assert [m["metric"] for m in data["metrics"]] == METRICS
         _, changes = oracle(runs, "create.ops_per_s", "6.1", "6.5")

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
 from perfatlas.alerts.queries import tentative_series
-from perfatlas.compare import common
+from perfatlas.compare import candidates, common
 from perfatlas.compare.schemas import (
     GroupCell,
     GroupCompareRead,
@@ -33,6 +33,7 @@ from perfatlas.compare.schemas import (
     PairCell,
 )
 from perfatlas.compare.stats import CONFIDENCE, Change, agreement, compare_samples, median
+from perfatlas.core.db import key_in
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
 from perfatlas.explore import dims as explore_dims
@@ -165,12 +166,30 @@ def _rows(
         .outerjoin(Environment, Environment.id == Run.environment_id)
         .where(Result.workload == workload, Result.metric.in_(sorted(metrics)), HISTORY)
         .where(by_expr.in_(values), *conditions)
-        .limit(MAX_RESULTS + 1)
+        # In the order stored: a pair's samples are its runs' in that order, and the bootstrap
+        # is seeded from them (compare/stats.py), so the same data answers the same interval
+        # however the database happened to find the rows.
+        .order_by(Result.id)
     )  # fmt: skip
-    rows = session.execute(query).all()
-    if len(rows) > MAX_RESULTS:
-        raise Invalid("filter", f"more than {MAX_RESULTS} results match: narrow with filters")
-    return list(rows)
+    # The runs in the groups, from the rollups (compare/candidates.py); their results are read
+    # by run, under every condition above.
+    runs = candidates.candidate_runs(
+        session, workload=workload, metrics=sorted(metrics), by=by_expr, values=values,
+        conditions=conditions,
+    )  # fmt: skip
+    parts = (
+        [query]
+        if runs is None
+        else [query.where(c) for c in key_in(session, Result.run_id, sorted(runs))]
+    )
+    rows: list[Any] = []
+    for part in parts:
+        rows += session.execute(part.limit(MAX_RESULTS + 1 - len(rows))).all()
+        if len(rows) > MAX_RESULTS:
+            raise Invalid("filter", f"more than {MAX_RESULTS} results match: narrow with filters")
+    if len(parts) > 1:  # SQLite's chunks of runs: in the order stored, as one statement's
+        rows.sort(key=lambda row: row.id)
+    return rows
 
 
 def compare_groups(
@@ -196,9 +215,7 @@ def compare_groups(
     for name in ignore:
         if name in ("metric", "unit", "workload") or not name or len(name) > 64:
             raise Invalid("pair_ignore", f"{name!r} cannot be left out of the pairing")
-    known = session.scalars(
-        select(Result.metric).where(Result.workload == workload, HISTORY).distinct()
-    ).all()
+    known = candidates.known_metrics(session, workload, HISTORY)
     chosen = common.select_metrics(known, metrics, where=f"workload {workload!r}")
     rows = _rows(session, workload=workload, by=by, values=groups, metrics=chosen, filters=filters)
     series = {

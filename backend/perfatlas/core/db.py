@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, bindparam, create_engine, event, func, select
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -28,6 +29,27 @@ def _binary_results(
 ) -> None:
     if context is not None and context.execution_options.get(BINARY_RESULTS):
         cursor.format = psycopg.pq.Format.BINARY
+
+
+KEYS_PER_CHUNK = 900
+
+
+def key_in(session: Session, column: Any, keys: Sequence[Any]) -> Iterable[Any]:
+    """`column IN keys` conditions: on PostgreSQL one array parameter, however many keys (a
+    thousand-item IN costs more to build and bind than to run), else chunks (SQLite binds at
+    most 32,766 parameters, older builds 999).
+
+    The array is unnested rather than compared with `= ANY(...)`: once psycopg has prepared
+    the statement, PostgreSQL may plan it generically, and a generic `= ANY($1)` over a large
+    series table became a sequential scan (4-8 s a batch); `IN (SELECT unnest($1))` is planned
+    as a few index probes either way."""
+    if session.get_bind().dialect.name == "postgresql":
+        array = bindparam("keys", list(keys), type_=postgresql.ARRAY(column.type))
+        yield column.in_(select(func.unnest(array)).scalar_subquery())
+        return
+    items = list(keys)
+    for start in range(0, len(items), KEYS_PER_CHUNK):
+        yield column.in_(items[start : start + KEYS_PER_CHUNK])
 
 
 def make_engine(url: str) -> Engine:

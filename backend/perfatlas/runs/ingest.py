@@ -8,13 +8,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
 from perfatlas.agents.service import touch_agents
 from perfatlas.core.canonical import canonical_json, content_hash
+from perfatlas.core.db import key_in
 from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.core.models import utcnow
 from perfatlas.jobs.enums import JobKind
@@ -66,25 +67,9 @@ def series_key(
     }
 
 
-def _key_in(session: Session, column: Any, keys: Sequence[Any]) -> Iterable[Any]:
-    """`column IN keys` conditions: on PostgreSQL one array parameter, however many keys (a
-    thousand-item IN costs more to build and bind than to run), else chunks.
-
-    The array is unnested rather than compared with `= ANY(...)`: once psycopg has prepared
-    the statement, PostgreSQL may plan it generically, and a generic `= ANY($1)` over a large
-    series table became a sequential scan (4-8 s a batch); `IN (SELECT unnest($1))` is planned
-    as a few index probes either way."""
-    if session.get_bind().dialect.name == "postgresql":
-        array = bindparam("keys", list(keys), type_=postgresql.ARRAY(column.type))
-        yield column.in_(select(func.unnest(array)).scalar_subquery())
-        return
-    for chunk in chunks(list(keys)):
-        yield column.in_(chunk)
-
-
 def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
     found: dict[Any, int] = {}
-    for condition in _key_in(session, column, keys):
+    for condition in key_in(session, column, keys):
         found.update(session.execute(select(column, id_column).where(condition)).all())
     return found
 
@@ -128,7 +113,7 @@ def _existing_runs(
     session: Session, uuids: Sequence[uuid_mod.UUID]
 ) -> dict[uuid_mod.UUID, tuple[int, str]]:
     existing: dict[uuid_mod.UUID, tuple[int, str]] = {}
-    for condition in _key_in(session, Run.uuid, uuids):
+    for condition in key_in(session, Run.uuid, uuids):
         for run_uuid, run_id, digest in session.execute(
             select(Run.uuid, Run.id, Run.body_hash).where(condition)
         ):
