@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # one from per-series digests, its medians and percentiles within 0.5 % (exact=true asks
     # for exact figures whatever the size; README.md, "Explore's numbers").
     explore_exact_results: int = Field(default=50_000, ge=0)
+    # Megabytes of explore answers each API process keeps for the next reader of the same plot
+    # while the database is unchanged (PostgreSQL; explore/answers.py); 0: none kept.
+    explore_cache_mb: int = Field(default=16, ge=0, le=4096)
     # Seconds an idle HTTP connection is kept open (longer than any client's idle pool).
     keepalive_seconds: int = Field(default=75, ge=1, le=3600)
 

@@ -9,11 +9,12 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep
 from perfatlas.core.errors import Invalid
+from perfatlas.explore import answers, export, service
 from perfatlas.explore import catalog as catalog_service
-from perfatlas.explore import export, service
 from perfatlas.explore.schemas import Catalog, ExploreRead
 
 router = APIRouter(tags=["explore"])
+CACHE_HEADER = "X-Explore-Cache"
 
 FilterQuery = Annotated[
     list[str],
@@ -62,13 +63,21 @@ def explore(
     ] = None,
     filter: FilterQuery = [],  # noqa: B006
     exact: ExactQuery = False,
-) -> ExploreRead:
+) -> Response:
     """A metric against any dimension, one trace per group: the runs' median with the spread of
-    their repetitions and the trust flags behind each point."""
-    return service.explore(
-        session, workload=workload, metric=metric, x=x, group=group, filters=filter,
-        exact=exact, exact_results=settings.explore_exact_results,
+    their repetitions and the trust flags behind each point. An answer computed for the same
+    request while the database has not changed since is served again (header
+    `X-Explore-Cache: hit`)."""
+    request = (workload, tuple(metric), x, group, tuple(filter), exact,
+               settings.explore_exact_results)  # fmt: skip
+    body, outcome = answers.answer(
+        session, request, megabytes=settings.explore_cache_mb,
+        compute=lambda: service.explore(
+            session, workload=workload, metric=metric, x=x, group=group, filters=filter,
+            exact=exact, exact_results=settings.explore_exact_results,
+        ),
     )  # fmt: skip
+    return Response(body, media_type="application/json", headers={CACHE_HEADER: outcome})
 
 
 @router.get(
