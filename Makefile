@@ -11,7 +11,7 @@ AGENT := $(wildcard agent/pyproject.toml)
 FIRST_RUN ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-scale bench-jobs bench-confirm install services system-packages lock clean help \
+.PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-scale bench-growth bench-jobs bench-confirm install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
@@ -20,6 +20,7 @@ help:
 	@echo "make bench   run the benchmarks; results go to tests/bench/results/"
 	@echo "make bench-load  only the load benchmark (concurrent uploads, notifications, Explore readers)"
 	@echo "make bench-scale the server benchmark at 10,000,000 results, then the load benchmark on it"
+	@echo "make bench-growth the server benchmark at 30,000,000 results (the growth point), then group compare"
 	@echo "make bench-jobs  only the jobs benchmark (50 agents long-polling while schedules queue jobs)"
 	@echo "make bench-confirm  only the confirmation benchmark (candidate regression to confirmed alert)"
 	@echo "make lint    ruff + mypy only"
@@ -78,7 +79,15 @@ bench-load: bench-deps
 # on 2 cores: the uploads and the fold take most of it), then the load benchmark on that database.
 bench-scale: bench-deps
 	BENCH_RESULTS=10000000 $(PY) tests/bench/bench_server.py
+	$(PY) tests/bench/bench_server_groups.py
 	BENCH_LOAD_DB=perfatlas_bench BENCH_LOAD_RESULTS=10000000 $(PY) tests/bench/bench_load.py
+
+# The growth point at 30,000,000 results (tests/bench/results/server-30m.json, with the 1 M and
+# 10 M runs' figures under "growth"; about two hours on 2 cores and 30 GB of disk), then group
+# compare on that database (groups-30m.json).
+bench-growth: bench-deps
+	BENCH_RESULTS=30000000 $(PY) tests/bench/bench_server.py
+	$(PY) tests/bench/bench_server_groups.py
 
 bench-jobs: bench-deps
 	$(PY) tests/bench/run.py jobs

@@ -7,7 +7,9 @@
    in this process) times how long after that upload the notification arrives; the detection
    backlog (detection_requests rows, the Redis queues' lengths) is sampled every second;
 3. BENCH_LOAD_READERS (50) Explore readers for BENCH_LOAD_READ_SECONDS (30) over bench_server's
-   explore cases on BENCH_LOAD_RESULTS (10,000,000) seeded results.
+   explore cases on BENCH_LOAD_RESULTS (10,000,000) seeded results (how many answers were kept
+   ones: explore/answers.py), then the same readers on a second server that keeps no answer
+   (PERFATLAS_EXPLORE_CACHE_MB=0), the anchor.
 
 A real `perfatlas serve` and `perfatlas worker` (its own Redis queue) serve it. The database is
 perfatlas_bench_load, seeded through the API like bench_server's (same runs) and kept for the
@@ -209,6 +211,13 @@ def figure(value: Any, target: str, met: bool, **extra: Any) -> dict[str, Any]:
     return {"value": value, "target": target, "met": met, **extra}
 
 
+def report_phase(d: dict[str, Any]) -> dict[str, Any]:
+    connection = sum(n for k, n in d["errors"].items() if k.startswith("connection"))
+    keep = ("seconds", "ok", "errors", "client_processes", "client_cpu_s",
+            "client_cpu_pct_of_one_core", "cache")  # fmt: skip
+    return {**{k: d[k] for k in keep}, "connection_errors": connection}
+
+
 def build_report(
     upload: dict[str, Any], explore: dict[str, Any], noticed: float | None,
     drained: float | None, samples: list[dict[str, float]],
@@ -224,12 +233,7 @@ def build_report(
     alert = planted_alert(upload["step_run"])
     right_alert = alert is not None and alert["change_run_is_step"]
 
-    def phase(d: dict[str, Any]) -> dict[str, Any]:
-        connection = sum(n for k, n in d["errors"].items() if k.startswith("connection"))
-        keep = ("seconds", "ok", "errors", "client_processes", "client_cpu_s",
-                "client_cpu_pct_of_one_core")  # fmt: skip
-        return {**{k: d[k] for k in keep}, "connection_errors": connection}
-
+    phase = report_phase
     return {
         "benchmark": "load",
         "database": {
@@ -360,7 +364,22 @@ def main() -> int:
         backlog.stop.set()
         backlog.join()
         explore = explore_phase(base, tokens["read"])
+        # The anchor: the same readers on a server that keeps no answer (every one computed).
+        uncached_env = {
+            **env,
+            "PERFATLAS_PORT": str(free_port()),
+            "PERFATLAS_EXPLORE_CACHE_MB": "0",
+        }
+        uncached_server, uncached_base = start_server(uncached_env, workers=API_WORKERS)
+        try:
+            uncached = explore_phase(uncached_base, tokens["read"])
+        finally:
+            stop_process(uncached_server)
         report = build_report(upload, explore, noticed, drained, backlog.samples)
+        report["explore_uncached"] = {
+            **report_phase(uncached), "readers": READERS,
+            "latency": summary([v for values in uncached["latencies"].values() for v in values]),
+        }  # fmt: skip
     finally:
         backlog.stop.set()
         for proc in (worker, server):

@@ -2,8 +2,9 @@
 explore and series-points latency with 1,000,000 results stored (BENCH_RESULTS), and the API's
 peak memory.
 
-Writes tests/bench/results/server.json (server-10m.json for BENCH_RESULTS=10000000, beside the
-committed 1 M figures; BENCH_OUT names another file) and leaves the database perfatlas_bench
+Writes tests/bench/results/server.json (server-10m.json for BENCH_RESULTS=10000000, server-30m.json
+for 30,000,000, beside the committed 1 M figures and, under "growth", every committed size's;
+BENCH_OUT names another file) and leaves the database perfatlas_bench
 populated for the benchmarks that follow. Run with `make bench` (or this file alone;
 `make bench-scale` for 10 M)."""
 
@@ -205,6 +206,31 @@ def sizes() -> dict[str, float]:
     return {name: round(value / 2**20, 1) for name, value in zip(names, row, strict=True)}
 
 
+def growth(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """This run beside every committed server run of another size, smallest first: the cost of
+    explore, series points, ingest and the database as what is stored grows."""
+    runs = [report]
+    for path in sorted(RESULTS.glob("server*.json")):
+        other = json.loads(path.read_text())
+        if path != OUT and other.get("results_stored") != report["results_stored"]:
+            runs.append(other)
+    rows = []
+    for run in sorted(runs, key=lambda r: r["results_stored"]):
+        figures = run["figures"]
+        rows.append({
+            "results_stored": run["results_stored"], "date": run["date"],
+            "explore_p95_ms": figures["explore_p95_ms"]["value"],
+            "explore_exact_p95_ms": round(max(v["p95_ms"] for v in run["queries_exact"].values()), 1),
+            "series_points_10000_p95_ms": figures["series_points_10000_p95_ms"]["value"],
+            "ingest_results_per_s": round(run["ingest"]["results_per_s"]),
+            "ingest_vs_copy_ratio": figures["ingest_vs_copy_ratio"]["value"],
+            "fold_results_per_s": round(run["fold"]["results_per_s"]),
+            "api_peak_rss_mb": figures["api_peak_rss_mb"]["value"],
+            "database_mb": run["database_mb"]["database"],
+        })  # fmt: skip
+    return rows
+
+
 def main() -> int:
     load_before = os.getloadavg()
     with psycopg.connect(admin_dsn(), autocommit=True) as conn:
@@ -243,17 +269,23 @@ def main() -> int:
             # When the last tenth of the batches started: the rate as the tables are full.
             last_tenth: list[float] = []
 
+            failures: list[BaseException] = []
+
             def uploader() -> None:
                 while True:
                     with lock:
-                        item = next(pending, None)
+                        item = next(pending, None) if not failures else None
                     if item is None:
                         return
                     number, batch = item
                     if number == total - total // 10 + 1:
                         last_tenth.append(time.perf_counter())
                     body = batch.read_bytes() if isinstance(batch, Path) else batch
-                    client.post("/api/v1/runs/batch", content=body).raise_for_status()
+                    try:
+                        client.post("/api/v1/runs/batch", content=body).raise_for_status()
+                    except httpx.HTTPError as exc:  # every batch must land, or no figure
+                        failures.append(exc)
+                        return
                     if number % 10 == 0:
                         print(f"  ingested {number}/{total} batches", flush=True)
 
@@ -262,6 +294,8 @@ def main() -> int:
                 thread.start()
             for thread in threads:
                 thread.join()
+            if failures:
+                raise RuntimeError(f"an upload failed: {failures[0]!r}") from failures[0]
             ingest_seconds = time.perf_counter() - started
             tail_seconds = time.perf_counter() - last_tenth[0] if last_tenth else ingest_seconds
         ingest_peak = rss.peak
@@ -391,6 +425,7 @@ def main() -> int:
     if committed != OUT and committed.exists():
         # The anchor of growth: the committed 1,000,000-result run's figures.
         report["figures_at_1m"] = json.loads(committed.read_text())["figures"]
+    report["growth"] = growth(report)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["figures"], indent=2))

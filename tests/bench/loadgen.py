@@ -108,11 +108,15 @@ async def reader(orders: dict[str, Any], client: httpx.AsyncClient, number: int,
             continue
         out["latencies_ms"].setdefault(name, []).append(elapsed)
         out["requests_ok"] += 1
+        # Kept answers served again, or computed (explore/answers.py).
+        outcome = response.headers.get("x-explore-cache", "none")
+        out["cache"][outcome] = out["cache"].get(outcome, 0) + 1
 
 
 async def run(orders: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"latencies_ms": {"upload": []} if orders["mode"] == "upload" else {},
-                           "errors": {}, "requests_ok": 0, "runs": 0, "last_end": None}  # fmt: skip
+                           "errors": {}, "requests_ok": 0, "runs": 0, "last_end": None,
+                           "cache": {}}  # fmt: skip
     n = len(orders["workers"])
     # One connection per uploader or reader, kept in httpx's idle pool (5 s) between requests.
     limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
@@ -166,7 +170,10 @@ def gather(procs: list[Any]) -> dict[str, Any]:
             raise SystemExit("a load client failed")
     latencies: dict[str, list[float]] = {}
     errors: dict[str, int] = {}
+    cache: dict[str, int] = {}
     for out in outs:
+        for outcome, n in out.get("cache", {}).items():
+            cache[outcome] = cache.get(outcome, 0) + n
         for name, values in out["latencies_ms"].items():
             latencies.setdefault(name, []).extend(values)
         for kind, n in out["errors"].items():
@@ -177,7 +184,7 @@ def gather(procs: list[Any]) -> dict[str, Any]:
     # What a client logged one line per event (bench_jobs' claims), all processes' together.
     records = [r for o in outs for r in o.get("records", [])]
     return {"latencies": latencies, "errors": errors, "runs": sum(o["runs"] for o in outs),
-            "records": records,
+            "records": records, "cache": cache,
             "ok": sum(o["requests_ok"] for o in outs), "seconds": last - first,
             "client_cpu_s": round(cpu, 2), "client_cpu_pct_of_one_core": round(100 * cpu / (last - first), 1),
             "client_processes": len(outs)}  # fmt: skip
