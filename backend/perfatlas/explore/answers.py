@@ -79,7 +79,7 @@ def answer(
     if megabytes <= 0 or session.get_bind().dialect.name != "postgresql":
         return compute().model_dump_json(by_alias=True).encode(), "off"
     cache = _cache(megabytes)
-    url = session.get_bind().url
+    url = session.get_bind().engine.url
     # Transaction ids are the server's, not a database's: two databases of one server share
     # snapshots, so the key names the database too.
     where = (url.host, url.port, url.database)
