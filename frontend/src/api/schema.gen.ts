@@ -409,7 +409,9 @@ export interface paths {
         /**
          * Explore
          * @description A metric against any dimension, one trace per group: the runs' median with the spread of
-         *     their repetitions and the trust flags behind each point.
+         *     their repetitions and the trust flags behind each point. An answer computed for the same
+         *     request while the database has not changed since is served again (header
+         *     `X-Explore-Cache: hit`).
          */
         get: operations["explore"];
         put?: never;
