@@ -19,8 +19,7 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
-from perfatlas.rollups import fold
-from perfatlas.rollups import service as rollups
+from tests.backend.rollups.states import FOLD_STATES, fold_to
 from tests.factories import BASE_TIME, result, run_body
 
 LEVELS = {("lab-1", "/mnt/a"): 1000.0, ("lab-1", "/mnt/b"): 3000.0,
@@ -85,18 +84,9 @@ def oracle(runs, metric, base, other, keep=lambda r: True):
 # Where the runs are when the comparison reads them: all still pending (read from their
 # results), half folded into explore's rollups, or all folded (found through the rollups,
 # compare/candidates.py). The answers are the same.
-STATES = ["pending", "half", "folded"]
-
-
 def settle(engine, state: str, runs: int) -> None:
     with session_factory(engine)() as session:
-        if state == "half":
-            assert fold.fold_batch(session, limit=runs // 2) == runs // 2
-            session.commit()
-        elif state == "folded":
-            assert rollups.fold_pending(session).runs == runs
-        left = {"pending": runs, "half": runs - runs // 2}.get(state, 0)
-        assert fold.pending_count(session) == left
+        fold_to(session, state, runs)
 
 
 def get(client, headers, **params):
@@ -105,7 +95,7 @@ def get(client, headers, **params):
     return response.json()
 
 
-@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("state", FOLD_STATES)
 def test_pairs_series_and_reports_the_median_of_per_series_changes(
     client, engine, upload_headers, read_headers, state
 ):
@@ -280,7 +270,7 @@ def test_bad_group_requests_name_the_field(client, upload_headers, read_headers,
     assert response.json()["errors"][0]["field"] == field
 
 
-@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("state", FOLD_STATES)
 def test_group_compare_and_phase_order_on_sqlite(tmp_path: Path, state: str) -> None:
     """The embedded default: dimensions read from JSON with SQLite's functions, result ids
     from SQLite's inserts, rollups read from SQLite."""

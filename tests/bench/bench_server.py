@@ -193,9 +193,43 @@ def _worst_difference(sketched: dict[str, Any], exact: dict[str, Any]) -> float:
     return worst
 
 
-def sizes() -> dict[str, float]:
+def query_phase(client: httpx.Client) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each explore case as a user asks (sketched past PERFATLAS_EXPLORE_EXACT_RESULTS) and with
+    exact=true, then a series' points as the UI asks, each timed: (queries, queries_exact)."""
+    queries: dict[str, Any] = {}
+    queries_exact: dict[str, Any] = {}
+    for name, params in EXPLORE_CASES.items():
+        timed(client, "/api/v1/explore", params, 3)  # warm the caches
+        result = timed(client, "/api/v1/explore", params, QUERY_REPEATS)
+        body = result.pop("body")
+        result["rows_aggregated"] = sum(p["n"] for t in body["traces"] for p in t["points"])
+        result["traces"] = len(body["traces"])
+        # Past PERFATLAS_EXPLORE_EXACT_RESULTS (50,000) the medians are sketched.
+        result["approximate"] = body["approximate"]
+        # The data must vary along what is grouped, or the case measures nothing.
+        assert len(body["traces"]) >= 2, (name, body["traces"])
+        queries[name] = result
+        # The same with exact=true: every record read, as a user may ask.
+        exact = timed(client, "/api/v1/explore", {**params, "exact": "true"}, EXACT_REPEATS)
+        exact_body = exact.pop("body")
+        assert not exact_body["approximate"]
+        exact["worst_relative_difference"] = _worst_difference(body, exact_body)
+        queries_exact[name] = exact
+    series = client.get(
+        "/api/v1/series", params={"workload": "smallfile", "metric": "m0.mb_per_s"}
+    ).json()["items"][0]
+    # What the UI's series page asks for (frontend/src/features/series/api/).
+    points_query = {"limit": SERIES_POINTS, "samples": "false", "fields": "run,p5,p95"}
+    timed(client, f"/api/v1/series/{series['id']}/points", points_query, 3)
+    result = timed(client, f"/api/v1/series/{series['id']}/points", points_query, QUERY_REPEATS)
+    result["points"] = len(result.pop("body")["value"])
+    queries["series_points_10000"] = result
+    return queries, queries_exact
+
+
+def sizes(db: str = DB) -> dict[str, float]:
     """The database's size and its largest parts, in MB."""
-    with psycopg.connect(admin_dsn(DB)) as conn:
+    with psycopg.connect(admin_dsn(db)) as conn:
         row = conn.execute(
             "SELECT pg_database_size(current_database()), pg_total_relation_size('results'),"
             " pg_total_relation_size('runs'), pg_total_relation_size('explore_rollups'),"
@@ -320,8 +354,6 @@ def main() -> int:
 
         rss.reset()
         read_token = create_token(env, "read")
-        queries: dict[str, Any] = {}
-        queries_exact: dict[str, Any] = {}
         lagging: dict[str, Any] = {}
         with httpx.Client(
             base_url=base, headers={"Authorization": f"Bearer {read_token}"}, timeout=60
@@ -340,34 +372,7 @@ def main() -> int:
             with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
                 conn.execute("VACUUM ANALYZE")
             fold["pending_runs_when_explore_measured"] = pending_runs()
-            for name, params in EXPLORE_CASES.items():
-                timed(client, "/api/v1/explore", params, 3)  # warm the caches
-                result = timed(client, "/api/v1/explore", params, QUERY_REPEATS)
-                body = result.pop("body")
-                result["rows_aggregated"] = sum(p["n"] for t in body["traces"] for p in t["points"])
-                result["traces"] = len(body["traces"])
-                # Past PERFATLAS_EXPLORE_EXACT_RESULTS (50,000) the medians are sketched.
-                result["approximate"] = body["approximate"]
-                # The data must vary along what is grouped, or the case measures nothing.
-                assert len(body["traces"]) >= 2, (name, body["traces"])
-                queries[name] = result
-                # The same with exact=true: every record read, as a user may ask.
-                exact = timed(client, "/api/v1/explore", {**params, "exact": "true"}, EXACT_REPEATS)
-                exact_body = exact.pop("body")
-                assert not exact_body["approximate"]
-                exact["worst_relative_difference"] = _worst_difference(body, exact_body)
-                queries_exact[name] = exact
-            series = client.get(
-                "/api/v1/series", params={"workload": "smallfile", "metric": "m0.mb_per_s"}
-            ).json()["items"][0]
-            # What the UI's series page asks for (frontend/src/features/series/api/).
-            points_query = {"limit": SERIES_POINTS, "samples": "false", "fields": "run,p5,p95"}
-            timed(client, f"/api/v1/series/{series['id']}/points", points_query, 3)
-            result = timed(
-                client, f"/api/v1/series/{series['id']}/points", points_query, QUERY_REPEATS
-            )
-            result["points"] = len(result.pop("body")["value"])
-            queries["series_points_10000"] = result
+            queries, queries_exact = query_phase(client)
         query_peak = rss.stop()
         database_mb = sizes()
     finally:

@@ -23,11 +23,9 @@ from perfatlas.compare import candidates, groups
 from perfatlas.core.db import get_engine, session_factory
 
 # Run as a script: its own folder is on sys.path.
+from bench_server import DB, RESULTS, pending_runs, sizes  # isort: skip
 from common import PG, admin_dsn, percentile  # isort: skip
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "tests" / "bench" / "results"
-DB = os.environ.get("BENCH_DB", "perfatlas_bench")
 REPEATS = int(os.environ.get("BENCH_GROUPS_REPEATS", "10"))
 # The scan reads every result of the workload: seconds a request at 30 M, so fewer repeats.
 ANCHOR_REPEATS = int(os.environ.get("BENCH_GROUPS_ANCHOR_REPEATS", "3"))
@@ -73,12 +71,9 @@ def timed(
 
 def main() -> int:
     with psycopg.connect(admin_dsn(DB)) as conn:
-        row = conn.execute(
-            "SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM rollup_pending),"
-            " pg_database_size(current_database())"
-        ).fetchone()
+        row = conn.execute("SELECT count(*) FROM results").fetchone()
     assert row is not None
-    stored, pending, size = int(row[0]), int(row[1]), int(row[2])
+    stored = int(row[0])
     factory = session_factory(get_engine(f"{PG}/{DB}"))
     found_by_rollups = candidates.candidate_runs
     cases: dict[str, Any] = {}
@@ -105,8 +100,8 @@ def main() -> int:
         "benchmark": "server_groups",
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "results_stored": stored,
-        "runs_pending": pending,
-        "database_mb": round(size / 2**20, 1),
+        "runs_pending": pending_runs(),
+        "database_mb": sizes(),
         "load_average": os.getloadavg(),
         "cases": cases,
         # The worst case of each way (the issue sets no figure for group compare: its growth

@@ -25,11 +25,11 @@ from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
 from perfatlas.rollups import fold
-from perfatlas.rollups import service as rollups
 from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs.dimensions import BUILTIN
 from perfatlas.runs.models import Run as RunRow
 from tests.backend.explore import oracle
+from tests.backend.rollups.states import fold_to
 
 SEED = 20261122
 RUN_COUNT = 160
@@ -93,16 +93,8 @@ def fold_state(request: pytest.FixtureRequest) -> str:
 
 
 def _fold(api: Api, state: str) -> None:
-    state = "half" if state == "sketched" else state
     with session_factory(get_engine(api.database_url))() as session:
-        assert fold.pending_count(session) == RUN_COUNT
-        if state == "half":
-            assert fold.fold_batch(session, limit=RUN_COUNT // 2) == RUN_COUNT // 2
-            session.commit()
-        elif state == "folded":
-            assert rollups.fold_pending(session).runs == RUN_COUNT
-        left = {"pending": RUN_COUNT, "half": RUN_COUNT - RUN_COUNT // 2}.get(state, 0)
-        assert fold.pending_count(session) == left
+        left = fold_to(session, "half" if state == "sketched" else state, RUN_COUNT)
         # Every result of the metric is in exactly one place.
         assert fold.folded_count(session) == 2 * (RUN_COUNT - left)
 
