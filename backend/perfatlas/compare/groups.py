@@ -232,14 +232,20 @@ def compare_groups(
     run_results: dict[int, list[tuple[str, int]]] = defaultdict(list)
     facts: list[dict[str, set[Any]]] = [defaultdict(set) for _ in groups]
     runs_of: list[set[int]] = [set() for _ in groups]
+    # series id -> (pairing key, its canonical form): once per series, not per result.
+    keys: dict[int, tuple[dict[str, Any], str]] = {}
     for row in rows:
         g = group_index.get(str(row.g))
         if g is None:  # the database matched a value written another way: not asked for
             continue
-        s = series[row.series_id]
-        key = pairing_key(s, s.agent.name, ignore_all)
-        canon = repr(sorted((k, sorted(v.items()) if isinstance(v, dict) else v)
-                            for k, v in key.items()))  # fmt: skip
+        keyed = keys.get(row.series_id)
+        if keyed is None:
+            s = series[row.series_id]
+            key = pairing_key(s, s.agent.name, ignore_all)
+            canon = repr(sorted((k, sorted(v.items()) if isinstance(v, dict) else v)
+                                for k, v in key.items()))  # fmt: skip
+            keyed = keys[row.series_id] = (key, canon)
+        key, canon = keyed
         _, sides = table[(row.metric, row.unit, row.direction)].setdefault(canon, (key, {}))
         side = sides.setdefault(g, _Side())
         side.samples.extend(row.samples)
