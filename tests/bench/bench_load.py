@@ -74,6 +74,8 @@ PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
 AGENTS = 8  # the seeded agents host-0 .. host-7: uploads extend their series
 RUNS_PER_BATCH, LOAD_METRICS = 10, 5
+PG_SETTINGS = ("shared_buffers", "effective_cache_size", "work_mem", "synchronous_commit",
+               "autovacuum")  # fmt: skip
 TARGETS = {"upload_p99_ms": 500, "notify_delay_s": 60, "explore_p99_ms": 1000}
 
 
@@ -226,6 +228,11 @@ def build_report(
         row = conn.execute(
             "SELECT (SELECT count(*) FROM results), pg_database_size(current_database())"
         ).fetchone()
+        # The settings README.md (Running big) names: the figures depend on them.
+        settings = dict(conn.execute(
+            "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
+            [list(PG_SETTINGS)],
+        ).fetchall())  # fmt: skip
     results, size = row if row else (None, 0)
     up = summary(upload["latencies"].get("upload", []))
     reads = summary([v for values in explore["latencies"].values() for v in values])
@@ -247,6 +254,7 @@ def build_report(
             "worker": f"perfatlas worker (concurrency {WORKER_CONCURRENCY}, beat)",
             "keepalive_seconds": int(os.environ.get("PERFATLAS_KEEPALIVE_SECONDS", "75")),
             "notify_delay_seconds": float(os.environ.get("PERFATLAS_NOTIFY_DELAY_SECONDS", "30")),
+            "postgresql": settings,
         },
         "upload": {
             **phase(upload),
