@@ -110,7 +110,7 @@ def test_the_compose_worker_command_runs_and_answers_its_healthcheck(tmp_path: P
     """The worker service's exact command on PostgreSQL and Redis; its healthcheck passes
     while it runs and fails once it is gone."""
     worker = compose()["services"]["worker"]
-    assert worker["command"] == ["perfatlas", "worker", "--beat", "--concurrency", "2"]
+    assert worker["command"] == ["perfatlas", "worker", "--beat", "--concurrency", "4"]
     assert worker["environment"]["PERFATLAS_BROKER_URL"].startswith("redis://")
     name = "perfatlas_test_compose_worker"
     url = create_database(name)

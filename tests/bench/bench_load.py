@@ -67,8 +67,8 @@ READERS = int(os.environ.get("BENCH_LOAD_READERS", "50"))
 READ_SECONDS = float(os.environ.get("BENCH_LOAD_READ_SECONDS", "30"))
 CLIENT_PROCS = int(os.environ.get("BENCH_LOAD_CLIENT_PROCS", "2"))
 API_WORKERS = int(os.environ.get("BENCH_LOAD_API_WORKERS", "1"))
-# Tasks the worker runs at once (processes; 1: the solo pool). 2: what docker-compose.yml runs.
-WORKER_CONCURRENCY = int(os.environ.get("BENCH_LOAD_WORKER_CONCURRENCY", "2"))
+# Tasks the worker runs at once (processes; 1: the solo pool). 4: what docker-compose.yml runs.
+WORKER_CONCURRENCY = int(os.environ.get("BENCH_LOAD_WORKER_CONCURRENCY", "4"))
 # The upload that plants the step goes out this far into the upload load.
 PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
