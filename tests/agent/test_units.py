@@ -67,7 +67,7 @@ def test_target_guard_refuses_foreign_files(tmp_path: Path) -> None:
     with pytest.raises(TargetError, match="not empty"):
         claim_target(target, force=False)
     work = claim_target(target, force=True)
-    assert work.parent == target and (work / MARKER).exists()
+    assert work.path.parent == target and (work.path / MARKER).exists()
     release_target(work)
     assert (target / "thesis.tex").read_text() == "precious"
     assert not (target / WORK_SUBDIR).exists()
@@ -75,8 +75,30 @@ def test_target_guard_refuses_foreign_files(tmp_path: Path) -> None:
 
 def test_target_guard_accepts_its_own_leftovers(tmp_path: Path) -> None:
     work = claim_target(tmp_path / "t", force=False)
-    (work / "left-by-a-crash").write_text("x")
-    assert claim_target(tmp_path / "t", force=False) == work
+    (work.path / "left-by-a-crash").write_text("x")
+    work.release()
+    again = claim_target(tmp_path / "t", force=False)
+    assert again.path == work.path
+    release_target(again)
+    assert os.listdir(tmp_path / "t") == []
+
+
+def test_two_agents_in_one_target_each_keep_the_others_runs(tmp_path: Path) -> None:
+    """One host, or one network mount seen by two machines: the first agent done leaves the work
+    folder to the other, whose run goes on; the last one out removes it."""
+    first = claim_target(tmp_path / "t", force=False)
+    second = claim_target(tmp_path / "t", force=False)
+    assert first.path == second.path
+    (second.path / "run-2").mkdir()
+    (second.path / "run-2" / "data").write_text("the second agent's run")
+    release_target(first)
+    assert (second.path / "run-2" / "data").read_text() == "the second agent's run"
+    third = claim_target(tmp_path / "t", force=False)  # a third comes and goes meanwhile
+    release_target(third)
+    assert (second.path / "run-2").is_dir()
+    release_target(second)
+    assert os.listdir(tmp_path / "t") == []
+    release_target(second)  # twice is harmless
 
 
 def test_target_guard_refuses_a_work_folder_it_did_not_make(tmp_path: Path) -> None:

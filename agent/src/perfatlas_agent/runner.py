@@ -231,7 +231,8 @@ def run_sweep(
 ) -> list[dict[str, Any]]:
     """Run every point of the sweep; each finished run goes to on_run (the spool) at once."""
     workload, points = plan_runs(request)
-    work = claim_target(request.target, force=request.force)
+    claim = claim_target(request.target, force=request.force)
+    work = claim.path
     capture = env_override or env_mod.capture
     reps_per_run = request.repetitions + (1 if request.warmup else 0)
     done: list[dict[str, Any]] = []
@@ -251,7 +252,7 @@ def run_sweep(
     except KeyboardInterrupt as exc:
         raise Interrupted(done, _reason(exc)) from None
     finally:
-        release_target(work)
+        release_target(claim)
     return done
 
 
