@@ -28,7 +28,8 @@ from perfatlas.reports.schemas import (
     ReportSummary,
     ReportUpdate,
 )
-from perfatlas.runs.models import Result
+from perfatlas.runs import dimensions as dims
+from perfatlas.runs.models import Result, Run
 
 _BLOCKS: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
 
@@ -72,20 +73,36 @@ def get_report(session: Session, *, slug: str) -> Report:
     return report
 
 
+STUDY_LABEL = "study"  # the label `perfatlas-agent study` puts on every run of a study
+
+
 def _before_any_run(session: Session, block: Block) -> bool:
-    """A group compare of a workload that has no runs yet."""
-    if not isinstance(block, CompareBlock) or block.runs is not None:
+    """A block with nothing to be checked against yet: a group compare of a workload that has no
+    runs, or a block of a study (a `study:NAME` filter) none of whose runs are stored yet."""
+    workload = getattr(block, "workload", None)
+    if not workload:
         return False
-    if not (block.workload and block.by and block.values):
-        return False  # refused for what is missing, as ever
-    return not session.scalar(select(exists().where(Result.workload == block.workload)))
+    if isinstance(block, CompareBlock):
+        if block.runs is not None or not (block.by and block.values):
+            return False  # refused for what is missing, as ever
+        if not session.scalar(select(exists().where(Result.workload == workload))):
+            return True
+    studies = [f.partition(":")[2] for f in getattr(block, "filter", [])
+               if f.partition(":")[0] in (STUDY_LABEL, f"label.{STUDY_LABEL}")]  # fmt: skip
+    if not studies:
+        return False
+    dialect = session.get_bind().dialect.name
+    study = dims.label(STUDY_LABEL, dialect).expr
+    ran = exists().where(Run.workload == workload, study.in_(studies))
+    return not session.scalar(select(ran))
 
 
 def check_blocks(session: Session, blocks: Sequence[Block], pinned_at: dt.datetime | None) -> None:
     """Every block asked of its page's service: a refusal is a 422 naming blocks[i].field.
-    A group compare of a workload with no runs yet has nothing to be checked against (its page
-    would refuse it for want of results, not for a wrong name): it is kept, so that a study's
-    default report can be imported before its first runs, and shows why it is empty until then."""
+    A block with nothing to be checked against yet (`_before_any_run`) would be refused for want
+    of results, not for a wrong name: it is kept, so that a study's default report can be
+    imported before the study's first runs (beside other runs of its workloads), and shows why
+    it is empty until then."""
     for index, block in enumerate(blocks):
         if _before_any_run(session, block):
             continue

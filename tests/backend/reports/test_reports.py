@@ -395,3 +395,46 @@ def test_a_default_report_imports_before_its_workload_has_runs(client, upload_he
     bad = {"slug": "bad", "title": "Bad", "blocks": [{**blocks[1], "by": "nosuch"}]}
     refused = client.post(f"{API}/reports", json=bad, headers=upload_headers)
     assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "blocks[0].by"
+
+
+def test_a_study_report_imports_beside_other_runs_of_its_workloads(
+    client, settings, upload_headers, read_headers
+):
+    """A block of a study (`study:NAME`) whose runs are not stored yet is kept even where its
+    workload has other runs without the study label (a user's own runs), so that installing the
+    defaults does not depend on what else is stored; the block shows the study's runs once they
+    arrive, and other wrong names are still refused."""
+    from perfatlas.core.db import get_engine, session_factory
+    from perfatlas.reports.defaults import install_defaults
+
+    _store(client, upload_headers)  # smallfile runs, none of a study
+    mine = run_body(workload="command", parameters={"cmd": "mine"},
+                    results=[result("download.mb_per_s", [4.0, 4.1], unit="MB/s")])  # fmt: skip
+    assert client.post(f"{API}/runs", json=mine, headers=upload_headers).status_code == 201
+    with session_factory(get_engine(settings.database_url))() as session:
+        outcomes = install_defaults(session)
+    assert [o for o in outcomes if o.state == "error"] == []
+    assert {o.name for o in outcomes if o.state == "created"} >= {"study-partial-003",
+                                                                  "study-smallfiles-000"}  # fmt: skip
+    block = {"kind": "explore", "workload": "smallfile", "metric": "create.ops_per_s",
+             "x": "threads", "group": "fs_version", "filter": ["study:mine"]}  # fmt: skip
+    body = {"slug": "mine", "title": "Mine", "blocks": [block]}
+    assert client.post(f"{API}/reports", json=body, headers=upload_headers).status_code == 201
+    before = _get(client, read_headers, "/reports/mine/data")["blocks"][0]
+    # The seed's reference tables (smallfile runs labelled with their study) made `study` a
+    # dimension of smallfile: the block is an empty answer until the study's runs arrive.
+    assert before["error"] is None and before["explore"]["traces"] == [], before
+    ours = run_body(labels={"fs_version": "6.1", "study": "mine"},
+                    parameters={"nfiles": 1000, "size": "30B", "fsync": False, "threads": 4},
+                    results=[result("create.ops_per_s", [10.0, 12.0, 11.0])])  # fmt: skip
+    assert client.post(f"{API}/runs", json=ours, headers=upload_headers).status_code == 201
+    after = _get(client, read_headers, "/reports/mine/data")["blocks"][0]["explore"]
+    assert [(t["group"], [(p["x"], p["median"], p["n"]) for p in t["points"]])
+            for t in after["traces"]] == [("6.1", [(4, 11.0, 1)])]  # fmt: skip
+    # Where the study has runs, or the name is not the study label, a wrong name is refused.
+    for filters, field in ((["study:mine", "nosuch:1"], "blocks[0].filter"),
+                           (["stduy:mine"], "blocks[0].filter")):  # fmt: skip
+        bad = {"slug": "bad", "title": "Bad", "blocks": [{**block, "filter": filters}]}
+        refused = client.post(f"{API}/reports", json=bad, headers=upload_headers)
+        assert refused.status_code == 422, (filters, refused.text)
+        assert refused.json()["errors"][0]["field"] == field, refused.text
