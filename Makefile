@@ -10,6 +10,9 @@ AGENT := $(wildcard agent/pyproject.toml)
 # make up FIRST_RUN=0 (or PERFATLAS_FIRST_RUN=0): no quick studies on the first start.
 FIRST_RUN ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# pytest's processes (pytest-xdist): the suite mostly waits (beats, leases, servers starting),
+# so three share two cores well; TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
 
 .PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-scale bench-growth bench-jobs bench-confirm install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
@@ -62,7 +65,7 @@ lint: install
 	$(if $(AGENT),cd agent && ../$(VENV)/bin/mypy src)
 
 pytest: install ui services system-packages
-	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench
+	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS)
 
 test: lint ui-check pytest
 
