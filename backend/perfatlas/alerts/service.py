@@ -25,7 +25,7 @@ from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, s
 from perfatlas.core.config import Settings
 from perfatlas.rollups.service import queue_fold
 from perfatlas.runs.service import Ingested
-from perfatlas.worker.celery_app import enqueue
+from perfatlas.worker.celery_app import enqueue_coalesced
 
 __all__ = [
     "RETRYABLE",
@@ -63,14 +63,12 @@ def request_after_ingest(session: Session, settings: Settings, stored: Sequence[
 
 def detect_after_ingest(settings: Settings, created: int, requested: int) -> None:
     """After the response has gone out (the upload never waits for the broker): queue the check
-    of the series `request_after_ingest` found not waiting, and the fold of the new runs into
-    explore's rollups. When every series was waiting already, a check that will see them is
-    queued or running, and the fold follows on the beat within seconds."""
+    of the series `request_after_ingest` found not waiting (when every series was waiting
+    already, a check that will see them is queued or running), and the fold of the new runs
+    into explore's rollups. Both are wake-ups that drain what is waiting, coalesced: a burst of
+    uploads queues two a second of each, not one per upload (worker/celery_app.Coalescer)."""
     if not created:
         return
-    if not settings.detect_on_ingest:
-        queue_fold(settings)
-        return
-    if requested:
-        enqueue(settings, DETECT_PENDING)
-        queue_fold(settings)
+    if settings.detect_on_ingest and requested:
+        enqueue_coalesced(settings, DETECT_PENDING)
+    queue_fold(settings)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from perfatlas.core import upkeep
 from perfatlas.core.config import Settings
 from perfatlas.rollups.fold import BATCH_RUNS, fold_batch, folded_count, pending_count
-from perfatlas.worker.celery_app import enqueue
+from perfatlas.worker.celery_app import enqueue_coalesced
 
 FOLD_ROLLUPS = "perfatlas.fold_rollups"
 ANALYZE_AFTER_RUNS = 10_000
@@ -79,6 +79,7 @@ def fold_pending(
 
 
 def queue_fold(settings: Settings) -> None:
-    """Ask the worker to fold what uploads left pending; the beat's pass catches up if the
+    """Ask the worker to fold what uploads left pending (coalesced: a fold drains what is
+    pending, so a burst of uploads queues two a second); the beat's pass catches up if the
     broker cannot take it."""
-    enqueue(settings, FOLD_ROLLUPS)
+    enqueue_coalesced(settings, FOLD_ROLLUPS)

@@ -11,6 +11,8 @@ imports them at start) and send to each other by task name."""
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from typing import Any
 
 from celery import Celery
@@ -101,6 +103,54 @@ def enqueue(
         log.warning("could not queue %s (%s); the periodic pass will catch up", task, exc)
         return False
     return True
+
+
+class Coalescer:
+    """Sends wake-up tasks (a fold, a pass over the pending checks: each drains what is waiting
+    when it runs) so that each call is followed by a task that starts after the call, and so
+    sees what the caller committed before calling, at most two a window per process and task:
+    the first call of a window sends at once, the next one sends for the window's end (a
+    countdown), and the later ones ride on that one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # Per (broker, queue, task): the window's end, and whether its trailing task is sent.
+        self._state: dict[tuple[str, str, str], tuple[float, bool]] = {}
+
+    def countdown(self, key: tuple[str, str, str], now: float, window: float) -> float | None:
+        """None: send now; a number ≥ 0: send with this countdown; -1: a task will run later
+        than this call anyway."""
+        with self._lock:
+            end, trailing = self._state.get(key, (0.0, False))
+            if now >= end:
+                self._state[key] = (now + window, False)
+                return None
+            if trailing:
+                return -1.0
+            self._state[key] = (end, True)
+            return end - now
+
+    def forget(self, key: tuple[str, str, str]) -> None:
+        """The send failed: the next call sends again."""
+        with self._lock:
+            self._state.pop(key, None)
+
+
+_COALESCER = Coalescer()
+
+
+def enqueue_coalesced(settings: Settings, task: str) -> bool:
+    """`enqueue` for a wake-up task (no arguments; it finds its work in the database): a burst
+    of uploads sends two of it per `settings.wakeup_coalesce_seconds` instead of one per
+    upload (`Coalescer`)."""
+    key = (settings.effective_broker_url, settings.queue, task)
+    countdown = _COALESCER.countdown(key, time.monotonic(), settings.wakeup_coalesce_seconds)
+    if countdown is not None and countdown < 0:
+        return True
+    sent = enqueue(settings, task, countdown=countdown)
+    if not sent:
+        _COALESCER.forget(key)
+    return sent
 
 
 def worker_app() -> PerfAtlasCelery:

@@ -9,11 +9,13 @@ import datetime as dt
 import json
 import random
 import threading
+import uuid
 from typing import Any
 
+import pytest
 import redis
 from fastapi.testclient import TestClient
-from sqlalchemy import select, update
+from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from perfatlas.agents.models import Agent
@@ -21,6 +23,7 @@ from perfatlas.alerts import pending
 from perfatlas.alerts.models import DetectionRequest
 from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
+from perfatlas.main import create_app
 from perfatlas.runs.models import Series
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.conftest import REDIS_URL
@@ -50,6 +53,16 @@ def queued(settings: Settings) -> list[str]:
     return [json.loads(message)["headers"]["task"] for message in reversed(raw)]
 
 
+def etas(settings: Settings) -> list[str | None]:
+    """The queued tasks' ETAs (a task sent with a countdown), oldest first."""
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        raw = client.lrange(settings.queue, 0, -1)
+    finally:
+        client.close()
+    return [json.loads(message)["headers"].get("eta") for message in reversed(raw)]
+
+
 def requests(factory: sessionmaker[Session]) -> list[tuple[int, bool]]:
     """Every request row: (series, claimed by a check)."""
     with factory() as session:
@@ -67,6 +80,19 @@ def series_of(factory: sessionmaker[Session], agent: str) -> list[int]:
 
 
 def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
+    settings: Settings, engine: Engine, factory: sessionmaker[Session],
+    upload_headers: dict[str, str],
+) -> None:  # fmt: skip
+    # The whole test is one window of the wake-ups' coalescing (the default is one second),
+    # on a queue of its own (the windows are kept per queue and task, in this process).
+    settings = settings.model_copy(update={
+        "wakeup_coalesce_seconds": 3600.0, "queue": f"{settings.queue}-burst-{uuid.uuid4().hex}",
+    })  # fmt: skip
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        _burst(client, settings, factory, upload_headers)
+
+
+def _burst(
     client: TestClient, settings: Settings, factory: sessionmaker[Session],
     upload_headers: dict[str, str],
 ) -> None:  # fmt: skip
@@ -81,10 +107,13 @@ def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
     # The uploads wrote one request per series, in their own transactions.
     waiting = [(sid, False) for sid in sorted(lab1 + lab2)]
     assert requests(factory) == waiting
-    # Only lab-1's first upload and lab-2's first found their series not waiting: each queued
-    # one check and one fold; the other 48 uploads queued nothing.
+    # Only lab-1's first upload and lab-2's first found their series not waiting: each asked
+    # for a check, the first at once, the second for the window's end (a countdown: it runs
+    # after every upload of the window). Every upload asked for a fold: the first went at
+    # once, the second for the window's end, and the other 48 rode on that one.
     check, fold = "perfatlas.detect_pending", "perfatlas.fold_rollups"
-    assert queued(settings)[before:] == [check, fold, check, fold]
+    assert queued(settings)[before:] == [check, fold, fold, check]
+    assert [e is not None for e in etas(settings)[before:]] == [False, False, True, True]
 
     # An upload that fails writes no request: a new lab-3 run beside a stored uuid with
     # another body.
@@ -107,7 +136,8 @@ def test_a_burst_of_uploads_leaves_one_request_per_series_and_two_checks(
     # series before it, so they wait again, beside the claims, and a check is queued.
     resp = client.post("/api/v1/runs", json=one_run(50, 1000.0), headers=upload_headers)
     assert resp.status_code == 201, resp.text
-    assert queued(settings)[before + 4 :] == [check, fold]
+    # Its wake-ups ride on the window's trailing ones, which run after it.
+    assert len(queued(settings)) == before + 4
     assert requests(factory) == sorted(
         [(sid, True) for sid in lab1 + lab2] + [(sid, False) for sid in lab1]
     )
@@ -193,3 +223,22 @@ def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
             return not list(session.scalars(select(DetectionRequest.series_id)))
 
     wait_until(cleared, timeout=30, what="the pending checks to be taken")
+
+
+def test_the_coalescer_sends_each_window_at_once_then_for_its_end() -> None:
+    """Each call is followed by a send that runs after it: the window's first at once, the
+    second for the window's end, the rest ride on that one; a window of 0 sends every call."""
+    from perfatlas.worker.celery_app import Coalescer
+
+    coalescer = Coalescer()
+    key = ("redis://", "q", "task")
+    calls = [(10.0, None), (10.2, 0.8), (10.5, -1.0), (10.99, -1.0), (11.0, None),
+             (11.9, 0.1), (14.0, None)]  # fmt: skip
+    for now, want in calls:
+        got = coalescer.countdown(key, now, 1.0)
+        assert got == (None if want is None else pytest.approx(want)), now
+    other = ("redis://", "q", "other task")
+    assert coalescer.countdown(other, 14.1, 1.0) is None, "each task has its own window"
+    coalescer.forget(key)  # a send that failed: the next call sends at once
+    assert coalescer.countdown(key, 14.2, 1.0) is None
+    assert [coalescer.countdown(key, 20.0, 0.0) for _ in range(3)] == [None, None, None]
