@@ -12,6 +12,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
 from perfatlas import __version__
+from perfatlas.api.admission import Admission
 from perfatlas.api.guard import RequestGuard
 from perfatlas.api.openapi import build_openapi
 from perfatlas.api.router import api_router
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.session_factory = session_factory(engine)
     install_error_handlers(app)
+    # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).
+    app.add_middleware(Admission)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     # Outermost (added last): a write's token is checked before its size or body is looked at.
     app.add_middleware(RequestGuard)

@@ -38,3 +38,30 @@ def test_parallel_retries_store_each_run_once(live_server) -> None:
         headers=read,
     ).json()
     assert sorted(item["uuid"] for item in listed["items"]) == sorted(r["uuid"] for r in runs)
+
+
+def test_a_crowd_of_requests_is_answered_not_stalled(live_server) -> None:
+    """150 readers at once: more than the threads (40) and the connections (20) of the server.
+    Unbounded, every connection ended up held by a request waiting for a thread and every
+    thread waiting for a connection, and the server answered 500s after the pool's timeout;
+    admission (api/admission.py) keeps the crowd waiting in the event loop instead."""
+    import asyncio
+
+    headers = {"Authorization": f"Bearer {live_server.read_token}"}
+
+    async def crowd() -> list[int | str]:
+        limits = httpx.Limits(max_connections=150, max_keepalive_connections=150)
+        async with httpx.AsyncClient(base_url=live_server.url, headers=headers, timeout=120,
+                                     limits=limits) as client:  # fmt: skip
+
+            async def one(i: int) -> int | str:
+                try:
+                    response = await client.get("/api/v1/runs", params={"limit": 1 + i % 5})
+                except httpx.HTTPError as exc:
+                    return type(exc).__name__
+                return response.status_code
+
+            return await asyncio.gather(*(one(i) for i in range(150)))
+
+    answers = asyncio.run(crowd())
+    assert answers == [200] * 150, {a: answers.count(a) for a in set(answers)}

@@ -12,6 +12,7 @@ Each answer has the API's one error shape (core.errors)."""
 
 from __future__ import annotations
 
+import inspect
 import re
 import types
 import typing
@@ -40,6 +41,8 @@ class RouteFacts:
     permission: Permission | None  # the permission the route requires, if any
     int_path: frozenset[str]
     int_query: frozenset[str]
+    # A plain-function route (run in worker threads): api.admission bounds how many run at once.
+    sync_route: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class RequestGuard:
         if matched is None:
             return
         facts, path_params = matched
+        scope.setdefault("state", {})["route_facts"] = facts  # for api.admission
         for name in facts.int_path:
             if _beyond_int32(path_params.get(name)):
                 raise NotFound(f"no {name.removesuffix('_id')} with id {path_params[name][:40]}")
@@ -162,7 +166,8 @@ def route_facts(dependant: Dependant) -> RouteFacts:
         int_path |= {f.alias for f in current.path_params if _is_int(f.field_info.annotation)}
         int_query |= {f.alias for f in current.query_params if _is_int(f.field_info.annotation)}
         pending.extend(current.dependencies)
-    return RouteFacts(permission, frozenset(int_path), frozenset(int_query))
+    sync_route = not inspect.iscoroutinefunction(dependant.call)
+    return RouteFacts(permission, frozenset(int_path), frozenset(int_query), sync_route)
 
 
 async def _answer(send: Send, exc: DomainError) -> None:
