@@ -25,7 +25,7 @@ from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, s
 from perfatlas.core.config import Settings
 from perfatlas.rollups.service import queue_fold
 from perfatlas.runs.service import Ingested
-from perfatlas.worker.celery_app import enqueue
+from perfatlas.worker.celery_app import enqueue_coalesced
 
 __all__ = [
     "RETRYABLE",
@@ -65,11 +65,10 @@ def detect_after_ingest(settings: Settings, created: int, requested: int) -> Non
     """After the response has gone out (the upload never waits for the broker): queue the check
     of the series `request_after_ingest` found not waiting (when every series was waiting
     already, a check that will see them is queued or running), and the fold of the new runs
-    into explore's rollups. Checks are not coalesced beyond that: several run at once on the
-    worker's processes, each claiming its own series. Folds are (rollups.service.queue_fold):
-    one fold at a time holds the lock and takes what is pending."""
+    into explore's rollups. Both are wake-ups that drain what is waiting, coalesced: a burst of
+    uploads queues two a second of each, not one per upload (worker/celery_app.Coalescer)."""
     if not created:
         return
     if settings.detect_on_ingest and requested:
-        enqueue(settings, DETECT_PENDING)
+        enqueue_coalesced(settings, DETECT_PENDING)
     queue_fold(settings)

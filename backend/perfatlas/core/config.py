@@ -62,9 +62,9 @@ class Settings(BaseSettings):
     notify_queue: str = ""
     # Re-check the series of every upload for change points (coalesced per series).
     detect_on_ingest: bool = True
-    # Uploads wake the worker to fold their runs into explore's rollups at most twice per this
-    # many seconds and per process: one fold drains what is pending, so a burst of uploads does
-    # not queue one task per upload. 0 queues one per upload.
+    # Uploads wake the worker (a check of the waiting series, a fold into explore's rollups) at
+    # most twice per this many seconds and per process: one wake-up drains what is waiting, so
+    # a burst of uploads does not queue one task per upload. 0 queues one per upload.
     wakeup_coalesce_seconds: float = Field(default=1.0, ge=0, le=60)
     # Points of history the on-ingest check looks at (the nightly pass looks at more).
     detect_window: int = Field(default=200, ge=20)

@@ -106,11 +106,11 @@ def enqueue(
 
 
 class Coalescer:
-    """Sends wake-up tasks (a fold: one at a time drains what is waiting when it runs) so that
-    each call is followed by a task that starts after the call, and so sees what the caller
-    committed before calling, at most two a window per process and task: the first call of a
-    window sends at once, the next one sends for the window's end (a countdown), and the later
-    ones ride on that one."""
+    """Sends wake-up tasks (a fold, a pass over the pending checks: each drains what is waiting
+    when it runs) so that each call is followed by a task that starts after the call, and so
+    sees what the caller committed before calling, at most two a window per process and task:
+    the first call of a window sends at once, the next one sends for the window's end (a
+    countdown), and the later ones ride on that one."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
