@@ -42,25 +42,25 @@ def one_run(day: int, level: float, *, agent: str = "lab-1") -> dict[str, Any]:
     )
 
 
-def queued(settings: Settings) -> list[str]:
-    """The names of the tasks waiting in the deployment's queue, oldest first."""
+def _headers(settings: Settings) -> list[dict[str, Any]]:
+    """The headers of the tasks waiting in the deployment's queue, oldest first."""
     client = redis.Redis.from_url(REDIS_URL)
     try:
         raw = client.lrange(settings.queue, 0, -1)
     finally:
         client.close()
     # kombu pushes on the left and pops on the right.
-    return [json.loads(message)["headers"]["task"] for message in reversed(raw)]
+    return [json.loads(message)["headers"] for message in reversed(raw)]
+
+
+def queued(settings: Settings) -> list[str]:
+    """The names of the tasks waiting in the deployment's queue, oldest first."""
+    return [headers["task"] for headers in _headers(settings)]
 
 
 def etas(settings: Settings) -> list[str | None]:
     """The queued tasks' ETAs (a task sent with a countdown), oldest first."""
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        raw = client.lrange(settings.queue, 0, -1)
-    finally:
-        client.close()
-    return [json.loads(message)["headers"].get("eta") for message in reversed(raw)]
+    return [headers.get("eta") for headers in _headers(settings)]
 
 
 def requests(factory: sessionmaker[Session]) -> list[tuple[int, bool]]:
