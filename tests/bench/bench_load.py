@@ -6,7 +6,11 @@
 2. meanwhile one upload plants a step in a series of its own, and a webhook channel (a receiver
    in this process) times how long after that upload the notification arrives; the detection
    backlog (detection_requests rows, the Redis queues' lengths) is sampled every second;
-3. BENCH_LOAD_READERS (50) Explore readers for BENCH_LOAD_READ_SECONDS (30) over bench_server's
+3. the same uploaders paced, one upload every BENCH_LOAD_PACED_INTERVAL (4) s each for
+   BENCH_LOAD_PACED_SECONDS (30), latency counted from when each upload was due: an upload's
+   latency when the machine is not saturated. Both upload phases say where the CPU went (the
+   API server, the worker, PostgreSQL, the clients), per batch;
+4. BENCH_LOAD_READERS (50) Explore readers for BENCH_LOAD_READ_SECONDS (30) over bench_server's
    explore cases on BENCH_LOAD_RESULTS (10,000,000) seeded results (how many answers were kept
    ones: explore/answers.py), then the same readers on a second server that keeps no answer
    (PERFATLAS_EXPLORE_CACHE_MB=0), the anchor.
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import psycopg
 import redis
 
@@ -71,6 +76,10 @@ API_WORKERS = int(os.environ.get("BENCH_LOAD_API_WORKERS", "1"))
 WORKER_CONCURRENCY = int(os.environ.get("BENCH_LOAD_WORKER_CONCURRENCY", "4"))
 # The upload that plants the step goes out this far into the upload load.
 PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
+# The paced upload phase: each uploader uploads every PACED_INTERVAL s (50 / 4 s: 12.5 batches,
+# 125 runs a second, about half what the unpaced load reaches here).
+PACED_SECONDS = float(os.environ.get("BENCH_LOAD_PACED_SECONDS", "30"))
+PACED_INTERVAL = float(os.environ.get("BENCH_LOAD_PACED_INTERVAL", "4"))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
 AGENTS = 8  # the seeded agents host-0 .. host-7: uploads extend their series
 RUNS_PER_BATCH, LOAD_METRICS = 10, 5
@@ -120,8 +129,12 @@ class Backlog(threading.Thread):
         broker = redis.Redis.from_url(REDIS_URL)
         with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
             while not self.stop.is_set():
-                row = conn.execute("SELECT count(*) FROM detection_requests").fetchone()
-                sample = {"t": time.time(), "detection_requests": row[0] if row else 0}
+                row = conn.execute(
+                    "SELECT (SELECT count(*) FROM detection_requests),"
+                    " (SELECT count(*) FROM rollup_pending)"
+                ).fetchone()
+                requests, folds = row if row else (0, 0)
+                sample = {"t": time.time(), "detection_requests": requests, "fold_pending": folds}
                 for name, queue in zip(("work", "notify"), self.queues, strict=True):
                     sample[f"queue_{name}"] = broker.llen(queue)
                 self.samples.append(sample)
@@ -129,6 +142,11 @@ class Backlog(threading.Thread):
 
     def pending(self) -> int:
         return int(self.samples[-1]["detection_requests"]) if self.samples else -1
+
+    def idle(self) -> bool:
+        """No check waits and no run waits for its fold."""
+        last = self.samples[-1] if self.samples else None
+        return last is not None and last["detection_requests"] == 0 and last["fold_pending"] == 0
 
 
 def planted_runs(
@@ -145,19 +163,62 @@ def planted_runs(
     return [{**run, "meta": {"bench_load": tag}} for run in runs]
 
 
+def machine_cpu() -> float:
+    """Busy CPU seconds so far of the whole machine (every core, every process: a PostgreSQL
+    backend that exits takes its own count with it, the machine's does not)."""
+    times = psutil.cpu_times()
+    return (
+        sum(times)
+        - times.idle
+        - getattr(times, "iowait", 0.0)
+        - getattr(times, "guest", 0.0)
+        - getattr(times, "guest_nice", 0.0)
+    )
+
+
+def start_uploads(
+    base: str, token: str, tag: str, seconds: float, interval: float = 0.0
+) -> tuple[list[Any], float]:
+    """The uploaders, in the client processes: unpaced, or an upload every `interval` s each."""
+    start_at = time.time() + 3
+    orders = {"base": base, "token": token, "start_at": start_at,
+              "deadline": start_at + seconds, "tag": tag, "interval": interval,
+              "runs_per_batch": RUNS_PER_BATCH, "metrics": LOAD_METRICS}  # fmt: skip
+    # Seeded by the run's tag: a run on a reused database makes new uuids.
+    workers = [{"agent": f"host-{u % AGENTS}", "seed": f"{tag}-{u}"} for u in range(UPLOADERS)]
+    paced = f", one upload every {interval:g} s each" if interval else ""
+    print(f"upload load: {UPLOADERS} uploaders{paced}, {seconds:.0f} s", flush=True)
+    return clients("upload", orders, workers, CLIENT_PROCS), start_at
+
+
+def cpu_split(procs_cpu: list[Any], before: list[float]) -> dict[str, float]:
+    """CPU seconds since `before` (from cpu_now) of the server, the worker and the machine."""
+    now = cpu_now(procs_cpu)
+    return {f"{name}_cpu_s": round(b - a, 1)
+            for name, a, b in zip(("server", "worker", "machine"), before, now, strict=True)}  # fmt: skip
+
+
+def cpu_now(procs_cpu: list[Any]) -> list[float]:
+    return [*(cpu_seconds(p) for p in procs_cpu), machine_cpu()]
+
+
+def paced_phase(
+    base: str, tokens: dict[str, str], tag: str, procs_cpu: list[Any]
+) -> dict[str, Any]:
+    """The same uploaders, each uploading every PACED_INTERVAL s: the latency of an upload when
+    the machine is not saturated (the unpaced load's latency is mostly queueing)."""
+    cpu0 = cpu_now(procs_cpu)
+    procs, _ = start_uploads(base, tokens["upload"], f"{tag}-paced", PACED_SECONDS, PACED_INTERVAL)
+    paced = gather(procs)
+    return {**paced, **cpu_split(procs_cpu, cpu0)}
+
+
 def upload_phase(
     base: str, tokens: dict[str, str], tag: str, planted: str, procs_cpu: list[Any]
 ) -> dict[str, Any]:
     """The upload load from the client processes; this process plants the step at PLANT_AT."""
-    cpu0 = [cpu_seconds(p) for p in procs_cpu]
-    start_at = time.time() + 3
-    orders = {"base": base, "token": tokens["upload"], "start_at": start_at,
-              "deadline": start_at + UPLOAD_SECONDS, "tag": tag,
-              "runs_per_batch": RUNS_PER_BATCH, "metrics": LOAD_METRICS}  # fmt: skip
-    # Seeded by the run's tag: a run on a reused database makes new uuids.
-    workers = [{"agent": f"host-{u % AGENTS}", "seed": f"{tag}-{u}"} for u in range(UPLOADERS)]
-    procs = clients("upload", orders, workers, CLIENT_PROCS)
-    print(f"upload load: {UPLOADERS} uploaders, {UPLOAD_SECONDS:.0f} s", flush=True)
+    cpu0 = cpu_now(procs_cpu)
+    procs, start_at = start_uploads(base, tokens["upload"], tag, UPLOAD_SECONDS)
     time.sleep(max(0.0, start_at + PLANT_AT - time.time()))
     # The upload that makes the change: the step's run and nine more at the new level.
     step = planted_runs(planted, tag, first=30, count=10, scale=0.8)
@@ -168,9 +229,7 @@ def upload_phase(
     upload = gather(procs)
     upload["start_at"], upload["planted_at"], upload["end_at"] = start_at, planted_at, time.time()
     upload["step_run"] = step[0]["uuid"]
-    server_cpu, worker_cpu = (cpu_seconds(p) - c for p, c in zip(procs_cpu, cpu0, strict=True))
-    upload["server_cpu_s"], upload["worker_cpu_s"] = round(server_cpu, 1), round(worker_cpu, 1)
-    return upload
+    return {**upload, **cpu_split(procs_cpu, cpu0)}
 
 
 def explore_phase(base: str, token: str) -> dict[str, Any]:
@@ -220,9 +279,22 @@ def report_phase(d: dict[str, Any]) -> dict[str, Any]:
     return {**{k: d[k] for k in keep}, "connection_errors": connection}
 
 
+def cpu_report(upload: dict[str, Any]) -> dict[str, Any]:
+    """Where an upload phase's CPU went, in seconds and per batch: the API server, the worker,
+    the clients, and the rest of the machine's (PostgreSQL, mostly)."""
+    seconds = {n: upload[f"{n}_cpu_s"] for n in ("server", "worker", "client")}
+    seconds["postgres_and_rest"] = round(upload["machine_cpu_s"] - sum(seconds.values()), 1)
+    batches = max(1, upload["ok"])
+    return {
+        **{f"{n}_cpu_s": v for n, v in seconds.items()},
+        "cpu_ms_per_batch": {n: round(1000 * v / batches, 1) for n, v in seconds.items()},
+        "machine_cores_busy": round(upload["machine_cpu_s"] / upload["seconds"], 2),
+    }
+
+
 def build_report(
-    upload: dict[str, Any], explore: dict[str, Any], noticed: float | None,
-    drained: float | None, samples: list[dict[str, float]],
+    upload: dict[str, Any], paced: dict[str, Any], explore: dict[str, Any],
+    noticed: float | None, drained: float | None, samples: list[dict[str, float]],
 ) -> dict[str, Any]:  # fmt: skip
     with psycopg.connect(admin_dsn(DB)) as conn:
         row = conn.execute(
@@ -263,8 +335,16 @@ def build_report(
             "runs": upload["runs"],
             "runs_per_s": round(upload["runs"] / upload["seconds"], 1),
             "latency": up,
-            "server_cpu_s": upload["server_cpu_s"],
-            "worker_cpu_s": upload["worker_cpu_s"],
+            **cpu_report(upload),
+        },
+        "upload_paced": {
+            **phase(paced),
+            "uploaders": UPLOADERS,
+            "interval_s": PACED_INTERVAL,
+            "offered_runs_per_s": round(UPLOADERS * RUNS_PER_BATCH / PACED_INTERVAL, 1),
+            "runs_per_s": round(paced["runs"] / paced["seconds"], 1),
+            "latency": summary(paced["latencies"].get("upload", [])),
+            **cpu_report(paced),
         },
         "notification": {
             "planted_s_into_upload": round(upload["planted_at"] - upload["start_at"], 1),
@@ -276,6 +356,7 @@ def build_report(
         },
         "detection_backlog": {
             "max_detection_requests": max((s["detection_requests"] for s in samples), default=0),
+            "max_fold_pending": max((s["fold_pending"] for s in samples), default=0),
             "max_queue_work": max((s["queue_work"] for s in samples), default=0),
             "max_queue_notify": max((s["queue_notify"] for s in samples), default=0),
             "drained_s_after_upload": round(drained - upload["end_at"], 1) if drained else None,
@@ -290,7 +371,11 @@ def build_report(
         },
         "figures": {
             "upload_p99_ms": figure(
-                up.get("p99_ms"), "<= 500", up.get("p99_ms", 1e9) <= TARGETS["upload_p99_ms"]
+                up.get("p99_ms"),
+                "<= 500",
+                up.get("p99_ms", 1e9) <= TARGETS["upload_p99_ms"],
+                # Beside it, the same uploaders paced (not a target: the issue's load is unpaced).
+                paced_p99_ms=summary(paced["latencies"].get("upload", [])).get("p99_ms"),
             ),
             "upload_errors": figure(
                 sum(upload["errors"].values()),
@@ -369,6 +454,12 @@ def main() -> int:
         # The backlog drains before the reads begin.
         drained = wait_for(lambda: time.time() if backlog.pending() == 0 else None,
                            upload["end_at"] + NOTIFY_WAIT)  # fmt: skip
+        # The same uploaders paced once the checks and folds are done (so that the CPU it
+        # counts is its own), then drained again.
+        wait_for(lambda: time.time() if backlog.idle() else None, time.time() + NOTIFY_WAIT)
+        paced = paced_phase(base, tokens, tag, [server, worker])
+        wait_for(lambda: time.time() if backlog.pending() == 0 else None,
+                 time.time() + NOTIFY_WAIT)  # fmt: skip
         backlog.stop.set()
         backlog.join()
         explore = explore_phase(base, tokens["read"])
@@ -383,7 +474,7 @@ def main() -> int:
             uncached = explore_phase(uncached_base, tokens["read"])
         finally:
             stop_process(uncached_server)
-        report = build_report(upload, explore, noticed, drained, backlog.samples)
+        report = build_report(upload, paced, explore, noticed, drained, backlog.samples)
         report["explore_uncached"] = {
             **report_phase(uncached), "readers": READERS,
             "latency": summary([v for values in uncached["latencies"].values() for v in values]),

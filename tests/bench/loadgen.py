@@ -68,9 +68,21 @@ async def uploader(orders: dict[str, Any], client: httpx.AsyncClient, agent: str
                    out: dict[str, Any]) -> None:  # fmt: skip
     rng = random.Random(seed)
     meta = {"bench_load": orders["tag"]}
+    # Paced (open loop): an upload every `interval` seconds from a random offset, its latency
+    # counted from when it was due, so that an uploader held up by a slow answer counts the
+    # wait too. Unpaced (0): the next upload as soon as the last one is answered.
+    interval = orders.get("interval", 0.0)
+    due = time.time() + rng.uniform(0, interval)
     while time.time() < orders["deadline"]:
         body = upload_batch(orders, agent, rng, meta)
-        started = time.perf_counter()
+        if interval:
+            await asyncio.sleep(max(0.0, due - time.time()))
+            if due >= orders["deadline"]:
+                break
+            started = time.perf_counter() - max(0.0, time.time() - due)
+            due += interval
+        else:
+            started = time.perf_counter()
         try:
             response = await client.post("/api/v1/runs/batch", content=body)
         except Exception as exc:  # counted by kind; the uploader goes on, as an agent retries
