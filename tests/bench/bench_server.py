@@ -89,12 +89,25 @@ class PeakRss:
         return self.peak
 
 
-def copy_anchor(batches: list[bytes]) -> dict[str, float]:
-    """The same run and result rows, COPYed straight into look-alike tables of the same database."""
+ANCHOR_PASSES = 3
+
+
+def copy_anchor(batches: list[bytes]) -> dict[str, Any]:
+    """The same run and result rows, COPYed straight into look-alike tables of the same
+    database: ANCHOR_PASSES passes, each after a CHECKPOINT (so that no pass pays for the
+    ingest's or VACUUM's dirty pages being written out meanwhile), the median pass the anchor.
+    One pass right after the ingest measured anywhere from 59k to 108k results/s."""
+    passes = [_copy_pass(batches) for _ in range(ANCHOR_PASSES)]
+    median = sorted(passes, key=lambda p: p["results_per_s"])[len(passes) // 2]
+    return {**median, "passes_results_per_s": [round(p["results_per_s"]) for p in passes]}
+
+
+def _copy_pass(batches: list[bytes]) -> dict[str, float]:
     with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
         conn.execute("DROP TABLE IF EXISTS anchor_results, anchor_runs")
         conn.execute("CREATE TABLE anchor_runs (LIKE runs INCLUDING ALL)")
         conn.execute("CREATE TABLE anchor_results (LIKE results INCLUDING ALL)")
+        conn.execute("CHECKPOINT")
         run_cols = "uuid, body_hash, agent_id, workload, target, parameters, labels, started_at, finished_at, status, meta, created_at"
         res_cols = "run_id, series_id, workload, started_at, run_uuid, environment_id, agent_id, flags, metric, unit, direction, value, samples, n, mean, stdev, min, max, p5, p50, p95, p99"
         # Rows are rendered before the clock starts: the anchor measures the database alone.
