@@ -9,7 +9,7 @@
 3. the same uploaders paced, one upload every BENCH_LOAD_PACED_INTERVAL (4) s each for
    BENCH_LOAD_PACED_SECONDS (30), latency counted from when each upload was due: an upload's
    latency when the machine is not saturated. Both upload phases say where the CPU went (the
-   API server, the worker, PostgreSQL, the clients), per batch;
+   API server, the worker, the clients, the rest of the machine: PostgreSQL, mostly), per batch;
 4. BENCH_LOAD_READERS (50) Explore readers for BENCH_LOAD_READ_SECONDS (30) over bench_server's
    explore cases on BENCH_LOAD_RESULTS (10,000,000) seeded results (how many answers were kept
    ones: explore/answers.py), then the same readers on a second server that keeps no answer
@@ -77,7 +77,7 @@ WORKER_CONCURRENCY = int(os.environ.get("BENCH_LOAD_WORKER_CONCURRENCY", "4"))
 # The upload that plants the step goes out this far into the upload load.
 PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
 # The paced upload phase: each uploader uploads every PACED_INTERVAL s (50 / 4 s: 12.5 batches,
-# 125 runs a second, about half what the unpaced load reaches here).
+# 125 runs a second, about a fifth of what the unpaced load reaches here).
 PACED_SECONDS = float(os.environ.get("BENCH_LOAD_PACED_SECONDS", "30"))
 PACED_INTERVAL = float(os.environ.get("BENCH_LOAD_PACED_INTERVAL", "4"))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
@@ -171,6 +171,7 @@ def machine_cpu() -> float:
         sum(times)
         - times.idle
         - getattr(times, "iowait", 0.0)
+        - getattr(times, "steal", 0.0)  # the hypervisor's, not ours
         - getattr(times, "guest", 0.0)
         - getattr(times, "guest_nice", 0.0)
     )
