@@ -203,8 +203,10 @@ def test_sigterm_mid_study_undoes_everything_but_kept_images(tmp_path: Path, spo
     # 3 fsync policies) before the signal; the sync one never started.
     assert done.count(("default", "write-back")) == 8 and ("sync", "write-back") not in done
     through = [r for r in runs if r["labels"]["write_cache"] == "write-through"]
-    # tar's 2 runs, then the threads request's first (and maybe second) before the signal.
-    assert 3 <= len(through) <= 4 and all(r["write_cache"] == "write through" for r in through)
+    # tar's 2 runs, then the threads request's first and maybe a few more before the signal
+    # lands (quick runs take a fraction of a second, and this process reads the agent's output
+    # late when the machine is busy: 5 were done once under CI), never all 8 of the variant's.
+    assert 3 <= len(through) < 8 and all(r["write_cache"] == "write through" for r in through)
     assert through[-1]["status"] in ("ok", "partial")
 
 
