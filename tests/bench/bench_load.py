@@ -140,13 +140,16 @@ class Backlog(threading.Thread):
                 self.samples.append(sample)
                 self.stop.wait(1.0)
 
-    def pending(self) -> int:
-        return int(self.samples[-1]["detection_requests"]) if self.samples else -1
+    def drained(self, until: float, *, folds: bool = False) -> float | None:
+        """When no check waits any more (nor, with `folds`, any run for its fold), by `until`."""
 
-    def idle(self) -> bool:
-        """No check waits and no run waits for its fold."""
-        last = self.samples[-1] if self.samples else None
-        return last is not None and last["detection_requests"] == 0 and last["fold_pending"] == 0
+        def done() -> float | None:
+            last = self.samples[-1] if self.samples else None
+            if last is None or last["detection_requests"] or (folds and last["fold_pending"]):
+                return None
+            return time.time()
+
+        return wait_for(done, until)
 
 
 def planted_runs(
@@ -308,6 +311,7 @@ def build_report(
         ).fetchall())  # fmt: skip
     results, size = row if row else (None, 0)
     up = summary(upload["latencies"].get("upload", []))
+    paced_up = summary(paced["latencies"].get("upload", []))
     reads = summary([v for values in explore["latencies"].values() for v in values])
     delay = noticed - upload["planted_at"] if noticed is not None else None
     alert = planted_alert(upload["step_run"])
@@ -344,7 +348,7 @@ def build_report(
             "interval_s": PACED_INTERVAL,
             "offered_runs_per_s": round(UPLOADERS * RUNS_PER_BATCH / PACED_INTERVAL, 1),
             "runs_per_s": round(paced["runs"] / paced["seconds"], 1),
-            "latency": summary(paced["latencies"].get("upload", [])),
+            "latency": paced_up,
             **cpu_report(paced),
         },
         "notification": {
@@ -376,7 +380,7 @@ def build_report(
                 "<= 500",
                 up.get("p99_ms", 1e9) <= TARGETS["upload_p99_ms"],
                 # Beside it, the same uploaders paced (not a target: the issue's load is unpaced).
-                paced_p99_ms=summary(paced["latencies"].get("upload", [])).get("p99_ms"),
+                paced_p99_ms=paced_up.get("p99_ms"),
             ),
             "upload_errors": figure(
                 sum(upload["errors"].values()),
@@ -441,7 +445,7 @@ def main() -> int:
             admin.post("/api/v1/runs/batch", json={"runs": history}).raise_for_status()
         backlog.start()
         # Its check done first, so that the step gets a check of its own.
-        wait_for(lambda: time.time() if backlog.pending() == 0 else None, time.time() + 60)
+        backlog.drained(time.time() + 60)
 
         upload = upload_phase(base, tokens, tag, planted, [server, worker])
 
@@ -453,14 +457,12 @@ def main() -> int:
 
         noticed = wait_for(planted_notice, upload["planted_at"] + NOTIFY_WAIT)
         # The backlog drains before the reads begin.
-        drained = wait_for(lambda: time.time() if backlog.pending() == 0 else None,
-                           upload["end_at"] + NOTIFY_WAIT)  # fmt: skip
+        drained = backlog.drained(upload["end_at"] + NOTIFY_WAIT)
         # The same uploaders paced once the checks and folds are done (so that the CPU it
         # counts is its own), then drained again.
-        wait_for(lambda: time.time() if backlog.idle() else None, time.time() + NOTIFY_WAIT)
+        backlog.drained(time.time() + NOTIFY_WAIT, folds=True)
         paced = paced_phase(base, tokens, tag, [server, worker])
-        wait_for(lambda: time.time() if backlog.pending() == 0 else None,
-                 time.time() + NOTIFY_WAIT)  # fmt: skip
+        backlog.drained(time.time() + NOTIFY_WAIT)
         backlog.stop.set()
         backlog.join()
         explore = explore_phase(base, tokens["read"])

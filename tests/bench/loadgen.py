@@ -72,7 +72,8 @@ async def uploader(orders: dict[str, Any], client: httpx.AsyncClient, agent: str
     # counted from when it was due, so that an uploader held up by a slow answer counts the
     # wait too. Unpaced (0): the next upload as soon as the last one is answered.
     interval = orders.get("interval", 0.0)
-    due = time.time() + rng.uniform(0, interval)
+    # Drawn only when paced: an unpaced uploader's batches stay what they were.
+    due = time.time() + (rng.uniform(0, interval) if interval else 0.0)
     while time.time() < orders["deadline"]:
         body = upload_batch(orders, agent, rng, meta)
         if interval:
