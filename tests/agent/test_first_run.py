@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas_agent.firstrun.targets import clean_stale
+from perfatlas_agent.firstrun.targets import clean_stale, tmpfs_folder
 from tests.agent.daemon_helpers import wait_for
 from tests.agent.test_embedded_fleet import EmbeddedServer
 from tests.conftest import REPO, skip_unless_able
@@ -102,8 +102,11 @@ def loops_under(folder: Path) -> list[str]:
     return [line for line in listed.splitlines() if str(folder) in line]
 
 
-def tmpfs_folders() -> list[Path]:
-    return list(Path("/dev/shm").glob(f"perfatlas-firstrun-{os.getuid()}"))
+def tmpfs_folders(server: FirstRunServer) -> list[Path]:
+    """This first run's folder on /dev/shm, if it is there (other tests' first runs have
+    their own)."""
+    folder = tmpfs_folder(Path("/dev/shm"), server.helper_dir / "mounts")
+    return [folder] if folder.exists() else []
 
 
 def progress(server: FirstRunServer, done: int) -> Any:
@@ -127,7 +130,7 @@ def nothing_left(server: FirstRunServer, daemon: int) -> None:
     assert mounts_under(server.helper_dir) == []
     assert loops_under(server.helper_dir) == []
     assert not alive(daemon)
-    assert tmpfs_folders() == []
+    assert tmpfs_folders(server) == []
 
 
 def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServer) -> None:

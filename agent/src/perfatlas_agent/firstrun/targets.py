@@ -6,6 +6,7 @@ loop devices there: `clean_stale` undoes them before anything is made again."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -41,6 +42,14 @@ class FixedMounts(Mounts):
         self._undo = {}
 
 
+def tmpfs_folder(tmpfs: Path, root: Path) -> Path:
+    """The first run's folder on a tmpfs: fixed for its root (one `make up` to the next), apart
+    from another first run's on the same machine (another data folder), which removes its own
+    when it is done."""
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:12]
+    return tmpfs / f"perfatlas-firstrun-{os.getuid()}-{digest}"
+
+
 def parse_filesystems(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in ALL_FILESYSTEMS]
@@ -60,7 +69,7 @@ def planned(root: Path, filesystems: list[str], *, is_root: bool, say: Say) -> l
             if found is None:
                 say("first run: no writable tmpfs is mounted (/dev/shm): left out tmpfs")
                 continue
-            out.append(Target("tmpfs", found / f"perfatlas-firstrun-{os.getuid()}", memory=True))
+            out.append(Target("tmpfs", tmpfs_folder(found, root), memory=True))
             continue
         if not is_root:
             say(f"first run: {fs} needs root (a loop-mounted image): left out")
