@@ -108,7 +108,9 @@ def test_reference_figures_are_never_detected_on(
         report = alerts.check_runs(session, uuids, settings=settings)
         nightly = alerts.check_all(session, settings=settings, window=1000)
         stored = session.execute(
-            select(Result.flags, Run.reference).join(Run).where(Result.series_id == series_a.id)
+            select(Result.flags, Run.reference)
+            .join(Result.run)
+            .where(Result.series_id == series_a.id)
         ).all()
     assert report.opened == 0 and nightly.opened == 0
     assert _detect(engine, series_a) == before
