@@ -76,8 +76,7 @@ def test_kept_answers_are_never_stale(client, engine, upload_headers, read_heade
     assert client.post("/api/v1/runs/batch", json={"runs": runs}, headers=upload_headers).is_success
     first, outcome = explore(client, read_headers)
     assert outcome == "miss" and points(_json(first)) == oracle(runs)
-    again, outcome = explore(client, read_headers)
-    assert (again, outcome) == (first, "hit")
+    assert served_again(client, read_headers, first)
 
     # A new run on one point: the next answer has it.
     extra = run_body(
@@ -98,7 +97,7 @@ def test_kept_answers_are_never_stale(client, engine, upload_headers, read_heade
         assert rollups.fold_pending(session).runs == len(runs) + 1
     folded, outcome = explore(client, read_headers)
     assert outcome == "miss" and points(_json(folded)) == oracle([*runs, extra])
-    assert explore(client, read_headers) == (folded, "hit")
+    assert served_again(client, read_headers, folded)
 
     # A write that touches no result: a tentative alert flags the points of its series.
     with session_factory(engine)() as session:
@@ -183,6 +182,19 @@ def test_the_cache_is_bounded_by_bytes() -> None:
     assert cache.get(5) is not None and cache.get(6) is None
     cache.put("big", bytes(251))  # more than a quarter: never kept
     assert cache.get("big") is None
+
+
+def served_again(client: TestClient, headers: dict[str, str], body: bytes) -> bool:
+    """Whether the same plot is answered from the kept answer, with the same body, while the
+    database does not change. The snapshot is the whole server's: a write in another test
+    process's database ends the entry too, so a miss is asked again (every answer still has to
+    be the same body), and the kept answer has to come within 30 tries."""
+    for _ in range(30):
+        again, outcome = explore(client, headers)
+        assert again == body
+        if outcome == "hit":
+            return True
+    return False
 
 
 def _json(body: bytes) -> dict[str, Any]:
