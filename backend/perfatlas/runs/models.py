@@ -163,7 +163,7 @@ class Result(Base):
     # series, and neither runs nor series are ever deleted. The database's checks cost a
     # fifth of the machine's CPU per stored result (two lookups per row, and a lock on the
     # series row that concurrent uploads to one series share), for rows that cannot miss.
-    # tests/backend/test_ingest.py checks that every result's run and series exist.
+    # tests/backend/test_concurrency.py checks that every result's run and series exist.
     run_id: Mapped[int] = mapped_column(BigId)
     series_id: Mapped[int] = mapped_column(Integer)
     # Copied from the run so that explore and series reads need one index, not a join first.
