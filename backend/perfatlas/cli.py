@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -141,6 +142,15 @@ class WorkerQueues(StrEnum):
     notify = "notify"
 
 
+def _lower_priority(nice: int) -> None:
+    """This process (and so the pool's and beat's processes it forks) at `nice`, unless it runs
+    at a lower priority already (never raised: that takes privileges a container lacks)."""
+    if nice and hasattr(os, "setpriority"):
+        current = os.getpriority(os.PRIO_PROCESS, 0)
+        if current < nice:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+
+
 @app.command()
 def worker(
     beat: Annotated[
@@ -181,6 +191,7 @@ def worker(
     if beat:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         argv += ["--beat", f"--schedule={settings.data_dir / 'celerybeat-schedule'}"]
+    _lower_priority(settings.worker_nice)
     typer.echo(f"worker on queues {', '.join(queues)}, broker {_redact(app.conf.broker_url)}")
     app.worker_main(argv=argv)
 

@@ -112,6 +112,10 @@ def test_the_compose_worker_command_runs_and_answers_its_healthcheck(tmp_path: P
     worker = compose()["services"]["worker"]
     assert worker["command"] == ["perfatlas", "worker", "--beat", "--concurrency", "4"]
     assert worker["environment"]["PERFATLAS_BROKER_URL"].startswith("redis://")
+    # Its CPU weight is below every other service's (which keep the default, 1024).
+    assert worker["cpu_shares"] == 128
+    others = [s for n, s in compose()["services"].items() if n != "worker"]
+    assert all("cpu_shares" not in s and "cpu_weight" not in s for s in others)
     name = "perfatlas_test_compose_worker"
     url = create_database(name)
     run_migrations(url)

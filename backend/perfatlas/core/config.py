@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     # every worker also consumes unless told otherwise, so a backlog of detection cannot hold
     # them back; a deployment may run a worker on it alone (`perfatlas worker --only notify`).
     notify_queue: str = ""
+    # `perfatlas worker` lowers its processes' CPU priority to this nice value (0: leaves it):
+    # when the machine is saturated, uploads and readers go first and the background work
+    # (checks, folds) takes what they leave; the checks of a burst then cover more uploads each.
+    worker_nice: int = Field(default=10, ge=0, le=19)
     # Re-check the series of every upload for change points (coalesced per series).
     detect_on_ingest: bool = True
     # Uploads wake the worker (a check of the waiting series, a fold into explore's rollups) at

@@ -5,10 +5,13 @@ notification per incident state change."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import psutil
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -85,3 +88,35 @@ def test_uploads_open_then_resolve_alerts_through_the_worker_with_one_notificati
     assert "'opened': 0" in worker.logs().split("perfatlas.detect_all")[-1]
     assert len(hook.received()) == 2
     assert len(alerts()) == 3
+
+
+def _priorities(worker: Worker) -> dict[str, int]:
+    """The nice value of the worker's process and of every process it started (its pool's, its
+    beat's), by command line and pid."""
+    assert worker.proc is not None
+    top = psutil.Process(worker.proc.pid)
+    procs = [top, *top.children(recursive=True)]
+    return {f"{' '.join(p.cmdline()[-3:])} ({p.pid})": p.nice() for p in procs}
+
+
+def test_the_worker_runs_its_processes_below_the_servers_priority(
+    worker: Worker, tmp_path: Path
+) -> None:
+    """PERFATLAS_WORKER_NICE (10 by default) lowers the priority of the worker and of each
+    process it forks; 0 (what the other worker tests run with) leaves the caller's."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert own < 10, "the test itself must run below nice 10 to see the worker lower it"
+    asked = _priorities(worker)
+    assert len(asked) >= 2, asked  # the worker and its beat at least
+    assert set(asked.values()) == {own}, asked
+
+    env = {k: v for k, v in worker.env.items() if k != "PERFATLAS_WORKER_NICE"}
+    default = Worker(env, tmp_path / "default")
+    default.log_dir.mkdir()
+    default.start()
+    try:
+        lowered = _priorities(default)
+    finally:
+        default.stop()
+    assert len(lowered) >= 2, lowered
+    assert set(lowered.values()) == {10}, lowered
