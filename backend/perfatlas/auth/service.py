@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -48,7 +49,16 @@ def issue_token(
     return row, token
 
 
-def principal_of(row: ApiToken) -> Principal:
+class TokenFacts(Protocol):
+    """What a principal is made of: an ApiToken, or a row of those columns."""
+
+    id: int
+    name: str
+    scope: str
+    agent_name: str | None
+
+
+def principal_of(row: TokenFacts) -> Principal:
     scope = Scope(row.scope)
     return Principal(
         kind="agent" if scope == Scope.AGENT else "token",
@@ -61,10 +71,17 @@ def principal_of(row: ApiToken) -> Principal:
 
 
 def authenticate(session: Session, *, token: str) -> Principal | None:
-    row = session.scalar(
-        select(ApiToken).where(
-            ApiToken.token_hash == hash_token(token), ApiToken.revoked_at.is_(None)
+    # Core, not the ORM entity: every request passes here, and loading an object cost more
+    # than the lookup itself.
+    tokens = ApiToken.__table__.c
+    row = (
+        session.connection()
+        .execute(
+            select(
+                tokens.id, tokens.name, tokens.scope, tokens.agent_name, tokens.last_used_at
+            ).where(tokens.token_hash == hash_token(token), tokens.revoked_at.is_(None))
         )
+        .first()
     )
     if row is None:
         return None

@@ -92,9 +92,11 @@ def insert_runs(session: Session, rows: list[dict[str, Any]]) -> list[int]:
             ids.extend(returned.scalars())
         return ids
     ids = list(
-        session.scalars(
+        session.connection()
+        .execute(
             select(func.nextval("runs_id_seq")).select_from(func.generate_series(1, len(rows)))
         )
+        .scalars()
     )
     columns = ["id", *rows[0]]
     _copy_rows(

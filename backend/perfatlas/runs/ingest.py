@@ -68,9 +68,13 @@ def series_key(
 
 
 def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
+    """Ids by key of the stored rows with these keys. `column` and `id_column` are a table's
+    own columns (Table.c): a Core select skips the ORM's compile and result steps, which were
+    most of a small upload's lookups."""
     found: dict[Any, int] = {}
+    connection = session.connection()
     for condition in key_in(session, column, keys):
-        found.update(session.execute(select(column, id_column).where(condition)).all())
+        found.update(connection.execute(select(column, id_column).where(condition)).all())
     return found
 
 
@@ -79,8 +83,9 @@ def _upsert_ids(
 ) -> dict[Any, int]:
     """Ids of the rows with these keys, inserting the missing ones (concurrent inserts of the
     same key are harmless: ON CONFLICT DO NOTHING, then read back)."""
-    column = getattr(model, key)
-    found = _ids_by(session, column, model.id, list(rows))
+    table = model.__table__
+    column = table.c[key]
+    found = _ids_by(session, column, table.c.id, list(rows))
     # In key order: concurrent uploads inserting the same new keys wait for each other in
     # the same order, never in a cycle.
     missing = [rows[k] for k in sorted(rows) if k not in found]
@@ -89,7 +94,7 @@ def _upsert_ids(
         ins = postgresql.insert(model) if dialect == "postgresql" else sqlite.insert(model)
         for chunk in chunks(missing):
             session.execute(ins.on_conflict_do_nothing(), list(chunk))
-        found.update(_ids_by(session, column, model.id, [row[key] for row in missing]))
+        found.update(_ids_by(session, column, table.c.id, [row[key] for row in missing]))
     return found
 
 
@@ -113,9 +118,11 @@ def _existing_runs(
     session: Session, uuids: Sequence[uuid_mod.UUID]
 ) -> dict[uuid_mod.UUID, tuple[int, str]]:
     existing: dict[uuid_mod.UUID, tuple[int, str]] = {}
-    for condition in key_in(session, Run.uuid, uuids):
-        for run_uuid, run_id, digest in session.execute(
-            select(Run.uuid, Run.id, Run.body_hash).where(condition)
+    runs = Run.__table__.c  # Core, as _ids_by
+    connection = session.connection()
+    for condition in key_in(session, runs.uuid, uuids):
+        for run_uuid, run_id, digest in connection.execute(
+            select(runs.uuid, runs.id, runs.body_hash).where(condition)
         ):
             existing[run_uuid] = (run_id, digest)
     return existing
