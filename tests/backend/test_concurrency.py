@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import uuid
 
 import httpx
+from sqlalchemy import create_engine, text
 
 from tests.factories import run_body
 
@@ -69,18 +71,21 @@ def test_a_crowd_of_requests_is_answered_not_stalled(live_server) -> None:
 
 
 def test_concurrent_uploads_keep_every_result_tied_to_its_run_and_series(live_server) -> None:
-    """results carries no foreign keys (runs/models.py): ingest alone ties a result to its run
-    and series. Eight uploaders race on new series (each batch holds configurations none has
-    stored yet, shared with the other batches), retries of each other's runs, and a batch that
-    conflicts and is rolled back; afterwards every result's run and series exist, and the
-    series is the one its run's configuration and its metric name."""
-    import random
-
-    from sqlalchemy import create_engine, text
-
+    """results and runs carry no foreign keys (runs/models.py): ingest alone ties a result to
+    its run and series, and a run to its agent and environment. Eight uploaders race on new
+    series, agents and environments (each batch holds configurations none has stored yet,
+    shared with the other batches), retries of each other's runs, and a batch that conflicts
+    and is rolled back; afterwards every result's run and series exist, the series is the one
+    its run's configuration and its metric name, and every run's agent and environment are
+    the ones its body named."""
     rng = random.Random(7)
+    environments = [
+        {**run_body()["environment"], "fs_type": fs, "hostname": f"tie-{fs}"}
+        for fs in ("ext4", "xfs", "btrfs")
+    ]
     configs = [
-        {"agent": f"tie-host-{a}", "parameters": {"nfiles": n, "threads": t}}
+        {"agent": f"tie-host-{a}", "parameters": {"nfiles": n, "threads": t},
+         "environment": environments[(a + t) % 3] if n == 10 else {}}
         for a in range(3) for n in (10, 100) for t in (1, 4)
     ]  # fmt: skip
     batches = [
@@ -122,14 +127,26 @@ def test_concurrent_uploads_keep_every_result_tied_to_its_run_and_series(live_se
                 " FROM results r LEFT JOIN runs ru ON ru.id = r.run_id"
                 " LEFT JOIN series s ON s.id = r.series_id"
             )).all()  # fmt: skip
-            stored_runs = set(conn.scalars(text(
-                "SELECT uuid FROM runs WHERE agent_id IN"
-                " (SELECT id FROM agents WHERE name LIKE 'tie-host-%')"
-            )))  # fmt: skip
+            run_ties = {row[0]: row[1:] for row in conn.execute(text(
+                "SELECT ru.uuid, a.name, ru.environment_id, e.data FROM runs ru"
+                " LEFT JOIN agents a ON a.id = ru.agent_id"
+                " LEFT JOIN environments e ON e.id = ru.environment_id"
+                " WHERE a.name LIKE 'tie-host-%' OR a.id IS NULL"
+            ))}  # fmt: skip
     finally:
         engine.dispose()
     sent = {uuid.UUID(r["uuid"]): r for r in [first, *(r for batch in batches for r in batch)]}
-    assert stored_runs == set(sent)  # the refused batch's new run is not among them
+    assert set(run_ties) == set(sent)  # the refused batch's new run is not among them
+    for run_uuid, (agent, environment_id, environment) in run_ties.items():
+        body = sent[run_uuid]
+        assert agent == body["agent"], "a run whose agent does not exist, or another one"
+        if body["environment"]:
+            assert environment == body["environment"], "a run's environment is not its body's"
+        else:
+            assert environment_id is None
+    assert {e["fs_type"] for e in (r["environment"] for r in sent.values()) if e} == {
+        "ext4", "xfs", "btrfs"
+    }  # fmt: skip
     # This test's results (the server is shared with the other tests of the module).
     rows = [row for row in rows if row[0] in sent or row[0] == uuid.UUID(refused["uuid"])]
     assert len(rows) == sum(len(r["results"]) for r in sent.values())

@@ -59,8 +59,13 @@ class Run(Base):
     uuid: Mapped[uuid_mod.UUID] = mapped_column(Uuid, unique=True)
     # sha256 of the canonical request body: the same uuid with another body is a conflict.
     body_hash: Mapped[str] = mapped_column(String(64))
-    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id"))
-    environment_id: Mapped[int | None] = mapped_column(ForeignKey("environments.id"))
+    # No foreign keys, as on results (below): a run is written once, by runs/ingest.py alone,
+    # in the transaction that reads or inserts its agent and environment, and neither is ever
+    # deleted. The database's two checks per row were a seventh of PostgreSQL's time per
+    # upload. tests/backend/test_concurrency.py checks that every run's agent and environment
+    # exist and are the ones its body named.
+    agent_id: Mapped[int] = mapped_column(Integer)
+    environment_id: Mapped[int | None] = mapped_column(Integer)
     workload: Mapped[str] = mapped_column(String(64))
     target: Mapped[str] = mapped_column(String(1024))
     parameters: Mapped[dict[str, Any]] = mapped_column(JSONType)
@@ -88,8 +93,12 @@ class Run(Base):
     meta: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    agent: Mapped[Agent] = relationship(lazy="joined")
-    environment: Mapped[Environment | None] = relationship(lazy="joined")
+    agent: Mapped[Agent] = relationship(
+        lazy="joined", primaryjoin="Agent.id == foreign(Run.agent_id)"
+    )
+    environment: Mapped[Environment | None] = relationship(
+        lazy="joined", primaryjoin="Environment.id == foreign(Run.environment_id)"
+    )
     results: Mapped[list[Result]] = relationship(
         back_populates="run",
         primaryjoin="Run.id == foreign(Result.run_id)",
