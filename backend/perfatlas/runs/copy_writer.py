@@ -60,6 +60,13 @@ def _copy_text(session: Session, table: str, columns: Sequence[str], text: str) 
         copy.write(text)
 
 
+def _number_texts(column: Sequence[float]) -> list[str]:
+    """A column of finite numbers as COPY text: each the shortest text that reads back as the
+    same double, as repr gives it, but formatted in C by orjson (a tenth of repr's time, which
+    was a tenth of a large upload's CPU in the API)."""
+    return orjson.dumps(column).decode()[1:-1].split(",") if column else []
+
+
 def _copy_column(values: Sequence[Any]) -> Iterable[str]:
     """A column's values in COPY text: a column of one plain type in one C-level pass."""
     kinds = set(map(type, values))
@@ -175,9 +182,9 @@ def insert_results(
             )
     fields = [
         heads,
-        map(repr, values),
+        _number_texts(values),
         [orjson.dumps(s).decode() for s in samples],
-        *(map(repr, stats[f]) for f in Summary._fields),
+        *(_number_texts(stats[f]) for f in Summary._fields),
     ]
     text = "\n".join(map("\t".join, zip(*fields, strict=True))) + "\n"
     _copy_text(session, "results", RESULT_COLUMNS, text)
