@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import copy
 import math
+import random
 import uuid
 
 import orjson
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select
 
+from perfatlas.runs.copy_writer import CHUNK
 from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.stats import Summary, summarize
 from tests.factories import result, run_body
 
 
@@ -250,3 +253,43 @@ def test_a_body_without_the_newer_fields_hashes_as_before_they_existed():
     # Once given, the new fields are part of the body like any other.
     with_fact = RunCreate.model_validate({**body, "memory_backed": False})
     assert body_hash(with_fact) != stored_before
+
+
+def test_a_batch_of_more_results_than_one_copy_chunk_stores_each_as_sent(
+    client, upload_headers, engine
+):
+    """A batch's results go to PostgreSQL a chunk at a time (runs/copy_writer.CHUNK): across
+    the chunks' seams every stored result is its own run's, with its own samples, value and
+    summary (the oracle: stats.summarize, one result at a time), and none is lost or doubled."""
+    rng = random.Random(11)
+    runs = []
+    for i in range(CHUNK // 3 + 40):  # 3 results a run: past one chunk, not a multiple of it
+        results = [
+            result(f"m{j}.ops_per_s", [rng.uniform(1e-6, 1e9) for _ in range(rng.randint(1, 7))])
+            for j in range(3)
+        ]
+        if i % 17 == 0:
+            results[1] = {"metric": "m1.ops_per_s", "unit": "ops/s", "value": rng.uniform(0, 1)}
+        runs.append(run_body(started_at=f"2026-11-01T{i // 60 % 24:02d}:{i % 60:02d}:00+00:00",
+                             results=results))  # fmt: skip
+    response = client.post("/api/v1/runs/batch", json={"runs": runs}, headers=upload_headers)
+    assert response.status_code == 200, response.text
+    assert 3 * len(runs) > CHUNK
+    with engine.connect() as conn:
+        stored = {
+            (row.uuid, row.metric): row
+            for row in conn.execute(
+                select(Run.uuid, Result.metric, Result.value, Result.samples,
+                       *(getattr(Result, f) for f in Summary._fields))
+                .join(Result.run)
+            )
+        }  # fmt: skip
+    assert len(stored) == 3 * len(runs)
+    for run in runs:
+        for sent in run["results"]:
+            row = stored[(uuid.UUID(run["uuid"]), sent["metric"])]
+            samples = sent.get("samples") or [sent["value"]]
+            expected = summarize(samples)
+            assert row.samples == samples
+            assert row.value == sent.get("value", expected.p50)
+            assert tuple(getattr(row, f) for f in Summary._fields) == tuple(expected)
