@@ -20,6 +20,7 @@ from perfatlas_agent.job import JobExecution
 from perfatlas_agent.jobclient import JobClient, Refused, Revoked, Stopped, Transient, retrying
 from perfatlas_agent.jobprogress import STOPPING, Interrupter
 from perfatlas_agent.spool import Spool, default_spool_dir
+from perfatlas_agent.stopping import Stop
 
 HEARTBEAT_EVERY = 15.0
 CLAIM_WAIT = 25.0
@@ -75,7 +76,7 @@ class Daemon:
         self.say = say
         self.heartbeat_every = heartbeat_every
         self.claim_wait = claim_wait
-        self.stop = threading.Event()
+        self.stop = Stop()
         self.revoked: Revoked | None = None
         self.interrupter = Interrupter()
 

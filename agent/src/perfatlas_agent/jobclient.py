@@ -5,7 +5,6 @@ complete, release. Each call is one request; what to retry is the caller's choic
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -15,6 +14,7 @@ import httpx
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import AgentError
 from perfatlas_agent.client import describe_error
+from perfatlas_agent.stopping import Stop
 
 API = "/api/v1"
 T = TypeVar("T")
@@ -146,7 +146,7 @@ def enroll(
 def retrying(
     call: Callable[[], T],
     *,
-    stop: threading.Event | None = None,
+    stop: Stop | None = None,
     on_retry: Callable[[str, float], None] = lambda _p, _w: None,
     first_delay: float = 0.5,
     max_delay: float = 30.0,

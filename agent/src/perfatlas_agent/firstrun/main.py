@@ -16,7 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from perfatlas_agent.firstrun.plan import LABEL, PREFIX, parse_studies, schedule
 from perfatlas_agent.firstrun.targets import Target, parse_filesystems, planned, prepare
 from perfatlas_agent.jobclient import JobClient, Revoked
 from perfatlas_agent.jobclient import enroll as enroll_agent
+from perfatlas_agent.stopping import Stop
 from perfatlas_agent.studies import Options
 
 Say = Callable[[str], None]
@@ -68,7 +68,7 @@ class Api:
                 return items
 
 
-def wait_for_server(server: str, stop: threading.Event, timeout: float = 300) -> bool:
+def wait_for_server(server: str, stop: Stop, timeout: float = 300) -> bool:
     deadline = time.monotonic() + timeout
     while not stop.is_set() and time.monotonic() < deadline:
         try:
@@ -115,11 +115,11 @@ class FirstRun:
         self.server, self.root, self.say = server, root, say
         self.studies, self.filesystems = studies, filesystems
         self.api = Api(server, token)
-        self.stop = threading.Event()
+        self.stop = Stop()
         self.daemon: subprocess.Popen[bytes] | None = None
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
-        self.stop.set()
+        self.stop.set()  # no lock: perfatlas_agent/stopping.py
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, self._on_signal)
