@@ -23,9 +23,9 @@ from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, threshol
 from perfatlas.alerts.tasks import DETECT_PENDING
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
 from perfatlas.core.config import Settings
-from perfatlas.rollups.service import queue_fold
+from perfatlas.rollups.service import FOLD_ROLLUPS
 from perfatlas.runs.service import Ingested
-from perfatlas.worker.celery_app import enqueue_coalesced
+from perfatlas.worker.celery_app import enqueue_coalesced_async
 
 __all__ = [
     "RETRYABLE",
@@ -61,14 +61,16 @@ def request_after_ingest(session: Session, settings: Settings, stored: Sequence[
     )
 
 
-def detect_after_ingest(settings: Settings, created: int, requested: int) -> None:
+async def detect_after_ingest(settings: Settings, created: int, requested: int) -> None:
     """After the response has gone out (the upload never waits for the broker): queue the check
     of the series `request_after_ingest` found not waiting (when every series was waiting
     already, a check that will see them is queued or running), and the fold of the new runs
     into explore's rollups. Both are wake-ups that drain what is waiting, coalesced: a burst of
-    uploads queues two a second of each, not one per upload (worker/celery_app.Coalescer)."""
+    uploads queues two a second of each, not one per upload (worker/celery_app.Coalescer).
+    A coroutine, for the routes' background tasks: the coalescing decides in the event loop,
+    and only a send goes to a worker thread."""
     if not created:
         return
     if settings.detect_on_ingest and requested:
-        enqueue_coalesced(settings, DETECT_PENDING)
-    queue_fold(settings)
+        await enqueue_coalesced_async(settings, DETECT_PENDING)
+    await enqueue_coalesced_async(settings, FOLD_ROLLUPS)

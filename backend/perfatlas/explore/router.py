@@ -38,7 +38,7 @@ METRIC_DOC = "the metric; several (repeated or comma-separated) with group=metri
 MetricQuery = Annotated[list[str], Query(min_length=1, description=METRIC_DOC)]
 
 
-def _single_values(request: Request) -> None:
+async def _single_values(request: Request) -> None:
     """A repeated workload, x or group asks for several plots in one: say so. Several metrics
     are one plot only with group=metric (explore/service.py says so otherwise)."""
     for name in ("workload", "x", "group"):

@@ -90,9 +90,8 @@ def create_run(
     session: SessionDep,
     settings: SettingsDep,
     principal: UploadPrincipal,
-    response: Response,
     background: BackgroundTasks,
-) -> RunRead:
+) -> Response:
     """Upload one run with its results; a retry with the same uuid and body returns the stored run."""
     check_agent(principal, agent=body.agent, field="body.agent")
 
@@ -101,13 +100,19 @@ def create_run(
         return stored, request_after_ingest(session, settings, stored)
 
     (outcome,), requested = commit_with_retry(session, store)
-    if not outcome.created:
-        response.status_code = 200
-    else:
+    if outcome.created:
         background.add_task(detect_after_ingest, settings, 1, requested)
     run = service.get_run(session, run_uuid=outcome.uuid)
     files = [] if outcome.created else attachments.of_run(session, run_id=run.id, run_uuid=run.uuid)
-    return to_read(run, files=files)
+    read = to_read(run, files=files)
+    session.close()  # here, not in the event loop: the read's transaction ends in a round trip
+    return _json(read, status_code=201 if outcome.created else 200)
+
+
+def _json(model: BaseModel, status_code: int = 200) -> Response:
+    """The answer of an upload as JSON, serialized in the route's worker thread: a model
+    returned instead would be validated again in one more trip to a thread."""
+    return Response(model.model_dump_json(), status_code, media_type="application/json")
 
 
 @router.post(
@@ -122,7 +127,7 @@ def create_runs_batch(
     settings: SettingsDep,
     principal: UploadPrincipal,
     background: BackgroundTasks,
-) -> BatchRead:
+) -> Response:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
     check_runs_agents(principal, [run.agent for run in body.runs])
 
@@ -135,10 +140,12 @@ def create_runs_batch(
     outcomes, requested = commit_with_retry(session, store)
     created = sum(1 for o in outcomes if o.created)
     background.add_task(detect_after_ingest, settings, created, requested)
-    return BatchRead(
-        created=created,
-        existing=len(outcomes) - created,
-        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+    return _json(
+        BatchRead(
+            created=created,
+            existing=len(outcomes) - created,
+            runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+        )
     )
 
 

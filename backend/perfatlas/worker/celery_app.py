@@ -17,6 +17,7 @@ from typing import Any
 
 from celery import Celery
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
@@ -139,17 +140,38 @@ class Coalescer:
 _COALESCER = Coalescer()
 
 
+def _coalesced(settings: Settings, task: str) -> tuple[tuple[str, str, str], float | None] | None:
+    """The Coalescer's key and the countdown to send a wake-up with; None: nothing to send."""
+    key = (settings.effective_broker_url, settings.queue, task)
+    countdown = _COALESCER.countdown(key, time.monotonic(), settings.wakeup_coalesce_seconds)
+    if countdown is not None and countdown < 0:
+        return None
+    return key, countdown
+
+
 def enqueue_coalesced(settings: Settings, task: str) -> bool:
     """`enqueue` for a wake-up task (no arguments; it finds its work in the database): a burst
     of uploads sends two of it per `settings.wakeup_coalesce_seconds` instead of one per
     upload (`Coalescer`)."""
-    key = (settings.effective_broker_url, settings.queue, task)
-    countdown = _COALESCER.countdown(key, time.monotonic(), settings.wakeup_coalesce_seconds)
-    if countdown is not None and countdown < 0:
+    due = _coalesced(settings, task)
+    if due is None:
         return True
-    sent = enqueue(settings, task, countdown=countdown)
+    sent = enqueue(settings, task, countdown=due[1])
     if not sent:
-        _COALESCER.forget(key)
+        _COALESCER.forget(due[0])
+    return sent
+
+
+async def enqueue_coalesced_async(settings: Settings, task: str) -> bool:
+    """`enqueue_coalesced` from the event loop (a route's background task): most calls send
+    nothing and decide that in the loop; a send, which talks to the broker, runs in a worker
+    thread."""
+    due = _coalesced(settings, task)
+    if due is None:
+        return True
+    sent = await run_in_threadpool(enqueue, settings, task, countdown=due[1])
+    if not sent:
+        _COALESCER.forget(due[0])
     return sent
 
 
