@@ -141,7 +141,12 @@ def test_other_rules_name_their_fields(client, upload_headers):
         ({"uuid": "not-a-uuid"}, "body.uuid"),
         ({"finished_at": "2020-01-01T00:00:00Z"}, "body"),
         ({"results": [result("x.y", [])]}, "body.results[0]"),
-        ({"results": [result("x.count", [1.0], unit="count")]}, "body.results[0]"),
+        # The second result: the run checks its results together, and names the one at fault.
+        (
+            {"results": [result("a.ms", [1.0], unit="ms"), result("x.count", [1.0], unit="count")]},
+            "body.results[1].direction",
+        ),
+        ({"results": [result("a.ms", [1.0], unit="ms"), result("x.y", [])]}, "body.results[1]"),
         ({"surprise": 1}, "body.surprise"),
     ]
     for override, field in cases:
@@ -253,6 +258,48 @@ def test_a_body_without_the_newer_fields_hashes_as_before_they_existed():
     # Once given, the new fields are part of the body like any other.
     with_fact = RunCreate.model_validate({**body, "memory_backed": False})
     assert body_hash(with_fact) != stored_before
+
+
+def test_series_keys_hashed_from_a_runs_parts_are_the_hashes_of_the_whole_keys():
+    """Ingest hashes a result's series key from its run's part of the canonical text with the
+    metric and unit put in place: the hash must be the one of the whole key as content_hash
+    makes it (the stored series' key_hash), whatever the key holds: escapes, non-ASCII text,
+    nested and empty parameters, numbers of every kind, ignored and version labels."""
+    from perfatlas.core.canonical import content_hash
+    from perfatlas.runs.ingest import series_digest, series_key, series_parts
+    from perfatlas.runs.schemas import RunCreate
+
+    rng = random.Random(11)
+    texts = ['a"b', "back\\slash", "tab\there", "ünï ✓", "", "x" * 200, '"unit":""', "\u2028"]
+    names = ["k", "nfiles", "z.y-x_1", "_", "metric", "unit", "workload"]
+    checked = 0
+    for i in range(300):
+        parameters = {
+            rng.choice(names): rng.choice(
+                [rng.random() * 10 ** rng.randint(-5, 12), rng.randint(-(2**31), 2**31),
+                 True, False, 0.0, -1e-300, rng.choice(texts)]
+            )
+            for _ in range(rng.randint(0, 4))
+        }  # fmt: skip
+        labels = {f"l{j}": rng.choice(texts)[:64] for j in range(rng.randint(0, 3))}
+        labels |= {"fs_version": "6.1", "host": "h"} if i % 2 else {}
+        body = run_body(
+            workload=rng.choice(["smallfile", "seqio"]),
+            agent=rng.choice(["host-a", "hôte-b"]),
+            target=rng.choice(["/mnt/x", 'C:\\"t"']),
+            parameters=parameters,
+            labels=labels,
+            results=[result(metric=m, unit=u, samples=[1.0, 2.0, 3.0]) for m, u in
+                     [("create.ops_per_s", "ops/s"), ("read.MBps", "MB/s"), ("t", "s")]],
+        )  # fmt: skip
+        run = RunCreate.model_validate(body)
+        ignored = ["host"] if i % 3 else []
+        parts = series_parts(series_key(run, metric="", unit="", ignore_labels=ignored))
+        for r in run.results:
+            whole = series_key(run, metric=r.metric, unit=r.unit, ignore_labels=ignored)
+            assert series_digest(parts, r.metric, r.unit) == content_hash(whole), (body, r)
+            checked += 1
+    assert checked == 900
 
 
 def test_a_batch_of_more_results_than_one_copy_chunk_stores_each_as_sent(

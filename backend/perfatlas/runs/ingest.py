@@ -3,11 +3,13 @@ a retry of a stored run is a no-op, the same uuid with another body a conflict."
 
 from __future__ import annotations
 
+import hashlib
 import uuid as uuid_mod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
@@ -65,6 +67,25 @@ def series_key(
         "parameters": run.parameters,
         "labels": labels,
     }
+
+
+def series_parts(dims: Mapping[str, Any]) -> tuple[bytes, bytes, bytes]:
+    """A run's part of its series keys' canonical text (`series_key` with no metric and unit),
+    serialized once for all of its results: the text before the metric, between the metric
+    and the unit, and after the unit (the keys in sorted order: agent, labels, metric,
+    parameters, target, unit, workload)."""
+    head = canonical_json({"agent": dims["agent"], "labels": dims["labels"]})[:-1]
+    middle = canonical_json({"parameters": dims["parameters"], "target": dims["target"]})[1:-1]
+    tail = b',"workload":' + orjson.dumps(dims["workload"]) + b"}"
+    return head + b',"metric":', b"," + middle + b',"unit":', tail
+
+
+def series_digest(parts: tuple[bytes, bytes, bytes], metric: str, unit: str) -> str:
+    """`content_hash({**dims, "metric": metric, "unit": unit})` from `series_parts(dims)`:
+    a hash per result, not a serialization of its whole key."""
+    head, middle, tail = parts
+    text = b"".join((head, orjson.dumps(metric), middle, orjson.dumps(unit), tail))
+    return hashlib.sha256(text).hexdigest()
 
 
 def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:
@@ -218,18 +239,18 @@ def _store_new(
     series_rows: dict[str, dict[str, Any]] = {}
     result_keys: list[list[str]] = []
     # Runs of one configuration share their series: each key is hashed once per batch.
-    digests_by: dict[tuple[bytes, str, str], str] = {}
+    digests_by: dict[tuple[tuple[bytes, bytes, bytes], str, str], str] = {}
     for run in runs:
         dims = series_key(run, metric="", unit="", ignore_labels=ignore_labels)
-        run_part = canonical_json(dims)
+        parts = series_parts(dims)
         keys = []
         for result in run.results:
-            memo = (run_part, result.metric, result.unit)
+            memo = (parts, result.metric, result.unit)
             known = digests_by.get(memo)
             if known is not None:
                 keys.append(known)
                 continue
-            digest = content_hash({**dims, "metric": result.metric, "unit": result.unit})
+            digest = series_digest(parts, result.metric, result.unit)
             digests_by[memo] = digest
             series_rows.setdefault(
                 digest,
