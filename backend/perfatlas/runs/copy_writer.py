@@ -6,6 +6,7 @@ import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import chain, repeat
 from typing import Any
 
 import orjson
@@ -18,11 +19,12 @@ from perfatlas.rollups.models import RollupPending
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.stats import Summary, summarize_columns
-from perfatlas.runs.trust import result_flags, run_flags
+from perfatlas.runs.trust import FEW_REPETITIONS, MIN_REPETITIONS, result_flags, run_flags
 
 CHUNK = 1000
+# In the order insert_results renders them: a run's own columns first.
 RESULT_COLUMNS = (
-    "run_id", "series_id", "workload", "started_at", "run_uuid", "environment_id", "agent_id",
+    "run_id", "workload", "started_at", "run_uuid", "environment_id", "agent_id", "series_id",
     "flags", "metric", "unit", "direction", "value", "samples", "n", "mean", "stdev", "min", "max",
     "p5", "p50", "p95", "p99",
 )  # fmt: skip
@@ -152,10 +154,16 @@ def insert_results(
     flags: list[int] = []
     for i, run in enumerate(runs):
         bits, short = run_flags(run.meta, column_int(run.environment.get("cores")))
-        extra = run_bits[i] if run_bits else 0
-        flags.extend(
-            result_flags(r.metric, len(r.samples) or 1, bits, short) | extra for r in run.results
-        )
+        bits |= run_bits[i] if run_bits else 0
+        if short:
+            flags.extend(
+                result_flags(r.metric, len(r.samples) or 1, bits, short) for r in run.results
+            )
+        else:  # what result_flags gives with no short phase, without a call per result
+            few = bits | FEW_REPETITIONS
+            flags.extend(
+                few if (len(r.samples) or 1) < MIN_REPETITIONS else bits for r in run.results
+            )
     if session.get_bind().dialect.name != "postgresql":
         rows: list[dict[str, Any]] = []
         for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
@@ -174,29 +182,34 @@ def insert_results(
         session.execute(insert(Result), rows)
         return
     # Names, units and directions match NAME_PATTERN or a fixed list, so they need no
-    # escaping; the run's own fields are rendered once per run, the numbers a column at a
-    # time, and the lines joined in C.
-    heads: list[str] = []
-    for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
-        run_fields = "\t".join(
+    # escaping; the run's own fields are rendered once per run, every column is a list of
+    # texts made in C-level passes, and the lines are joined in C.
+    sizes = [len(run.results) for run in runs]
+    run_texts = [
+        "\t".join(
             [
-                _copy_field(v)
-                for v in (run.workload, run.started_at, run.uuid, env_id, agent_ids[run.agent])
+                str(run_id),
+                *(_copy_field(v) for v in (run.workload, run.started_at, run.uuid, env_id)),
+                str(agent_ids[run.agent]),
             ]
         )
-        for result, series_id in zip(run.results, sids, strict=True):
-            heads.append(
-                f"{run_id}\t{series_id}\t{run_fields}\t{flags[len(heads)]}\t{result.metric}"
-                f"\t{result.unit}\t{result.direction}"
-            )
+        for run, run_id, env_id in zip(runs, run_ids, env_ids, strict=True)
+    ]
+    run_column = list(chain.from_iterable(map(repeat, run_texts, sizes)))
+    series_column = list(map(str, chain.from_iterable(series_ids)))
+    flag_column = list(map(str, flags))
+    names = [f"{r.metric}\t{r.unit}\t{r.direction}" for run in runs for r in run.results]
     # Rendered and sent a chunk at a time: the text of a chunk and its columns' strings are
     # all that is held at once (a whole batch's were 15 MB more at the API's peak), and
     # PostgreSQL stores one chunk while the next is rendered.
     with _copy_into(session, "results", RESULT_COLUMNS) as copy:
-        for start in range(0, len(heads), CHUNK):
+        for start in range(0, len(names), CHUNK):
             end = start + CHUNK
             fields = [
-                heads[start:end],
+                run_column[start:end],
+                series_column[start:end],
+                flag_column[start:end],
+                names[start:end],
                 _number_texts(values[start:end]),
                 [orjson.dumps(s).decode() for s in samples[start:end]],
                 *(_number_texts(stats[f][start:end]) for f in Summary._fields),

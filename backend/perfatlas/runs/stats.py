@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import chain, repeat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -72,22 +73,25 @@ def summarize_columns(all_samples: Sequence[Sequence[float]]) -> dict[str, list[
     for i, samples in enumerate(all_samples):
         by_size.setdefault(len(samples), []).append(i)
     for n, where in by_size.items():
-        index = slice(None) if len(where) == count else np.array(where)
+        whole = len(where) == count
+        index = slice(None) if whole else np.array(where)
         columns["n"][index] = n
-        rows = [all_samples[i] for i in where]
-        values: NDArray[np.float64] = np.array(rows, dtype=np.float64).reshape(-1, n)
+        rows = all_samples if whole else [all_samples[i] for i in where]
+        flat = np.fromiter(chain.from_iterable(rows), np.float64, len(rows) * n)
+        values: NDArray[np.float64] = flat.reshape(-1, n)
         if n == 1:
             for name in ("mean", "min", "max", *SUMMARY_QUANTILES):
                 columns[name][index] = values[:, 0]
             continue  # stdev 0
         values.sort(axis=1)
-        sorted_rows: list[list[float]] = values.tolist()  # type: ignore[assignment]
-        mean = np.array(list(map(math.fsum, sorted_rows))) / n
+        # fsum is exactly rounded, so the order of a row's values does not matter: the rows as
+        # given, not the sorted ones read back out of numpy.
+        mean = np.fromiter(map(math.fsum, rows), np.float64, len(rows)) / n
         deviations: list[float] = (values - mean[:, None]).ravel().tolist()  # type: ignore[assignment]
-        squares = [d**2 for d in deviations]
-        sums = [math.fsum(squares[i : i + n]) for i in range(0, len(squares), n)]
+        squares = map(pow, deviations, repeat(2))  # what `d ** 2` is, in one C-level pass
+        sums = np.fromiter(map(math.fsum, zip(*[squares] * n, strict=True)), np.float64, len(rows))
         columns["mean"][index] = mean
-        columns["stdev"][index] = np.sqrt(np.array(sums) / (n - 1))
+        columns["stdev"][index] = np.sqrt(sums / (n - 1))
         columns["min"][index] = values[:, 0]
         columns["max"][index] = values[:, n - 1]
         last = n - 1
