@@ -51,7 +51,8 @@ def _copy_field(value: Any) -> str:
     if isinstance(value, dt.datetime):
         return value.isoformat()
     if isinstance(value, dict | list):
-        return canonical_json(value).decode().translate(_COPY_ESCAPES)
+        # JSON text escapes every control character, so a backslash is all COPY needs escaped.
+        return canonical_json(value).decode().replace("\\", "\\\\")
     return str(value)
 
 
