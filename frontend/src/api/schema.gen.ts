@@ -3188,6 +3188,9 @@ export interface components {
         /**
          * ResultCreate
          * @description One metric of a run: every repetition is a sample; `value` defaults to their median.
+         *     The run that holds it completes it (RunCreate._consistent): a direction left out is the
+         *     one its unit implies, and it needs samples, a value, or both. A validator of its own ran
+         *     once per result, and calling it cost a large upload a fifth of its validation.
          */
         ResultCreate: {
             /**
