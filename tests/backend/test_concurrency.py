@@ -164,3 +164,51 @@ def test_concurrent_uploads_keep_every_result_tied_to_its_run_and_series(live_se
         body = sent[run_uuid]
         assert (workload, run_params) == (body["workload"], body["parameters"])
         assert metric in {r["metric"] for r in body["results"]}
+
+
+def test_a_session_left_in_a_transaction_closes_without_waiting_for_the_shared_threads(
+    engine,
+) -> None:
+    """A request whose session still holds a transaction (a read's) closes it in a thread of its
+    own (api/deps.get_session). Waiting for one of the shared worker threads instead, it could
+    wait for ever while holding its connection: the write guard's token lookups, outside
+    api.admission's bound, may hold every shared thread while they wait for a connection. Here
+    the shared threads are one, and taken."""
+    import anyio
+
+    from perfatlas.api.deps import get_session
+    from perfatlas.core.db import session_factory
+
+    state = type("State", (), {"session_factory": session_factory(engine)})
+    request = type("Request", (), {"app": type("App", (), {"state": state})})
+    taken = threading.Event()
+    release = threading.Event()
+
+    def hold_the_shared_thread() -> None:
+        taken.set()
+        release.wait(30)
+
+    async def main() -> bool:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 1
+        sessions = get_session(request)  # type: ignore[arg-type]
+        session = await sessions.__anext__()
+        await anyio.to_thread.run_sync(session.execute, text("SELECT 1"))
+        assert session.in_transaction()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(anyio.to_thread.run_sync, hold_the_shared_thread)
+                while not taken.is_set():
+                    await anyio.sleep(0.01)
+                group.start_soon(sessions.aclose)
+                # Closed while the shared thread is still taken (10 s stands for "never").
+                with anyio.move_on_after(10):
+                    while session.in_transaction():
+                        await anyio.sleep(0.01)
+                closed_meanwhile = not session.in_transaction()
+                release.set()
+        finally:
+            release.set()
+        return closed_meanwhile
+
+    assert anyio.run(main)
+    assert engine.pool.checkedout() == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, TypeVar
 
+import anyio
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -40,10 +41,15 @@ async def get_session(request: Request) -> AsyncIterator[Session]:
     try:
         yield session
     finally:
-        if session.in_transaction():
-            await run_in_threadpool(session.close)
-        else:
+        if not session.in_transaction():
             session.close()
+        else:
+            # Not on the shared threads' limit, as FastAPI runs the exit of a plain-function
+            # dependency: a session holding its connection must never wait for a thread that
+            # may itself be waiting for a connection (the guard's token lookups are outside
+            # api.admission's bound).
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
