@@ -200,9 +200,10 @@ def insert_results(
     series_column = list(map(str, chain.from_iterable(series_ids)))
     flag_column = list(map(str, flags))
     names = [f"{r.metric}\t{r.unit}\t{r.direction}" for run in runs for r in run.results]
-    # Rendered and sent a chunk at a time: the text of a chunk and its columns' strings are
-    # all that is held at once (a whole batch's were 15 MB more at the API's peak), and
-    # PostgreSQL stores one chunk while the next is rendered.
+    # Rendered and sent a chunk at a time: besides the short texts above (a run's own are one
+    # string shared by its results), the numbers' texts and the lines of one chunk are all that
+    # is held at once (a whole batch's were 15 MB more at the API's peak), and PostgreSQL
+    # stores one chunk while the next is rendered.
     with _copy_into(session, "results", RESULT_COLUMNS) as copy:
         for start in range(0, len(names), CHUNK):
             end = start + CHUNK
