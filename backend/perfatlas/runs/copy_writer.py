@@ -19,7 +19,7 @@ from perfatlas.rollups.models import RollupPending
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.stats import Summary, summarize_columns
-from perfatlas.runs.trust import FEW_REPETITIONS, MIN_REPETITIONS, result_flags, run_flags
+from perfatlas.runs.trust import results_flags, run_flags
 
 CHUNK = 1000
 # In the order insert_results renders them: a run's own columns first.
@@ -155,16 +155,7 @@ def insert_results(
     flags: list[int] = []
     for i, run in enumerate(runs):
         bits, short = run_flags(run.meta, column_int(run.environment.get("cores")))
-        bits |= run_bits[i] if run_bits else 0
-        if short:
-            flags.extend(
-                result_flags(r.metric, len(r.samples) or 1, bits, short) for r in run.results
-            )
-        else:  # what result_flags gives with no short phase, without a call per result
-            few = bits | FEW_REPETITIONS
-            flags.extend(
-                few if (len(r.samples) or 1) < MIN_REPETITIONS else bits for r in run.results
-            )
+        flags.extend(results_flags(run.results, bits | (run_bits[i] if run_bits else 0), short))
     if session.get_bind().dialect.name != "postgresql":
         rows: list[dict[str, Any]] = []
         for run, run_id, env_id, sids in zip(runs, run_ids, env_ids, series_ids, strict=True):
@@ -188,11 +179,10 @@ def insert_results(
     sizes = [len(run.results) for run in runs]
     run_texts = [
         "\t".join(
-            [
-                str(run_id),
-                *(_copy_field(v) for v in (run.workload, run.started_at, run.uuid, env_id)),
-                str(agent_ids[run.agent]),
-            ]
+            map(
+                _copy_field,
+                (run_id, run.workload, run.started_at, run.uuid, env_id, agent_ids[run.agent]),
+            )
         )
         for run, run_id, env_id in zip(runs, run_ids, env_ids, strict=True)
     ]

@@ -8,8 +8,8 @@ look it up when they answer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 SHORT_PHASE = 1
 BUSY = 2
@@ -107,6 +107,30 @@ def result_flags(metric: str, n: int, run_bits: int, short_phases: Iterable[str]
             mask |= SHORT_PHASE
             break
     return mask
+
+
+class Measured(Protocol):
+    """A result as uploaded (runs.schemas.ResultCreate): its metric and its samples."""
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def samples(self) -> Sequence[float]: ...
+
+
+def results_flags(
+    results: Iterable[Measured], run_bits: int, short_phases: Sequence[str]
+) -> Iterator[int]:
+    """`result_flags` of each of a run's results (a value alone is one repetition); with no
+    short phase, only the repetitions count, and no call is made per result (ingest runs this
+    for every result of every upload)."""
+    if short_phases:
+        return (
+            result_flags(r.metric, len(r.samples) or 1, run_bits, short_phases) for r in results
+        )
+    few = run_bits | FEW_REPETITIONS
+    return (few if (len(r.samples) or 1) < MIN_REPETITIONS else run_bits for r in results)
 
 
 def notes(

@@ -149,17 +149,22 @@ def _coalesced(settings: Settings, task: str) -> tuple[tuple[str, str, str], flo
     return key, countdown
 
 
+def _send_coalesced(
+    settings: Settings, task: str, due: tuple[tuple[str, str, str], float | None]
+) -> bool:
+    key, countdown = due
+    sent = enqueue(settings, task, countdown=countdown)
+    if not sent:  # the next call sends again
+        _COALESCER.forget(key)
+    return sent
+
+
 def enqueue_coalesced(settings: Settings, task: str) -> bool:
     """`enqueue` for a wake-up task (no arguments; it finds its work in the database): a burst
     of uploads sends two of it per `settings.wakeup_coalesce_seconds` instead of one per
     upload (`Coalescer`)."""
     due = _coalesced(settings, task)
-    if due is None:
-        return True
-    sent = enqueue(settings, task, countdown=due[1])
-    if not sent:
-        _COALESCER.forget(due[0])
-    return sent
+    return True if due is None else _send_coalesced(settings, task, due)
 
 
 async def enqueue_coalesced_async(settings: Settings, task: str) -> bool:
@@ -167,12 +172,7 @@ async def enqueue_coalesced_async(settings: Settings, task: str) -> bool:
     nothing and decide that in the loop; a send, which talks to the broker, runs in a worker
     thread."""
     due = _coalesced(settings, task)
-    if due is None:
-        return True
-    sent = await run_in_threadpool(enqueue, settings, task, countdown=due[1])
-    if not sent:
-        _COALESCER.forget(due[0])
-    return sent
+    return True if due is None else await run_in_threadpool(_send_coalesced, settings, task, due)
 
 
 def worker_app() -> PerfAtlasCelery:
