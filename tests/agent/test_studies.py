@@ -360,3 +360,31 @@ def test_a_missing_mkfs_skips_that_filesystem(tmp_path: Path, spool: Path) -> No
                     "--image-dir", str(images), spool=spool, env={"PATH": path})  # fmt: skip
     assert res.returncode == 2 and "nothing to run" in res.stderr
     assert leftovers(images) == []
+
+
+def test_a_signal_during_a_release_stops_the_study_once_the_release_is_done(
+    tmp_path: Path,
+) -> None:
+    """Between two filesystems a study releases the first: a SIGTERM then must still stop it
+    (it was ignored there, lost, and the study went on to exit 0), after every undo ran."""
+    from perfatlas_agent.runner import Abandon
+    from perfatlas_agent.studies.mounts import Mounts
+
+    def abandon(signum: int, frame: Any) -> None:
+        raise Abandon("SIGTERM")
+
+    said: list[str] = []
+    mounts = Mounts(tmp_path, keep=False, say=said.append)
+    undone: list[str] = []
+    # Undone last first: the signal comes while the first undo runs, the second still to do.
+    mounts._push("fs", "second", lambda: undone.append("second"))
+    mounts._push("fs", "signal", lambda: os.kill(os.getpid(), signal.SIGTERM))
+    previous = signal.signal(signal.SIGTERM, abandon)
+    try:
+        with pytest.raises(Abandon):
+            mounts.release("fs")
+        assert undone == ["second"] and said == []
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        mounts.close()
+    assert not mounts.root.exists()

@@ -52,6 +52,7 @@ from common import (
     drop_queues,
     free_port,
     perfatlas_env,
+    pg_settings,
     seed_database,
     serve_webhook,
     start_server,
@@ -83,8 +84,6 @@ PACED_INTERVAL = float(os.environ.get("BENCH_LOAD_PACED_INTERVAL", "4"))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
 AGENTS = 8  # the seeded agents host-0 .. host-7: uploads extend their series
 RUNS_PER_BATCH, LOAD_METRICS = 10, 5
-PG_SETTINGS = ("shared_buffers", "effective_cache_size", "work_mem", "synchronous_commit",
-               "autovacuum")  # fmt: skip
 TARGETS = {"upload_p99_ms": 500, "notify_delay_s": 60, "explore_p99_ms": 1000}
 
 
@@ -304,11 +303,6 @@ def build_report(
         row = conn.execute(
             "SELECT (SELECT count(*) FROM results), pg_database_size(current_database())"
         ).fetchone()
-        # The settings README.md (Running big) names: the figures depend on them.
-        settings = dict(conn.execute(
-            "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
-            [list(PG_SETTINGS)],
-        ).fetchall())  # fmt: skip
     results, size = row if row else (None, 0)
     up = summary(upload["latencies"].get("upload", []))
     paced_up = summary(paced["latencies"].get("upload", []))
@@ -331,7 +325,7 @@ def build_report(
             "worker": f"perfatlas worker (concurrency {WORKER_CONCURRENCY}, beat)",
             "keepalive_seconds": int(os.environ.get("PERFATLAS_KEEPALIVE_SECONDS", "75")),
             "notify_delay_seconds": float(os.environ.get("PERFATLAS_NOTIFY_DELAY_SECONDS", "30")),
-            "postgresql": settings,
+            "postgresql": pg_settings(DB),
         },
         "upload": {
             **phase(upload),

@@ -43,6 +43,7 @@ from common import (
     make_runs,
     percentile,
     perfatlas_env,
+    pg_settings,
     start_server,
 )
 
@@ -412,7 +413,7 @@ def main() -> int:
             "ram_gib": round(psutil.virtual_memory().total / 2**30, 1),
             "python": platform.python_version(),
             "kernel": platform.release(),
-            "postgresql": psycopg.connect(admin_dsn()).info.server_version,
+            "postgresql": pg_settings(),
         },
         "results_stored": TOTAL_RESULTS,
         "database_mb": database_mb,

@@ -26,6 +26,11 @@ import redis
 
 from perfatlas.runs.stats import quantile
 
+if os.environ.get("BENCH_PG") == "tuned":
+    # The benchmarks' own cluster, set as README.md advises (pgcluster.py), not the machine's.
+    import pgcluster
+
+    os.environ["PERFATLAS_TEST_PG"] = pgcluster.up()
 PG = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 PERFATLAS = [sys.executable, "-m", "perfatlas"]
 REDIS_URL = os.environ.get("PERFATLAS_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -69,6 +74,23 @@ EXPLORE_CASES: dict[str, dict[str, str]] = {
 
 def admin_dsn(db: str = "postgres") -> str:
     return PG.replace("postgresql+psycopg://", "postgresql://") + "/" + db
+
+
+# The settings README.md (Running big) names: the figures depend on them.
+PG_SETTINGS = ("shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
+               "max_wal_size", "synchronous_commit", "autovacuum")  # fmt: skip
+
+
+def pg_settings(db: str = "postgres") -> dict[str, str]:
+    """The server's PG_SETTINGS, and which server: the machine's or the benchmarks' own."""
+    with psycopg.connect(admin_dsn(db)) as conn:
+        found = dict(conn.execute(
+            "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
+            [list(PG_SETTINGS)],
+        ).fetchall())  # fmt: skip
+        found["version"] = str(conn.info.server_version)
+    found["server"] = "tuned" if os.environ.get("BENCH_PG") == "tuned" else "the machine's"
+    return found
 
 
 def free_port() -> int:

@@ -112,9 +112,11 @@ class Mounts:
         self._push(key, f"remove {path}", lambda: shutil.rmtree(path, ignore_errors=True))
 
     def release(self, key: str) -> None:
-        """Undo what was made for key, last first; every step is tried."""
+        """Undo what was made for key, last first; every step is tried. A signal waits until
+        the last step is done, then is delivered: between two filesystems of a study, a
+        SIGTERM must still stop it (ignored, it was lost and the study went on to exit 0)."""
         steps = self._undo.pop(key, [])
-        with _signals_ignored():
+        with signals_deferred():
             for what, fn in reversed(steps):
                 try:
                     fn()
@@ -122,6 +124,8 @@ class Mounts:
                     self.say(f"cleanup: could not {what}: {exc}")
 
     def close(self) -> None:
+        """Undo everything left. Signals are ignored meanwhile: the study is ending anyway,
+        and a second Ctrl-C must not cut the cleanup short."""
         with _signals_ignored():
             for key in reversed(list(self._undo)):
                 self.release(key)
