@@ -7,13 +7,14 @@ runs it) and on one set for a big database, on the same machine.
     python tests/bench/pgcluster.py down # stop it (its data stays, for the next `up`)
 
 Its data lives in BENCH_PG_DIR (default /var/tmp/perfatlas-bench-pg; a 10 M database takes
-about 10 GB) and it answers on BENCH_PG_PORT (5439). It stays up after a benchmark, so that
+about 10 GB) and it answers on BENCH_PG_PORT (5439); it is made and run as root (its commands
+run as the `postgres` user). It stays up after a benchmark, so that
 `make bench-scale`'s load benchmark finds the database its server benchmark stored."""
 
 from __future__ import annotations
 
-import glob
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -46,45 +47,59 @@ def settings() -> dict[str, str]:
 
 
 def _bin(name: str) -> str:
-    found = sorted(glob.glob(f"/usr/lib/postgresql/15/bin/{name}")) or [shutil.which(name) or ""]
-    if not found[0]:
-        raise SystemExit(f"pgcluster: no PostgreSQL 15 `{name}` on this machine")
-    return found[0]
+    path = Path("/usr/lib/postgresql/15/bin") / name
+    if not path.is_file():
+        raise SystemExit(f"pgcluster: no PostgreSQL 15 `{name}` at {path}")
+    return str(path)
 
 
-def _as_postgres(*command: str) -> subprocess.CompletedProcess[str]:
+def _as_postgres(*command: str) -> None:
     """PostgreSQL refuses to run as root: its commands run as the `postgres` user."""
-    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    return subprocess.run([*prefix, *command], check=True, capture_output=True, text=True)
+    try:
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", *command],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    except subprocess.CalledProcessError as exc:
+        raise SystemExit(f"pgcluster: {command[0]} failed: {exc.stderr.strip()}") from None
 
 
-def answering() -> bool:
+def serving() -> str | None:
+    """The data directory of the server answering on PORT, if one does."""
     try:
         with psycopg.connect(f"host=127.0.0.1 port={PORT} user=postgres dbname=postgres",
-                             connect_timeout=2):  # fmt: skip
-            return True
+                             connect_timeout=2) as conn:  # fmt: skip
+            row = conn.execute("SELECT current_setting('data_directory')").fetchone()
+            return str(row[0]) if row else None
     except psycopg.OperationalError:
-        return False
+        return None
 
 
 def up() -> str:
     """Makes the cluster if it is not there, starts it if it is not answering; its URL."""
-    if answering():
+    running = serving()
+    if running is not None:
+        if Path(running).resolve() != DATA.resolve():
+            raise SystemExit(f"pgcluster: port {PORT} is another server's (data in {running})")
         return URL
+    if os.geteuid() != 0:
+        raise SystemExit("pgcluster: run as root (the cluster's commands run as `postgres`)")
     if not (DATA / "PG_VERSION").exists():
         DATA.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            shutil.chown(DATA, "postgres", "postgres")
+        shutil.chown(DATA, "postgres", "postgres")
         _as_postgres(_bin("initdb"), "-D", str(DATA), "-U", "postgres", "--auth=trust",
                      "--encoding=UTF8", "--locale=C.UTF-8")  # fmt: skip
-    options = " ".join(f"-c {k}={v}" for k, v in settings().items())
+    options = " ".join(f"-c {k}={shlex.quote(v)}" for k, v in settings().items())
     _as_postgres(
         _bin("pg_ctl"), "-D", str(DATA), "-l", str(DATA / "server.log"), "-w", "-t", "120",
-        "-o", f"-p {PORT} -c listen_addresses=127.0.0.1 -c unix_socket_directories={DATA} "
+        "-o", f"-p {PORT} -c listen_addresses=127.0.0.1 "
+        f"-c unix_socket_directories={shlex.quote(str(DATA))} "
         + options, "start",
     )  # fmt: skip
     for _ in range(120):
-        if answering():
+        if serving() is not None:
             return URL
         time.sleep(0.5)
     raise SystemExit(f"pgcluster: the cluster in {DATA} did not answer; see its server.log")

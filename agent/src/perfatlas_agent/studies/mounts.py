@@ -2,7 +2,9 @@
 loop device of its own (whose write cache the variant may set), mounted with the variant's
 options; or a tmpfs. Everything made is undone, in reverse, by `release` or `close`, even after
 a failure or an interrupt: unmount, restore the loop device's write cache, detach it, remove the
-image. While undoing, SIGINT and SIGTERM are ignored so a second Ctrl-C cannot leave a mount."""
+image. A release waits with SIGINT and SIGTERM held, delivering them once done (a study told
+to stop between two filesystems stops); the final `close` ignores them, so a second Ctrl-C
+cannot leave a mount."""
 
 from __future__ import annotations
 
@@ -115,8 +117,10 @@ class Mounts:
         """Undo what was made for key, last first; every step is tried. A signal waits until
         the last step is done, then is delivered: between two filesystems of a study, a
         SIGTERM must still stop it (ignored, it was lost and the study went on to exit 0)."""
-        steps = self._undo.pop(key, [])
         with signals_deferred():
+            # Taken once the signals are held: a signal's handler raising in between would
+            # leave the steps neither done nor in _undo for close().
+            steps = self._undo.pop(key, [])
             for what, fn in reversed(steps):
                 try:
                     fn()
@@ -140,16 +144,28 @@ STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 @contextlib.contextmanager
 def signals_deferred() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait (blocked, then delivered) until the block is done. The
-    commands run inside inherit the mask: a terminal's Ctrl-C does not kill them half-way."""
+    """Ctrl-C and SIGTERM wait until the block is done, then are delivered to the handlers they
+    had. Held by handlers of our own that only note them: blocking them in this thread alone
+    would not do, as the kernel gives a signal sent to the process to any thread not blocking
+    it, and Python then runs the handler in this one at once. They are blocked as well, for the
+    commands run inside, which inherit the mask: a terminal's Ctrl-C does not kill them
+    half-way."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    held: list[int] = []
+    saved = {s: signal.signal(s, lambda signum, _frame: held.append(signum)) for s in STOP_SIGNALS}
     try:
-        yield
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)  # one sent meanwhile is noted now
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, handler in saved.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        for sig in dict.fromkeys(held):
+            signal.raise_signal(sig)
 
 
 @contextlib.contextmanager
