@@ -164,8 +164,8 @@ def signals_deferred() -> Iterator[None]:
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
-        for sig in dict.fromkeys(held):
-            signal.raise_signal(sig)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager
