@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from perfatlas_agent._exceptions import AgentError
 
@@ -143,6 +144,21 @@ STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 @contextlib.contextmanager
+def _stop_signals_handled(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM go to `handler` inside the block, to their own handlers after it.
+    Only the main thread gets signals (and may set their handlers): elsewhere, nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, previous in saved.items():
+            signal.signal(sig, signal.SIG_DFL if previous is None else previous)
+
+
+@contextlib.contextmanager
 def signals_deferred() -> Iterator[None]:
     """Ctrl-C and SIGTERM wait until the block is done, then are delivered to the handlers they
     had. Held by handlers of our own that only note them: blocking them in this thread alone
@@ -154,31 +170,20 @@ def signals_deferred() -> Iterator[None]:
         yield
         return
     held: list[int] = []
-    saved = {s: signal.signal(s, lambda signum, _frame: held.append(signum)) for s in STOP_SIGNALS}
     try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        try:
-            yield
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)  # one sent meanwhile is noted now
+        with _stop_signals_handled(lambda signum, _frame: held.append(signum)):
+            old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                yield
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)  # one sent meanwhile is noted
     finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
         for signum in dict.fromkeys(held):
             signal.raise_signal(signum)
 
 
-@contextlib.contextmanager
-def _signals_ignored() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread gets signals (and may set their handlers)
-        return
-    saved = {s: signal.signal(s, signal.SIG_IGN) for s in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+def _signals_ignored() -> contextlib.AbstractContextManager[None]:
+    return _stop_signals_handled(signal.SIG_IGN)
 
 
 def _umount(mnt: Path) -> None:
