@@ -34,6 +34,7 @@ TABLES = (
     "rollup_pending",
     "explore_rollups",
     "explore_digests",
+    "explore_chunk_bounds",
     "run_variants",
     "jobs",
     "schedules",

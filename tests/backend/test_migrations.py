@@ -9,11 +9,18 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
 
 from perfatlas.cli import _alembic_config
-from perfatlas.core.db import make_engine
+from perfatlas.core.config import Settings
+from perfatlas.core.db import make_engine, session_factory
 from perfatlas.models import Base
+from perfatlas.rollups import service as rollups
+from perfatlas.rollups.models import ChunkBounds, ExploreRollup
+from perfatlas.rollups.records import unpack
+from perfatlas.runs import service as runs_service
+from perfatlas.runs.schemas import RunCreate
+from tests.backend.rollups.history import bodies
 from tests.conftest import _db_name, create_database, drop_database
 
 
@@ -55,3 +62,50 @@ def test_models_and_migrations_agree(empty_db: str) -> None:
     assert _tables(empty_db) == set()
     command.upgrade(config, "head")  # type: ignore[arg-type]
     assert _diff(empty_db) == []
+
+
+def test_full_chunks_bounds_are_computed_from_the_records_of_existing_rollups(
+    empty_db: str,
+) -> None:
+    """Migration 0018 on rollups folded before it: a row of explore_chunk_bounds for every full
+    chunk (CHUNK_RECORDS, 20, records), none for a head that is not full, from the records."""
+    config = _alembic_config(empty_db)
+    command.upgrade(config, "head")  # type: ignore[arg-type]
+    engine = make_engine(empty_db)
+    try:
+        with session_factory(engine)() as session:
+            made = bodies(150, seed=5) + bodies(90, seed=6, start=-200)
+            runs_service.ingest(
+                session, runs=[RunCreate.model_validate(b) for b in made],
+                ignore_labels=Settings.model_fields["series_ignore_labels"].default,
+            )  # fmt: skip
+            session.commit()
+            assert rollups.fold_pending(session, limit=50).runs == 240
+            folded = session.execute(select(ChunkBounds)).scalars().all()
+            made_by_fold = {(b.series_id, b.variant_id, b.chunk, b.first_started, b.last_started)
+                            for b in folded}  # fmt: skip
+        command.downgrade(config, "0017")  # type: ignore[arg-type]
+        command.upgrade(config, "head")  # type: ignore[arg-type]
+        with session_factory(engine)() as session:
+            rows = session.execute(
+                select(ExploreRollup.series_id, ExploreRollup.variant_id, ExploreRollup.chunk,
+                       ExploreRollup.count, ExploreRollup.records)
+            ).all()  # fmt: skip
+            bounds = {(b.series_id, b.variant_id, b.chunk): b
+                      for b in session.execute(select(ChunkBounds)).scalars()}  # fmt: skip
+    finally:
+        engine.dispose()
+    full = [row for row in rows if row.count == 20]
+    assert len(full) >= 8 and len(full) < len(rows)
+    assert set(bounds) == {(r.series_id, r.variant_id, r.chunk) for r in full}
+    for row in full:
+        started = unpack(row.records)["started"]
+        got = bounds[(row.series_id, row.variant_id, row.chunk)]
+        assert (got.count, got.first_started, got.last_started) == (
+            20,
+            started.min(),
+            started.max(),
+        )
+    # The same rows as the fold wrote as it filled the chunks.
+    assert {(k[0], k[1], k[2], b.first_started, b.last_started)
+            for k, b in bounds.items()} == made_by_fold  # fmt: skip

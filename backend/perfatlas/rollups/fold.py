@@ -22,8 +22,14 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import content_hash
 from perfatlas.rollups import digests
-from perfatlas.rollups.models import VARIANT_FIELDS, ExploreRollup, RollupPending, RunVariant
-from perfatlas.rollups.records import RECORD, from_postgresql, pack
+from perfatlas.rollups.models import (
+    VARIANT_FIELDS,
+    ChunkBounds,
+    ExploreRollup,
+    RollupPending,
+    RunVariant,
+)
+from perfatlas.rollups.records import RECORD, from_postgresql, pack, unpack
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.trust import CONFIRMING
 
@@ -239,6 +245,8 @@ def _append(
     updates: list[dict[str, Any]] = []
     inserts: list[dict[str, Any]] = []
     size = RECORD.itemsize
+    # The chunks this append fills, with their records (for their bounds).
+    filled: list[tuple[int, int, int, bytes]] = []
     for (series_id, variant_id), first, end in zip(pairs, starts, ends, strict=True):
         count = end - first
         chunk, used, head = heads.get((series_id, variant_id), (-1, CHUNK_RECORDS, None))
@@ -255,6 +263,8 @@ def _append(
                 (first + start) * size : (first + min(start + CHUNK_RECORDS, count)) * size
             ]
             workload, metric = names[series_id]
+            if len(piece) // size == CHUNK_RECORDS:
+                filled.append((series_id, variant_id, chunk, piece))
             inserts.append(
                 {"series_id": series_id, "variant_id": variant_id, "chunk": chunk,
                  "workload": workload, "metric": metric, "count": len(piece) // size,
@@ -277,16 +287,22 @@ def _append(
                 "FROM unnest(%(s)s::int[], %(v)s::int[], %(c)s::int[], %(at)s::int[], "
                 "%(size)s::int[], %(a)s::int[]) AS v(series_id, variant_id, chunk, at, size, added) "
                 "WHERE r.series_id = v.series_id AND r.variant_id = v.variant_id "
-                "AND r.chunk = v.chunk",
+                "AND r.chunk = v.chunk RETURNING r.series_id, r.variant_id, r.chunk, "
+                "CASE WHEN r.count = %(full)s THEN r.records END",
                 {
                     "blob": blob, "s": [u["s"] for u in updates],
                     "v": [u["v"] for u in updates], "c": [u["c"] for u in updates],
                     "at": offsets, "size": [len(u["r"]) for u in updates],
-                    "a": [u["added"] for u in updates],
+                    "a": [u["added"] for u in updates], "full": CHUNK_RECORDS,
                 },
                 prepare=False,
             )  # fmt: skip
+            filled += [row for row in cur.fetchall() if row[3] is not None]
     elif updates:
+        filled += [
+            (u["s"], u["v"], u["c"], u["head"] + u["r"]) for u in updates
+            if u["n"] == CHUNK_RECORDS
+        ]  # fmt: skip
         # SQLite's || makes text of blobs: the head is rewritten whole.
         table = ExploreRollup.__table__
         assert isinstance(table, Table)
@@ -304,7 +320,19 @@ def _append(
         )  # fmt: skip
     if inserts:
         session.execute(insert(ExploreRollup), inserts)
+    if filled:
+        session.execute(insert(ChunkBounds), [_bounds(*chunk) for chunk in filled])
     digests.keep(session, records, pairs, starts, ends, names, pg, stored, new_heads)
+
+
+def _bounds(series_id: int, variant_id: int, chunk: int, records: bytes) -> dict[str, Any]:
+    """A full chunk's row of explore_chunk_bounds."""
+    started = unpack(records)["started"]
+    return {
+        "series_id": series_id, "variant_id": variant_id, "chunk": chunk,
+        "count": len(started), "first_started": int(started.min()),
+        "last_started": int(started.max()),
+    }  # fmt: skip
 
 
 def pending_count(session: Session) -> int:

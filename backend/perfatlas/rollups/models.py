@@ -66,6 +66,27 @@ class ExploreRollup(Base):
     records: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class ChunkBounds(Base):
+    """The earliest and latest start of a full chunk of explore_rollups (microseconds since
+    the epoch, UTC), written once, by the fold that fills the chunk: a series' newest points
+    are read from the chunks that can hold them (runs/series_rolled.py), found by this index
+    without reading the others. A head chunk that is not full has no row (its pair's digest
+    says where it is): a row would change with every append, and an append to a head stays an
+    update in place only while no indexed column of explore_rollups changes."""
+
+    __tablename__ = "explore_chunk_bounds"
+    __table_args__ = (Index("ix_explore_chunk_bounds_series_id_last", "series_id", "last_started"),)
+
+    series_id: Mapped[int] = mapped_column(
+        ForeignKey("series.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant_id: Mapped[int] = mapped_column(ForeignKey("run_variants.id"), primary_key=True)
+    chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    first_started: Mapped[int] = mapped_column(BigInteger)
+    last_started: Mapped[int] = mapped_column(BigInteger)
+
+
 class ExploreDigest(Base):
     """What explore needs of one series' and one variant's folded results in a size that does not
     grow with them (rollups/digests.py): exact counts, sums, extremes, flags and newest runs,

@@ -1,4 +1,6 @@
-"""A series' points as columns: one row of binary arrays on PostgreSQL, rows on SQLite."""
+"""A series' points as columns: on PostgreSQL from explore's rollups and the pending runs
+(runs/series_rolled.py), or, for a time range or with samples, one row of binary arrays read from
+the results' covering index; rows on SQLite."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core import pgarrays
 from perfatlas.core.errors import Invalid
+from perfatlas.runs import series_rolled
 from perfatlas.runs.models import Result
 from perfatlas.runs.trust import CONFIRMING
 
@@ -70,6 +73,14 @@ def series_points(
     connection = session.connection()
     if connection.dialect.name == "postgresql":
         raw = connection.connection.driver_connection
+        if since is None and until is None and not with_samples:
+            rolled, total, last_at = series_rolled.newest_points(
+                raw,  # type: ignore[arg-type]
+                names,
+                series_id=series_id,
+                limit=limit,
+            )
+            return SeriesPoints(_for_json(rolled), total, last_at)
         return _pg_series_points(
             raw,  # type: ignore[arg-type]
             names,
@@ -90,10 +101,11 @@ def series_points(
     if until:
         query = query.where(Result.started_at < until)
     query = query.order_by(Result.started_at.desc()).limit(limit)
-    rows = connection.execute(query).all()
+    rows = list(reversed(connection.execute(query).all()))
+    if "run" in names:  # ties in time by run, as runs/series_rolled.py orders them
+        t, run = names.index("t"), names.index("run")
+        rows.sort(key=lambda row: (row[t], str(row[run])))
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
-    for column in columns:
-        column.reverse()
     total, last_at = connection.execute(
         select(func.count(), func.max(Result.started_at)).where(*history)
     ).one()
@@ -167,23 +179,35 @@ def _pg_series_points(
     # Newest first, as the subquery ordered them: PostgreSQL feeds a plain aggregate over an
     # ordered subquery in that order, and all the aggregates see the same rows in the same
     # order, so the columns stay aligned. The order itself is checked rather than assumed.
+    # (Ordered by run too in SQL, a prepared statement's generic plan sorted the whole series.)
     order: Any = slice(None, None, -1)
     if len(t) > 1 and bool((t[1:] > t[:-1]).any()):
         order = np.argsort(t, kind="stable")
+    if "run" in decoded and len(t) > 1 and bool((t[1:] == t[:-1]).any()):
+        # Ties in time by run, as runs/series_rolled.py orders them.
+        halves = np.ascontiguousarray(decoded["run"]).view(">u8").reshape(-1, 2)
+        order = np.lexsort((halves[:, 1], halves[:, 0], t))
 
     def arranged(column: Any) -> Any:
         if isinstance(column, list):
             return column[::-1] if isinstance(order, slice) else [column[i] for i in order]
         return np.ascontiguousarray(column[order])
 
-    columns = {c: arranged(v) for c, v in decoded.items()}
-    if len(t) and columns["t"][-1] >= _NUMPY_TIME_LIMIT:
-        # orjson cannot write a datetime64 in year 9999, which a run stored before times were
-        # checked may have: as datetimes, such a series stays readable.
-        columns["t"] = columns["t"].astype(object).tolist()
-    if "run" in columns:
-        columns["run"] = orjson.Fragment(pgarrays.uuids_json(columns["run"]))
+    columns = _for_json({c: arranged(v) for c, v in decoded.items()})
     if with_samples:
         samples = arranged(arrays[-1] or [])
         columns["samples"] = orjson.Fragment(("[" + ",".join(samples) + "]").encode())
     return SeriesPoints(columns, total, last_at)
+
+
+def _for_json(columns: dict[str, Any]) -> dict[str, Any]:
+    """Numpy columns as orjson writes them (POINTS_JSON_OPTIONS): the uuids as one JSON
+    fragment, and times past orjson's reach as datetimes."""
+    t = columns["t"]
+    if len(t) and t[-1] >= _NUMPY_TIME_LIMIT:
+        # orjson cannot write a datetime64 in year 9999, which a run stored before times were
+        # checked may have: as datetimes, such a series stays readable.
+        columns["t"] = t.astype(object).tolist()
+    if "run" in columns:
+        columns["run"] = orjson.Fragment(pgarrays.uuids_json(columns["run"]))
+    return columns

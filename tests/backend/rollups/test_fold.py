@@ -20,7 +20,13 @@ from perfatlas.core.config import Settings
 from perfatlas.explore import service as explore_service
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
-from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.models import (
+    ChunkBounds,
+    ExploreDigest,
+    ExploreRollup,
+    RollupPending,
+    RunVariant,
+)
 from perfatlas.rollups.records import RECORD, unpack
 from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs import service as runs_service
@@ -92,6 +98,13 @@ def test_long_histories_fold_into_full_chunks(
                    ExploreRollup.count, ExploreRollup.records, ExploreRollup.metric)
         ).all()  # fmt: skip
         assert session.scalar(select(func.count()).select_from(RunVariant)) == 2 * 2
+        bounds = session.execute(select(ChunkBounds)).scalars().all()
+    # Every full chunk, and no other, has its bounds: its records' earliest and latest start.
+    full = {(s, v, c): records for s, v, c, count, records, _ in rows if count == 4}
+    assert {(b.series_id, b.variant_id, b.chunk) for b in bounds} == set(full)
+    for b in bounds:
+        started = unpack(full[(b.series_id, b.variant_id, b.chunk)])["started"]
+        assert (b.count, b.first_started, b.last_started) == (4, started.min(), started.max())
     pairs: dict[tuple[int, int], list[tuple[int, int, bytes]]] = defaultdict(list)
     for series_id, variant_id, chunk, count, records, metric in rows:
         pairs[(series_id, variant_id)].append((chunk, count, records))

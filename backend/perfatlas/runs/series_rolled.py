@@ -1,0 +1,123 @@
+"""A series' newest points from explore's rollups (PostgreSQL): the chunks that can hold them and
+the results of the runs still pending, read in one statement, so in one snapshot.
+
+A folded result is a fixed-size record in a chunk of its (series, variant) rollup
+(rollups/records.py RECORD). Ten thousand points are some five hundred rows of packed records,
+which numpy reads as they come, where the results' covering index gives ten thousand entries
+that PostgreSQL serializes field by field.
+
+Which chunks: each pair's head (its digest says which), and the full chunks (rollups/models.py
+ChunkBounds) whose latest start is at or after F. Any set of chunks holding `limit` records or
+more holds as many that started at or after the earliest start among them; F is that start for
+the full chunks with the latest starts, just enough of them (`limit` / CHUNK_RECORDS). So the
+series' newest `limit` records all started at or after F, and a full chunk that holds one has
+its latest start at or after F. When the full chunks hold fewer than `limit`, all are read.
+Both lookups are index ranges: what is read grows with `limit` and with the series' variants
+(a head each, up to CHUNK_RECORDS records), not with the series' length. The series' count is
+its digests' and the pending runs'; its newest start is among the records read, which are
+sorted here."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from perfatlas.core import pgarrays
+from perfatlas.rollups import fold
+from perfatlas.rollups.records import PG_RECORD, RECORD
+from perfatlas.runs.trust import CONFIRMING
+
+# A pending result as the database packs it: PG_RECORD, then its environment (0: none).
+_PG_POINT = np.dtype([*PG_RECORD.descr, ("environment_id", ">i4")])
+_PG_EPOCH_MICROS = 946_684_800 * 1_000_000
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+_SQL = f"""
+WITH top AS (
+  SELECT count, first_started FROM explore_chunk_bounds WHERE series_id = %(series_id)s
+  ORDER BY last_started DESC LIMIT %(chunks)s
+), floor AS (
+  SELECT CASE WHEN sum(count) >= %(limit)s THEN min(first_started) END AS f FROM top
+), chosen AS (
+  SELECT b.variant_id, b.chunk FROM explore_chunk_bounds b, floor
+  WHERE b.series_id = %(series_id)s AND (floor.f IS NULL OR b.last_started >= floor.f)
+  UNION
+  SELECT variant_id, head_chunk FROM explore_digests WHERE series_id = %(series_id)s
+), pending AS (
+  SELECT string_agg(
+    float8send(x.value) || float8send(x.p5) || float8send(x.p95) || float8send(x.mean)
+    || float8send(x.min) || float8send(x.max) || timestamptz_send(x.started_at)
+    || uuid_send(x.run_uuid) || int4send(x.n) || int2send(x.flags)
+    || int4send(coalesce(x.environment_id, 0)), ''::bytea) AS packed
+  FROM rollup_pending p JOIN results x ON x.run_id = p.run_id
+  WHERE x.metric = (SELECT metric FROM series WHERE id = %(series_id)s)
+    AND x.series_id = %(series_id)s AND x.flags & {CONFIRMING} = 0
+)
+SELECT string_agg(r.records, ''::bytea), array_send(array_agg(r.count)),
+       array_send(array_agg(coalesce(v.environment_id, 0))),
+       (SELECT coalesce(sum(count), 0) FROM explore_digests WHERE series_id = %(series_id)s),
+       (SELECT packed FROM pending)
+FROM chosen
+JOIN explore_rollups r
+  ON r.series_id = %(series_id)s AND r.variant_id = chosen.variant_id AND r.chunk = chosen.chunk
+JOIN run_variants v ON v.id = chosen.variant_id
+"""
+
+
+def newest_points(
+    raw: psycopg.Connection[Any], names: tuple[str, ...], *, series_id: int, limit: int
+) -> tuple[dict[str, Any], int, dt.datetime | None]:
+    """The series' newest `limit` points, oldest first, as numpy columns (`names`; "run" as (n,
+    16) uuid bytes, "environment_id" as a list when one is missing), the whole series' count
+    and its newest start."""
+    chunks = -(-limit // fold.CHUNK_RECORDS)
+    with raw.cursor(binary=True) as cur:
+        row = cur.execute(
+            _SQL, {"series_id": series_id, "limit": limit, "chunks": chunks}
+        ).fetchone()
+    assert row is not None  # an aggregate without GROUP BY always answers one row
+    packed, counts, environments, folded, pending = row
+    given = np.frombuffer(pending or b"", dtype=_PG_POINT)
+    late = np.empty(len(given), dtype=RECORD)
+    for name in RECORD.names or ():
+        late[name] = given[name]
+    late["started"] += _PG_EPOCH_MICROS
+    records = np.concatenate([np.frombuffer(packed or b"", dtype=RECORD), late])
+    environment = np.concatenate([
+        np.repeat(np.asarray(pgarrays.ints(environments)), np.asarray(pgarrays.ints(counts))),
+        given["environment_id"].astype(np.int64),
+    ])  # fmt: skip
+    started = records["started"]
+    # The series' newest record is one of its newest `limit`: it was read.
+    last = int(started.max()) if len(started) else None
+    # Oldest first; ties in start by run, so that the same request reads the same points.
+    order = np.argsort(started, kind="stable")
+    ordered = started[order]
+    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+        order = np.lexsort((records["lo"], records["hi"], started))
+    order = order[-limit:]
+    chosen = records[order]
+    columns: dict[str, Any] = {}
+    for name in names:
+        if name == "t":
+            columns[name] = chosen["started"].astype(np.int64).view("datetime64[us]")
+        elif name == "run":
+            halves = np.empty(len(chosen), dtype=[("hi", ">u8"), ("lo", ">u8")])
+            halves["hi"], halves["lo"] = chosen["hi"], chosen["lo"]
+            columns[name] = halves.view(np.uint8).reshape(-1, 16)
+        elif name == "environment_id":
+            chosen_environment = environment[order]
+            columns[name] = (
+                [int(e) or None for e in chosen_environment]
+                if (chosen_environment == 0).any()
+                else chosen_environment
+            )
+        elif name == "n":
+            columns[name] = chosen["n"].astype(np.int64)
+        else:
+            columns[name] = np.ascontiguousarray(chosen[name])
+    last_at = None if last is None else _EPOCH + dt.timedelta(microseconds=last)
+    return columns, int(folded) + len(late), last_at
