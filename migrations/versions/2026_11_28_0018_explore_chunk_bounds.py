@@ -5,13 +5,16 @@ chunks, and the full chunks that can hold one of the newest points, found by thi
 without reading the others. The fold writes a row when it fills a chunk; here the rows of the
 chunks already full (every chunk but a pair's head, and a head with 20 records) are computed
 from their records (a record's start, microseconds since the epoch, is the 8 bytes at offset 48
-of its 80: rollups/records.py RECORD).
+of its 80: rollups/records.py RECORD), under the fold's lock. Workers should run the new code
+before this migration runs (stop them, migrate, start them): a full chunk without its row is
+left out of its series' newest points.
 
 Revision ID: 0018
 Revises: 0017
 Create Date: 2026-11-28 13:00:00
 """
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,10 +28,16 @@ depends_on: str | Sequence[str] | None = None
 
 _STARTED = np.dtype({"names": ["started"], "formats": ["<i8"], "offsets": [48], "itemsize": 80})
 _FULL = 20  # rollups/fold.py CHUNK_RECORDS
-_PAGE = 5000
+# Chunks read at a time (tests/backend/test_migrations.py reads a few at a time).
+_PAGE = int(os.environ.get("PERFATLAS_MIGRATION_PAGE", "5000"))
+# rollups/fold.py FOLD_LOCK: a fold of a worker still on the code before this migration fills
+# chunks without writing their rows; it tries this lock and leaves its work while it is held.
+_FOLD_LOCK = 0x726F6C6C757073
 
 
 def upgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(sa.text(f"SELECT pg_advisory_xact_lock({_FOLD_LOCK})"))
     op.create_table(
         "explore_chunk_bounds",
         sa.Column("series_id", sa.Integer(), nullable=False),

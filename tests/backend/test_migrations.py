@@ -65,10 +65,11 @@ def test_models_and_migrations_agree(empty_db: str) -> None:
 
 
 def test_full_chunks_bounds_are_computed_from_the_records_of_existing_rollups(
-    empty_db: str,
+    empty_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Migration 0018 on rollups folded before it: a row of explore_chunk_bounds for every full
-    chunk (CHUNK_RECORDS, 20, records), none for a head that is not full, from the records."""
+    chunk (CHUNK_RECORDS, 20, records), none for a head that is not full, from the records,
+    read 7 chunks at a time."""
     config = _alembic_config(empty_db)
     command.upgrade(config, "head")  # type: ignore[arg-type]
     engine = make_engine(empty_db)
@@ -85,6 +86,7 @@ def test_full_chunks_bounds_are_computed_from_the_records_of_existing_rollups(
             made_by_fold = {(b.series_id, b.variant_id, b.chunk, b.first_started, b.last_started)
                             for b in folded}  # fmt: skip
         command.downgrade(config, "0017")  # type: ignore[arg-type]
+        monkeypatch.setenv("PERFATLAS_MIGRATION_PAGE", "7")
         command.upgrade(config, "head")  # type: ignore[arg-type]
         with session_factory(engine)() as session:
             rows = session.execute(

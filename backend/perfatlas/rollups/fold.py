@@ -38,6 +38,9 @@ from perfatlas.runs.trust import CONFIRMING
 # PostgreSQL's TOAST threshold (about 2 kB): with 512 a head grew to 40 kB out of line, every
 # append wrote it anew, and a fold of 10 million results left 45 GB of dead TOAST behind for 0.8
 # GB of records. Inline, an update rewrites 2 kB at most, in place when the page has room.
+# Changing it takes a migration that folds the rollups again (as 0014 did): a full chunk has its
+# row in explore_chunk_bounds, written when the fold fills it, and a series' newest points read
+# no full chunk without one (runs/series_rolled.py).
 CHUNK_RECORDS = 20
 BATCH_RUNS = 1000
 # pg_try_advisory_xact_lock's key for folds ("rollups" in ASCII, as a number).

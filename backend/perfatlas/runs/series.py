@@ -183,7 +183,8 @@ def _pg_series_points(
     order: Any = slice(None, None, -1)
     if len(t) > 1 and bool((t[1:] > t[:-1]).any()):
         order = np.argsort(t, kind="stable")
-    if "run" in decoded and len(t) > 1 and bool((t[1:] == t[:-1]).any()):
+    ordered = t[order]
+    if "run" in decoded and len(t) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
         # Ties in time by run, as runs/series_rolled.py orders them.
         halves = np.ascontiguousarray(decoded["run"]).view(">u8").reshape(-1, 2)
         order = np.lexsort((halves[:, 1], halves[:, 0], t))

@@ -42,8 +42,9 @@ WITH top AS (
 ), floor AS (
   SELECT CASE WHEN sum(count) >= %(limit)s THEN min(first_started) END AS f FROM top
 ), chosen AS (
-  SELECT b.variant_id, b.chunk FROM explore_chunk_bounds b, floor
-  WHERE b.series_id = %(series_id)s AND (floor.f IS NULL OR b.last_started >= floor.f)
+  SELECT variant_id, chunk FROM explore_chunk_bounds
+  WHERE series_id = %(series_id)s
+    AND last_started >= coalesce((SELECT f FROM floor), -9223372036854775808)
   UNION
   SELECT variant_id, head_chunk FROM explore_digests WHERE series_id = %(series_id)s
 ), pending AS (
