@@ -28,8 +28,6 @@ depends_on: str | Sequence[str] | None = None
 
 _STARTED = np.dtype({"names": ["started"], "formats": ["<i8"], "offsets": [48], "itemsize": 80})
 _FULL = 20  # rollups/fold.py CHUNK_RECORDS
-# Chunks read at a time (tests/backend/test_migrations.py reads a few at a time).
-_PAGE = int(os.environ.get("PERFATLAS_MIGRATION_PAGE", "5000"))
 # rollups/fold.py FOLD_LOCK: a fold of a worker still on the code before this migration fills
 # chunks without writing their rows; it tries this lock and leaves its work while it is held.
 _FOLD_LOCK = 0x726F6C6C757073
@@ -86,13 +84,15 @@ def _full_chunks() -> None:
         *(sa.column(c, sa.BigInteger()) for c in ("first_started", "last_started")),
     )
     r, d = rollups.c, digests.c
+    # Chunks read at a time (tests/backend/test_migrations.py reads a few at a time).
+    page_size = int(os.environ.get("PERFATLAS_MIGRATION_PAGE", "5000"))
     key = sa.tuple_(r.series_id, r.variant_id, r.chunk)
     full = (
         sa.select(r.series_id, r.variant_id, r.chunk, r.records)
         .join(digests, sa.and_(d.series_id == r.series_id, d.variant_id == r.variant_id))
         .where(sa.or_(r.chunk < d.head_chunk, r.count >= _FULL))
         .order_by(r.series_id, r.variant_id, r.chunk)
-        .limit(_PAGE)
+        .limit(page_size)
     )
     after: tuple[int, int, int] | None = None
     while True:
