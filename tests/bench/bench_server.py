@@ -46,6 +46,7 @@ from common import (
     pg_settings,
     start_server,
 )
+from long_series import long_series_phase
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "tests" / "bench" / "results"
@@ -175,15 +176,17 @@ def pending_runs() -> int:
     return int(row[0]) if row else -1
 
 
-def fold_all(env: dict[str, str]) -> dict[str, Any]:
-    """`perfatlas fold`: every pending run into the rollups, timed."""
+def fold_all(env: dict[str, str], *, vacuum: bool = False) -> dict[str, Any]:
+    """`perfatlas fold`: every pending run into the rollups, timed (then VACUUM ANALYZE)."""
     pending = pending_runs()
     started = time.perf_counter()
     out = subprocess.run(
         [*PERFATLAS, "fold"], env=env, check=True, capture_output=True, text=True
     ).stdout.strip()
     seconds = time.perf_counter() - started
-    with psycopg.connect(admin_dsn(DB)) as conn:
+    with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
+        if vacuum:
+            conn.execute("VACUUM ANALYZE")
         row = conn.execute(
             "SELECT count(*), coalesce(sum(count), 0), pg_total_relation_size('explore_rollups'),"
             " (SELECT count(*) FROM run_variants) FROM explore_rollups"
@@ -402,6 +405,9 @@ def main() -> int:
                 conn.execute("VACUUM ANALYZE")
             fold["pending_runs_when_explore_measured"] = pending_runs()
             queries, queries_exact = query_phase(client)
+            queries["series_points_long"] = long_series_phase(
+                base, token, client, lambda: fold_all(env, vacuum=True)
+            )
         query_peak = rss.stop()
         database_mb = sizes()
     finally:
