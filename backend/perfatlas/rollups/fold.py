@@ -29,7 +29,7 @@ from perfatlas.rollups.models import (
     RollupPending,
     RunVariant,
 )
-from perfatlas.rollups.records import RECORD, from_postgresql, pack, unpack
+from perfatlas.rollups.records import PG_RECORD_SQL, RECORD, from_postgresql, pack, unpack
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.trust import CONFIRMING
 
@@ -177,9 +177,7 @@ def fold_batch(session: Session, *, limit: int = BATCH_RUNS) -> int | None:
 
 
 _PG_RESULTS = (
-    "SELECT run_id, series_id, workload, metric, float8send(value) || float8send(p5) || "
-    "float8send(p95) || float8send(mean) || float8send(min) || float8send(max) || "
-    "timestamptz_send(started_at) || uuid_send(run_uuid) || int4send(n) || int2send(flags) "
+    f"SELECT run_id, series_id, workload, metric, {PG_RECORD_SQL} "
     f"FROM results WHERE run_id = ANY(%(runs)s) AND flags & {CONFIRMING} = 0"
 )
 

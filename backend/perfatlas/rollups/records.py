@@ -30,6 +30,12 @@ PG_RECORD = np.dtype(
      ("max", ">f8"), ("started", ">i8"), ("hi", ">u8"), ("lo", ">u8"), ("n", ">i4"),
      ("flags", ">i2")]
 )  # fmt: skip
+# A result's row of `results` packed as PG_RECORD, in SQL.
+PG_RECORD_SQL = (
+    "float8send(value) || float8send(p5) || float8send(p95) || float8send(mean) || "
+    "float8send(min) || float8send(max) || timestamptz_send(started_at) || uuid_send(run_uuid) "
+    "|| int4send(n) || int2send(flags)"
+)
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _PG_EPOCH_MICROS = 946_684_800 * 1_000_000
 _MICRO = dt.timedelta(microseconds=1)
@@ -71,7 +77,11 @@ def from_postgresql(buffer: bytes) -> np.ndarray[Any, Any]:
     """Records from results PostgreSQL packed as PG_RECORD."""
     if len(buffer) % PG_RECORD.itemsize:
         raise ValueError(f"{len(buffer)} bytes are not records of {PG_RECORD.itemsize}")
-    given = np.frombuffer(buffer, dtype=PG_RECORD)
+    return from_postgresql_fields(np.frombuffer(buffer, dtype=PG_RECORD))
+
+
+def from_postgresql_fields(given: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Records from an array with PG_RECORD's fields (and perhaps others)."""
     out = np.empty(len(given), dtype=RECORD)
     for name in RECORD.names or ():
         out[name] = given[name]

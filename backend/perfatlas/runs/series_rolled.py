@@ -27,13 +27,17 @@ import psycopg
 
 from perfatlas.core import pgarrays
 from perfatlas.rollups import fold
-from perfatlas.rollups.records import PG_RECORD, RECORD
+from perfatlas.rollups.records import (
+    EPOCH,
+    PG_RECORD,
+    PG_RECORD_SQL,
+    RECORD,
+    from_postgresql_fields,
+)
 from perfatlas.runs.trust import CONFIRMING
 
 # A pending result as the database packs it: PG_RECORD, then its environment (0: none).
 _PG_POINT = np.dtype([*PG_RECORD.descr, ("environment_id", ">i4")])
-_PG_EPOCH_MICROS = 946_684_800 * 1_000_000
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 _SQL = f"""
 WITH top AS (
@@ -48,14 +52,11 @@ WITH top AS (
   UNION
   SELECT variant_id, head_chunk FROM explore_digests WHERE series_id = %(series_id)s
 ), pending AS (
-  SELECT string_agg(
-    float8send(x.value) || float8send(x.p5) || float8send(x.p95) || float8send(x.mean)
-    || float8send(x.min) || float8send(x.max) || timestamptz_send(x.started_at)
-    || uuid_send(x.run_uuid) || int4send(x.n) || int2send(x.flags)
-    || int4send(coalesce(x.environment_id, 0)), ''::bytea) AS packed
+  SELECT string_agg({PG_RECORD_SQL} || int4send(coalesce(environment_id, 0)), ''::bytea)
+    AS packed
   FROM rollup_pending p JOIN results x ON x.run_id = p.run_id
-  WHERE x.metric = (SELECT metric FROM series WHERE id = %(series_id)s)
-    AND x.series_id = %(series_id)s AND x.flags & {CONFIRMING} = 0
+  WHERE metric = (SELECT metric FROM series WHERE id = %(series_id)s)
+    AND series_id = %(series_id)s AND flags & {CONFIRMING} = 0
 )
 SELECT string_agg(r.records, ''::bytea), array_send(array_agg(r.count)),
        array_send(array_agg(coalesce(v.environment_id, 0))),
@@ -82,10 +83,7 @@ def newest_points(
     assert row is not None  # an aggregate without GROUP BY always answers one row
     packed, counts, environments, folded, pending = row
     given = np.frombuffer(pending or b"", dtype=_PG_POINT)
-    late = np.empty(len(given), dtype=RECORD)
-    for name in RECORD.names or ():
-        late[name] = given[name]
-    late["started"] += _PG_EPOCH_MICROS
+    late = from_postgresql_fields(given)
     records = np.concatenate([np.frombuffer(packed or b"", dtype=RECORD), late])
     environment = np.concatenate([
         np.repeat(np.asarray(pgarrays.ints(environments)), np.asarray(pgarrays.ints(counts))),
@@ -120,5 +118,5 @@ def newest_points(
             columns[name] = chosen["n"].astype(np.int64)
         else:
             columns[name] = np.ascontiguousarray(chosen[name])
-    last_at = None if last is None else _EPOCH + dt.timedelta(microseconds=last)
+    last_at = None if last is None else EPOCH + dt.timedelta(microseconds=last)
     return columns, int(folded) + len(late), last_at
