@@ -20,6 +20,7 @@ from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import install_error_handlers
 from perfatlas.core.limits import BodySizeLimit
+from perfatlas.runs.group_commit import GroupCommit
 
 UI_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 
@@ -46,6 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = get_engine(settings.effective_database_url)
     app.state.engine = engine
     app.state.session_factory = session_factory(engine)
+    # Uploads arriving while another is stored are stored together (runs/group_commit.py).
+    app.state.group_commit = GroupCommit()
     install_error_handlers(app)
     # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).
     app.add_middleware(Admission)

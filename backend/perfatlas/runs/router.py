@@ -8,11 +8,11 @@ from collections.abc import Collection
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, BackgroundTasks, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Response
 from pydantic import BaseModel
 
 from perfatlas.alerts.queries import tentative_series
-from perfatlas.alerts.service import detect_after_ingest, request_after_ingest
+from perfatlas.alerts.service import detect_after_ingest
 from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
@@ -25,9 +25,9 @@ from perfatlas.attachments import export as attachments_export
 from perfatlas.attachments import service as attachments
 from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.auth.service import check_agent, check_runs_agents
-from perfatlas.core.db import commit_with_retry
 from perfatlas.core.inputs import UTCTime
 from perfatlas.runs import service, trust
+from perfatlas.runs.group_commit import GroupCommit
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
     BatchItem,
@@ -42,9 +42,17 @@ from perfatlas.runs.schemas import (
     SeriesRef,
     TrustNote,
 )
-from perfatlas.runs.service import Ingested
 
 router = APIRouter(tags=["runs"])
+
+
+async def _group_commit(request: Request) -> GroupCommit:
+    groups: GroupCommit = request.app.state.group_commit
+    return groups
+
+
+# The process's group commit of uploads (runs/group_commit.py).
+GroupCommitDep = Annotated[GroupCommit, Depends(_group_commit)]
 
 
 def to_summary(run: Run) -> RunSummary:
@@ -90,16 +98,13 @@ def create_run(
     session: SessionDep,
     settings: SettingsDep,
     principal: UploadPrincipal,
+    groups: GroupCommitDep,
     background: BackgroundTasks,
 ) -> Response:
     """Upload one run with its results; a retry with the same uuid and body returns the stored run."""
     check_agent(principal, agent=body.agent, field="body.agent")
 
-    def store() -> tuple[list[Ingested], int]:
-        stored = service.ingest(session, runs=[body], ignore_labels=settings.series_ignore_labels)
-        return stored, request_after_ingest(session, settings, stored)
-
-    (outcome,), requested = commit_with_retry(session, store)
+    (outcome,), requested = groups.store(session, settings, [body])
     if outcome.created:
         background.add_task(detect_after_ingest, settings, 1, requested)
     run = service.get_run(session, run_uuid=outcome.uuid)
@@ -126,18 +131,13 @@ def create_runs_batch(
     session: SessionDep,
     settings: SettingsDep,
     principal: UploadPrincipal,
+    groups: GroupCommitDep,
     background: BackgroundTasks,
 ) -> Response:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
     check_runs_agents(principal, [run.agent for run in body.runs])
 
-    def store() -> tuple[list[Ingested], int]:
-        stored = service.ingest(
-            session, runs=body.runs, ignore_labels=settings.series_ignore_labels
-        )
-        return stored, request_after_ingest(session, settings, stored)
-
-    outcomes, requested = commit_with_retry(session, store)
+    outcomes, requested = groups.store(session, settings, body.runs)
     created = sum(1 for o in outcomes if o.created)
     background.add_task(detect_after_ingest, settings, created, requested)
     return _json(

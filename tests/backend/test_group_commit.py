@@ -1,0 +1,255 @@
+"""Group commit (runs/group_commit.py): uploads that queue behind one being stored are stored
+together, and each keeps the answer it would have had alone. The first upload is held inside
+its transaction by a lock another connection holds (a PostgreSQL table lock; SQLite's write
+lock), so that the others queue behind it for certain."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from perfatlas.cli import run_migrations
+from perfatlas.core.config import Settings
+from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.errors import Conflict, Invalid
+from perfatlas.runs.group_commit import GroupCommit
+from perfatlas.runs.ingest import Ingested
+from perfatlas.runs.schemas import RunCreate
+from tests.factories import BASE_TIME, result, run_body
+
+
+@pytest.fixture(params=["postgresql", "sqlite"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Engine]]:
+    """("postgresql", the test database's engine) or (a new SQLite file's URL, its engine)."""
+    if request.param == "postgresql":
+        yield "postgresql", request.getfixturevalue("engine")
+        return
+    url = f"sqlite:///{tmp_path / 'groups.db'}"
+    run_migrations(url)
+    engine = get_engine(url)
+    yield url, engine
+    engine.dispose()
+
+
+@contextmanager
+def writes_held(kind: str, engine: Engine) -> Iterator[None]:
+    """While inside, an upload's transaction waits at its first write of results (PostgreSQL)
+    or its first write of anything (SQLite)."""
+    if kind == "postgresql":
+        with engine.connect() as conn:
+            conn.execute(text("LOCK TABLE results IN EXCLUSIVE MODE"))
+            yield
+            conn.rollback()
+        return
+    path = kind.removeprefix("sqlite:///")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()
+
+
+def runs(*bodies: dict[str, Any]) -> list[RunCreate]:
+    return [RunCreate.model_validate(body) for body in bodies]
+
+
+def body(n: int, agent: str = "grp-a", **overrides: Any) -> dict[str, Any]:
+    """A run of its own time, agent and file count, with results that tell it apart."""
+    return run_body(
+        agent=agent, started_at=(BASE_TIME + dt.timedelta(hours=n)).isoformat(),
+        parameters={"nfiles": 10 * (n % 3 + 1), "threads": 1},
+        results=[result("create.ops_per_s", [100.0 + n, 101.0 + n]),
+                 result("create.seconds", [0.5 + n / 100], unit="s")],
+        **overrides,
+    )  # fmt: skip
+
+
+class Uploads:
+    """Uploads through one GroupCommit from threads, each keeping its answer or its error."""
+
+    def __init__(
+        self, factory: sessionmaker[Session], settings: Settings, concurrent: int = 1
+    ) -> None:
+        self.factory, self.settings = factory, settings
+        self.groups = GroupCommit(concurrent=concurrent)
+        self.answers: dict[str, tuple[list[Ingested], int] | BaseException] = {}
+        self.threads: list[threading.Thread] = []
+
+    def start(self, name: str, batch: list[RunCreate]) -> None:
+        def upload() -> None:
+            with self.factory() as session:
+                try:
+                    self.answers[name] = self.groups.store(session, self.settings, batch)
+                except Exception as exc:
+                    self.answers[name] = exc
+
+        thread = threading.Thread(target=upload)
+        thread.start()
+        self.threads.append(thread)
+
+    def wait(self, until: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 30
+        while not until():
+            assert time.monotonic() < deadline, "the uploads never queued"
+            time.sleep(0.01)
+
+    def join(self) -> None:
+        for thread in self.threads:
+            thread.join(60)
+            assert not thread.is_alive()
+
+    def created(self, name: str) -> list[tuple[uuid.UUID, bool]]:
+        answer = self.answers[name]
+        assert not isinstance(answer, BaseException), answer
+        return [(outcome.uuid, outcome.created) for outcome in answer[0]]
+
+
+def stored(engine: Engine) -> dict[uuid.UUID, list[tuple[str, float]]]:
+    """Every stored run's results (metric, mean), by run uuid."""
+    with engine.connect() as conn:
+        rows = conn.execute(text(
+            "SELECT ru.uuid, r.metric, r.mean FROM results r JOIN runs ru ON ru.id = r.run_id"
+        )).all()  # fmt: skip
+    found: dict[uuid.UUID, list[tuple[str, float]]] = {}
+    for run_uuid, metric, mean in rows:
+        found.setdefault(uuid.UUID(str(run_uuid)), []).append((metric, round(mean, 9)))
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def expected(bodies: list[dict[str, Any]]) -> dict[uuid.UUID, list[tuple[str, float]]]:
+    return {
+        uuid.UUID(b["uuid"]): sorted(
+            (r["metric"], round(sum(r["samples"]) / len(r["samples"]), 9)) for r in b["results"]
+        )
+        for b in bodies
+    }
+
+
+def test_queued_uploads_are_stored_together_each_with_its_own_answer(db, settings) -> None:
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings)
+    a = [body(i) for i in range(3)]
+    b = [body(10 + i, agent="grp-b") for i in range(4)]
+    c_new = body(20, agent="grp-c")
+    d_clash = dict(b[1], target="/elsewhere")  # b's run uuid with another body
+    with writes_held(kind, engine):
+        uploads.start("a", runs(*a))
+        uploads.wait(lambda: uploads.groups.stats.groups == 1)
+        # b holds a run twice with the same body: one run, as a batch alone would answer.
+        uploads.start("b", runs(*b, b[2]))
+        uploads.wait(lambda: uploads.groups.waiting() == 1)
+        uploads.start("c", runs(a[0], c_new))  # a retry of a's first run, and a new one
+        uploads.wait(lambda: uploads.groups.waiting() == 2)
+        uploads.start("d", runs(d_clash))
+        uploads.wait(lambda: uploads.groups.waiting() == 3)
+    uploads.join()
+
+    ids = lambda bodies: [uuid.UUID(x["uuid"]) for x in bodies]  # noqa: E731
+    assert uploads.created("a") == [(u, True) for u in ids(a)]
+    assert uploads.created("b") == [(u, True) for u in ids(b)]
+    assert uploads.created("c") == [(ids(a)[0], False), (ids([c_new])[0], True)]
+    conflict = uploads.answers["d"]
+    assert isinstance(conflict, Conflict) and conflict.extra["uuids"] == [b[1]["uuid"]]
+    # a alone; b and c together (no failure, nothing stored again one by one); d after them,
+    # since it holds one of b's runs.
+    assert (uploads.groups.stats.groups, uploads.groups.stats.largest) == (3, 2)
+    assert uploads.groups.stats.one_by_one == 0
+    assert stored(engine) == expected([*a, *b, c_new])
+    # Every upload that created runs asked for its series' checks: a's 2 series, then b's and
+    # c's together (their configurations' series, those a did not ask for already).
+    a_answer, b_answer = uploads.answers["a"], uploads.answers["b"]
+    assert not isinstance(a_answer, BaseException) and not isinstance(b_answer, BaseException)
+    with engine.connect() as conn:
+        waiting = conn.execute(text("SELECT count(*) FROM detection_requests")).scalar_one()
+        series = conn.execute(text("SELECT count(*) FROM series")).scalar_one()
+    assert waiting == series == a_answer[1] + b_answer[1]
+
+
+def test_a_failing_group_is_stored_again_upload_by_upload(db, settings) -> None:
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings)
+    kept = body(1)
+    with session_factory(engine)() as session:
+        uploads.groups.store(session, settings, runs(kept))
+    lead = [body(2)]
+    fine = [body(3, agent="grp-f"), body(4, agent="grp-f")]
+    clash = [body(5), dict(kept, target="/elsewhere")]  # a stored run's uuid, another body
+    twice = body(6)
+    invalid = [body(7), twice, dict(twice, target="/other")]  # one uuid, two bodies
+    also_fine = [body(8, agent="grp-g")]
+    with writes_held(kind, engine):
+        uploads.start("lead", runs(*lead))
+        uploads.wait(lambda: uploads.groups.stats.groups == 2)
+        for n, (name, batch) in enumerate(
+            [("fine", fine), ("clash", clash), ("invalid", invalid), ("also_fine", also_fine)]
+        ):
+            uploads.start(name, runs(*batch))
+            uploads.wait(lambda n=n: uploads.groups.waiting() == n + 1)
+    uploads.join()
+
+    assert uploads.created("lead") == [(uuid.UUID(lead[0]["uuid"]), True)]
+    assert uploads.created("fine") == [(uuid.UUID(x["uuid"]), True) for x in fine]
+    assert uploads.created("also_fine") == [(uuid.UUID(also_fine[0]["uuid"]), True)]
+    clashed, refused = uploads.answers["clash"], uploads.answers["invalid"]
+    assert isinstance(clashed, Conflict) and clashed.extra["uuids"] == [kept["uuid"]]
+    # The field is the upload's own: its third run, not the group's.
+    assert isinstance(refused, Invalid)
+    assert refused.extra["errors"][0]["field"] == "runs[2].uuid"
+    assert (uploads.groups.stats.groups, uploads.groups.stats.largest) == (3, 4)
+    assert uploads.groups.stats.one_by_one == 1
+    # Nothing of the refused uploads, all of the others.
+    assert stored(engine) == expected([kept, *lead, *fine, *also_fine])
+
+
+def test_a_group_stays_within_its_size(db, settings) -> None:
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings)
+    uploads.groups.max_runs = 5
+    batches = [[body(10 * i + j, agent=f"grp-{i}") for j in range(2)] for i in range(5)]
+    with writes_held(kind, engine):
+        uploads.start("0", runs(*batches[0]))
+        uploads.wait(lambda: uploads.groups.stats.groups == 1)
+        for i in range(1, 5):
+            uploads.start(str(i), runs(*batches[i]))
+            uploads.wait(lambda i=i: uploads.groups.waiting() == i)
+    uploads.join()
+    # 2 runs, then 2 + 2 (a third batch would make 6), then 2 + 2.
+    assert (uploads.groups.stats.groups, uploads.groups.stats.largest) == (3, 2)
+    for i in range(5):
+        assert uploads.created(str(i)) == [(uuid.UUID(x["uuid"]), True) for x in batches[i]]
+    assert stored(engine) == expected([x for batch in batches for x in batch])
+
+
+def test_two_groups_are_stored_at_once_and_the_queue_forms_behind_them(db, settings) -> None:
+    """With two groups at once (the default), two uploads arriving together are both stored at
+    once, each alone; the queue forms only behind them."""
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings, concurrent=2)
+    batches = [[body(10 * i + j, agent=f"grp-{i}") for j in range(3)] for i in range(5)]
+    with writes_held(kind, engine):
+        uploads.start("0", runs(*batches[0]))
+        uploads.start("1", runs(*batches[1]))
+        uploads.wait(lambda: uploads.groups.stats.groups == 2)
+        assert uploads.groups.waiting() == 0
+        for i in range(2, 5):
+            uploads.start(str(i), runs(*batches[i]))
+            uploads.wait(lambda i=i: uploads.groups.waiting() == i - 1)
+    uploads.join()
+    # The first two alone, the three queued behind them together.
+    assert (uploads.groups.stats.groups, uploads.groups.stats.largest) == (3, 3)
+    for i in range(5):
+        assert uploads.created(str(i)) == [(uuid.UUID(x["uuid"]), True) for x in batches[i]]
+    assert stored(engine) == expected([x for batch in batches for x in batch])
