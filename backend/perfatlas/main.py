@@ -47,7 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = get_engine(settings.effective_database_url)
     app.state.engine = engine
     app.state.session_factory = session_factory(engine)
-    # Uploads arriving while another is stored are stored together (runs/group_commit.py).
+    # Uploads arriving while two groups are being stored queue, and are stored together as the
+    # next group (runs/group_commit.py).
     app.state.group_commit = GroupCommit()
     install_error_handlers(app)
     # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).

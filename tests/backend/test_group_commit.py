@@ -68,13 +68,13 @@ def runs(*bodies: dict[str, Any]) -> list[RunCreate]:
 
 def body(n: int, agent: str = "grp-a", **overrides: Any) -> dict[str, Any]:
     """A run of its own time, agent and file count, with results that tell it apart."""
-    return run_body(
-        agent=agent, started_at=(BASE_TIME + dt.timedelta(hours=n)).isoformat(),
-        parameters={"nfiles": 10 * (n % 3 + 1), "threads": 1},
-        results=[result("create.ops_per_s", [100.0 + n, 101.0 + n]),
-                 result("create.seconds", [0.5 + n / 100], unit="s")],
-        **overrides,
-    )  # fmt: skip
+    fields: dict[str, Any] = {
+        "agent": agent, "started_at": (BASE_TIME + dt.timedelta(hours=n)).isoformat(),
+        "parameters": {"nfiles": 10 * (n % 3 + 1), "threads": 1},
+        "results": [result("create.ops_per_s", [100.0 + n, 101.0 + n]),
+                    result("create.seconds", [0.5 + n / 100], unit="s")],
+    }  # fmt: skip
+    return run_body(**{**fields, **overrides})
 
 
 class Uploads:
@@ -253,3 +253,95 @@ def test_two_groups_are_stored_at_once_and_the_queue_forms_behind_them(db, setti
     for i in range(5):
         assert uploads.created(str(i)) == [(uuid.UUID(x["uuid"]), True) for x in batches[i]]
     assert stored(engine) == expected([x for batch in batches for x in batch])
+
+
+@contextmanager
+def results_refused(kind: str, engine: Engine, metric: str) -> Iterator[None]:
+    """While inside, the database refuses a result of this metric (a trigger), after the rows
+    its upload wrote before it."""
+    if kind == "postgresql":
+        create = [
+            "CREATE FUNCTION grp_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+            f" IF NEW.metric = '{metric}' THEN RAISE EXCEPTION 'refused {metric}'; END IF;"
+            " RETURN NEW; END $$",
+            "CREATE TRIGGER grp_refuse BEFORE INSERT ON results FOR EACH ROW"
+            " EXECUTE FUNCTION grp_refuse()",
+        ]
+        drop = ["DROP TRIGGER grp_refuse ON results", "DROP FUNCTION grp_refuse()"]
+    else:
+        create = [
+            f"CREATE TRIGGER grp_refuse BEFORE INSERT ON results WHEN NEW.metric = '{metric}'"
+            f" BEGIN SELECT RAISE(ABORT, 'refused {metric}'); END"
+        ]
+        drop = ["DROP TRIGGER grp_refuse"]
+    with engine.begin() as conn:
+        for statement in create:
+            conn.execute(text(statement))
+    try:
+        yield
+    finally:
+        with engine.begin() as conn:
+            for statement in drop:
+                conn.execute(text(statement))
+
+
+def test_a_group_failing_after_its_writes_is_rolled_back_before_storing_one_by_one(
+    db, settings
+) -> None:
+    """The group's runs were written when a result of one upload is refused: rolled back, so
+    that the other uploads, stored again one by one, are created as new, and nothing of the
+    refused upload stays."""
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings)
+    lead = [body(1)]
+    before = [body(2, agent="grp-f"), body(3, agent="grp-f")]
+    refused = [body(4), body(5, results=[result("explode", [1.0])])]
+    after = [body(6, agent="grp-g")]
+    with results_refused(kind, engine, "explode"):
+        with writes_held(kind, engine):
+            uploads.start("lead", runs(*lead))
+            uploads.wait(lambda: uploads.groups.stats.groups == 1)
+            for n, (name, batch) in enumerate([("before", before), ("refused", refused),
+                                               ("after", after)]):  # fmt: skip
+                uploads.start(name, runs(*batch))
+                uploads.wait(lambda n=n: uploads.groups.waiting() == n + 1)
+        uploads.join()
+    for name, batch in (("lead", lead), ("before", before), ("after", after)):
+        assert uploads.created(name) == [(uuid.UUID(x["uuid"]), True) for x in batch]
+    error = uploads.answers["refused"]
+    assert isinstance(error, Exception) and "refused explode" in str(error)
+    assert uploads.groups.stats.one_by_one == 1
+    assert stored(engine) == expected([*lead, *before, *after])
+
+
+def test_an_upload_never_overtakes_an_earlier_one_holding_the_same_run(db, settings) -> None:
+    """`late` retries the first run of `big`, which waits for a later group (too large to join
+    the next one): `late` fits that group but waits behind `big`, and so meets its run stored
+    (created by `big`, not by the retry)."""
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings)
+    uploads.groups.max_runs = 5
+    small = [body(1, agent="grp-s"), body(2, agent="grp-s")]
+    big = [body(10 + i, agent="grp-b") for i in range(4)]
+    lead = body(0)
+    with writes_held(kind, engine):
+        uploads.start("lead", runs(lead))
+        uploads.wait(lambda: uploads.groups.stats.groups == 1)
+        for n, (name, batch) in enumerate([("small", small), ("big", big), ("late", big[:1])]):
+            uploads.start(name, runs(*batch))
+            uploads.wait(lambda n=n: uploads.groups.waiting() == n + 1)
+    uploads.join()
+    assert uploads.created("big") == [(uuid.UUID(x["uuid"]), True) for x in big]
+    assert uploads.created("late") == [(uuid.UUID(big[0]["uuid"]), False)]
+    assert uploads.created("small") == [(uuid.UUID(x["uuid"]), True) for x in small]
+    # lead; small (big too large beside it, late behind big); big (late behind it); late.
+    assert (uploads.groups.stats.groups, uploads.groups.stats.largest) == (4, 1)
+    assert stored(engine) == expected([lead, *small, *big])
+
+
+def test_a_session_holding_a_transaction_is_refused(db, settings) -> None:
+    _, engine = db
+    with session_factory(engine)() as session:
+        session.execute(text("SELECT 1"))
+        with pytest.raises(RuntimeError, match="no transaction open"):
+            GroupCommit().store(session, settings, runs(body(1)))

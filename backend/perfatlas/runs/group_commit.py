@@ -17,13 +17,15 @@ others sleep until their outcome is known.
 Each upload keeps its own answer, as if stored alone:
 - a group is one transaction, so an upload's runs are all stored or none are;
 - an upload holding a run uuid that an earlier upload in the queue holds too (a retry racing its
-  original) waits for a later group, and so finds the run stored (a retry) or conflicting;
+  original) waits for a later group, so that it meets the run as stored by the earlier upload
+  (a retry, or a conflict), or, if that one failed, stores it;
 - when a group fails (a conflict, an invalid batch, a database error), it is rolled back and its
   uploads are stored again one by one, each in its own transaction, so that each one's error is
   its own and its field names are its own batch's."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -37,8 +39,10 @@ from perfatlas.core.db import commit_with_retry
 from perfatlas.runs.ingest import Ingested, ingest
 from perfatlas.runs.schemas import RunCreate
 
+logger = logging.getLogger(__name__)
+
 # A group's runs, at most (an upload of more is stored alone): the largest batch /runs/batch
-# takes, whose transaction is known to be short.
+# takes in one transaction.
 MAX_RUNS = 1000
 # Groups stored at once by one API process: two, so that when uploads come one at a time two
 # of them still use two cores (of PostgreSQL's, mostly), as they did before groups, and a group
@@ -94,7 +98,14 @@ class GroupCommit:
     ) -> tuple[list[Ingested], int]:
         """Stores these runs (service.ingest) and requests their series' checks
         (alerts.service.request_after_ingest), committed: the outcome of each unique run in
-        the batch's order, and how many series were not waiting for a check already."""
+        the batch's order, and how many series were not waiting for a check already (those
+        of the whole group the runs were stored with: alerts.service.detect_after_ingest
+        queues a check's wake-up when it is not 0).
+
+        `session` must hold no transaction: a thread that waits in the queue must not hold a
+        connection, nor a snapshot or locks that the group's transaction could wait for."""
+        if session.in_transaction():
+            raise RuntimeError("GroupCommit.store needs a session with no transaction open")
         upload = _Upload(runs)
         with self._lock:
             self.stats.uploads += 1
@@ -104,6 +115,8 @@ class GroupCommit:
             else:
                 self._queue.append(upload)
         if upload.group is None:
+            # The routes' worker threads get no asynchronous exceptions, so this wait ends only
+            # when the upload is done or its thread is handed a group to store.
             upload.wake.wait()
         if upload.group is not None:  # this thread stores a group, its upload first
             try:
@@ -143,6 +156,8 @@ class GroupCommit:
             head.wake.set()
 
     def _store_group(self, session: Session, settings: Settings, group: list[_Upload]) -> None:
+        """Every upload of the group done, with its outcome or its own error; nothing raised
+        here but what no thread should swallow (KeyboardInterrupt, SystemExit)."""
         try:
             if len(group) == 1:
                 _store_alone(session, settings, group[0])
@@ -150,7 +165,7 @@ class GroupCommit:
             try:
                 _store_together(session, settings, group)
             except Exception:
-                session.rollback()
+                _rollback(session)
                 with self._lock:
                     self.stats.one_by_one += 1
                 for upload in group:
@@ -158,19 +173,33 @@ class GroupCommit:
         except BaseException as exc:  # never leave a sleeping thread without its answer
             for upload in group:
                 if not upload.done:
-                    upload.error, upload.done = exc, True
-            raise
+                    # Each thread raises an exception of its own (one object raised in several
+                    # threads at once would mix their tracebacks).
+                    failed = RuntimeError("the group this upload was stored with failed")
+                    failed.__cause__ = exc
+                    upload.error, upload.done = failed, True
+            if not isinstance(exc, Exception):
+                raise
         finally:
             for upload in group[1:]:
                 upload.wake.set()
+
+
+def _rollback(session: Session) -> None:
+    """Rolls back what failed; when even that fails (the connection is gone), the uploads
+    stored next in this session fail with errors of their own."""
+    try:
+        session.rollback()
+    except Exception:
+        logger.warning("a group's rollback failed", exc_info=True)
 
 
 def _store_alone(session: Session, settings: Settings, upload: _Upload) -> None:
     try:
         upload.outcomes, upload.requested = _commit(session, settings, upload.runs)
     except Exception as exc:
-        session.rollback()
         upload.error = exc
+        _rollback(session)
     upload.done = True
 
 
@@ -181,7 +210,8 @@ def _store_together(session: Session, settings: Settings, group: list[_Upload]) 
         # The unique runs of each upload in its order, as ingest answers one batch.
         mine = dict.fromkeys(run.uuid for run in upload.runs)
         upload.outcomes = [by_uuid[run_uuid] for run_uuid in mine]
-        # Every upload that created runs queues the (coalesced) wake-ups of the checks.
+        # The group's count: an upload whose series were all waiting already still queues the
+        # checks' wake-up, which is coalesced (alerts.service.detect_after_ingest).
         upload.requested = requested
         upload.done = True
 
