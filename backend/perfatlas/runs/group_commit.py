@@ -69,9 +69,8 @@ class _Upload:
 
 @dataclass
 class GroupStats:
-    """What the groups were, for the benchmarks and tests: how many, and the largest."""
+    """What the groups were (the tests read it): how many, and the largest."""
 
-    uploads: int = 0
     groups: int = 0
     largest: int = 0
     one_by_one: int = 0  # groups that failed and were stored again upload by upload
@@ -108,7 +107,6 @@ class GroupCommit:
             raise RuntimeError("GroupCommit.store needs a session with no transaction open")
         upload = _Upload(runs)
         with self._lock:
-            self.stats.uploads += 1
             if self._storing < self.concurrent:  # then nothing is queued either
                 self._storing += 1
                 upload.group = self._counted([upload])

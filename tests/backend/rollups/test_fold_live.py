@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 import httpx
 import orjson
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
@@ -130,7 +133,11 @@ def _asker(db: sessionmaker[Session]) -> Any:
 
 
 def test_a_real_worker_folds_uploads(
-    worker: Worker, worker_client: TestClient, tokens: Any, engine: Engine
+    worker: Worker,
+    worker_client: TestClient,
+    worker_settings: Settings,
+    tokens: Any,
+    engine: Engine,
 ) -> None:
     """Uploads through the API queue the fold (with the check of their series); runs stored
     without any task (a lost message) are folded by the beat's pass."""
@@ -144,9 +151,25 @@ def test_a_real_worker_folds_uploads(
         assert response.status_code == 200, response.text
     wait_until(lambda: counts(db) == (0, 120), timeout=30, what="the worker's fold")
     check_all(_asker(db), runs_of(made), "folded by the worker")
+    # The uploads' last wake-up may come up to a coalescing window after them: wait it out, so
+    # that what folds the next runs is the beat.
+    time.sleep(worker_settings.wakeup_coalesce_seconds + 0.5)
+    wait_until(lambda: _fold_tasks(worker)[1] == _fold_tasks(worker)[0], timeout=30,
+               what="the uploads' folds done")  # fmt: skip
     more = bodies(10, seed=10, start=100)
-    ingest(db, more)  # no upload route: nothing queued but the beat's pass
-    assert counts(db) == (10, 120)
+    with db() as holding:  # no fold runs while the fold's lock is held here
+        holding.execute(select(func.pg_advisory_xact_lock(fold.FOLD_LOCK)))
+        ingest(db, more)  # no upload route: nothing queued but the beat's pass
+        assert counts(db) == (10, 120)
+        done = _fold_tasks(worker)[1]
     wait_until(lambda: counts(db) == (0, 140), timeout=30, what="the beat's fold")
+    assert _fold_tasks(worker)[1] > done
     check_all(_asker(db), runs_of([*made, *more]), "folded by the beat")
-    assert "perfatlas.fold_rollups" in worker.logs()
+
+
+def _fold_tasks(worker: Worker) -> tuple[int, int]:
+    """The fold tasks the worker received and finished, from its log."""
+    logs = worker.logs()
+    received = re.findall(r"perfatlas\.fold_rollups\[[^\]]+\] received", logs)
+    finished = re.findall(r"perfatlas\.fold_rollups\[[^\]]+\] (?:succeeded|raised|failed)", logs)
+    return len(received), len(finished)
