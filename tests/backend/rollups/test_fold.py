@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from perfatlas.core.config import Settings
+from perfatlas.core.db import session_factory
 from perfatlas.explore import service as explore_service
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
@@ -164,6 +165,39 @@ def test_a_retry_writes_nothing_new(db: sessionmaker[Session]) -> None:
     with db() as session:
         rollups.fold_pending(session)
     assert counts(db) == (0, 46)
+
+
+def test_a_batch_takes_its_limit_whatever_the_statistics(engine: Engine) -> None:
+    """After the upkeep's VACUUM of a drained queue, PostgreSQL's statistics say rollup_pending
+    holds about one row; a burst then fills it. A batch still takes `limit` runs, the oldest
+    (a `run_id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` was planned as a nested semi-join
+    that ran the subquery once per pending row and took them all)."""
+    db = session_factory(engine)
+    gone = 2_000_000_000  # ids of no run
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(
+            text(f"INSERT INTO rollup_pending SELECT {gone} + g FROM generate_series(0, 600) g")
+        )
+        conn.execute(text(f"DELETE FROM rollup_pending WHERE run_id < {gone} + 600"))
+        conn.execute(text("VACUUM ANALYZE rollup_pending"))
+        conn.execute(text("DELETE FROM rollup_pending"))
+        assert (
+            conn.scalar(text("SELECT reltuples FROM pg_class WHERE relname = 'rollup_pending'"))
+            <= 1
+        )
+    made = bodies(40, seed=31)
+    assert ingest(db, made) == 40
+    with db() as session:
+        pending = sorted(session.scalars(select(RollupPending.run_id)))
+        assert fold.fold_batch(session, limit=7) == 7
+        session.commit()
+        assert sorted(session.scalars(select(RollupPending.run_id))) == pending[7:]
+        assert fold.fold_batch(session, limit=30) == 30
+        session.commit()
+        assert sorted(session.scalars(select(RollupPending.run_id))) == pending[37:]
+    with db() as session:
+        rollups.fold_pending(session)
+    check_all(asker(db), runs_of(made), "folded in batches", sketches=asker(db, sketched=True))
 
 
 def test_an_interrupted_fold_leaves_nothing_half_done(
