@@ -6,6 +6,7 @@ lock), so that the others queue behind it for certain."""
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import sqlite3
 import threading
 import time
@@ -23,7 +24,7 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import Conflict, Invalid
-from perfatlas.runs.group_commit import GroupCommit
+from perfatlas.runs.group_commit import GroupCommit, _Upload
 from perfatlas.runs.ingest import Ingested
 from perfatlas.runs.schemas import RunCreate
 from tests.factories import BASE_TIME, result, run_body
@@ -345,3 +346,39 @@ def test_a_session_holding_a_transaction_is_refused(db, settings) -> None:
         session.execute(text("SELECT 1"))
         with pytest.raises(RuntimeError, match="no transaction open"):
             GroupCommit().store(session, settings, runs(body(1)))
+
+
+def test_an_upload_is_freed_once_answered(db, settings) -> None:
+    """Nothing of an upload is left to the cycle collector once it has its answer, stored
+    alone, in a group, or again one by one after its group failed: an upload in a cycle (its
+    group, its error's traceback) kept its runs until the collector's next full pass, and the
+    API's memory grew with what it had stored (bench_server: 194 MB at 200,000 results before
+    groups, 280 MB with them, 383 MB at 1 M)."""
+    kind, engine = db
+    uploads = Uploads(session_factory(engine), settings)
+    kept = body(1)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds unreachable stays in gc.garbage
+    try:
+        with session_factory(engine)() as session:
+            uploads.groups.store(session, settings, runs(kept))  # alone
+        with writes_held(kind, engine):
+            uploads.start("lead", runs(body(2)))
+            uploads.wait(lambda: uploads.groups.stats.groups == 2)
+            uploads.start("fine", runs(body(3, agent="grp-f")))
+            uploads.wait(lambda: uploads.groups.waiting() == 1)
+            uploads.start("clash", runs(dict(kept, target="/elsewhere")))  # the group fails
+            uploads.wait(lambda: uploads.groups.waiting() == 2)
+        uploads.join()
+        assert isinstance(uploads.answers["clash"], Conflict)
+        assert uploads.groups.stats.one_by_one == 1
+        uploads.answers.clear()
+        uploads.threads.clear()
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if isinstance(o, (_Upload, RunCreate))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []
