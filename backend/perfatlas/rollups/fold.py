@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, text, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -75,31 +75,40 @@ def _cursor(session: Session) -> Any:
     return session.connection().connection.driver_connection.cursor()  # type: ignore[union-attr]
 
 
-# The oldest pending rows, taken on PostgreSQL through an ARRAY, which is computed once (an
-# InitPlan). Written `run_id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)`, the planner may run
-# the subquery again for every pending row (a nested semi-join, chosen when the statistics say
-# the table is nearly empty, as they do after the upkeep's VACUUM of the drained queue): each
-# pass skips what it locked already and returns the next rows, so the statement took every
-# pending row, not `limit`, in time quadratic in them (4.5 s for 6,000 rows).
-_TAKE_PG = text(
-    "DELETE FROM rollup_pending WHERE run_id = ANY(ARRAY("
-    "SELECT run_id FROM rollup_pending ORDER BY run_id LIMIT :limit FOR UPDATE SKIP LOCKED"
-    ")) RETURNING run_id"
+# The oldest pending rows, locked, then deleted by their ids: two statements, sent unprepared
+# (see _cursor), so that the delete's array is a constant the planner hashes or looks up in
+# the index. Written `DELETE … WHERE run_id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)`, the
+# planner may run the subquery again for every pending row (a nested semi-join, chosen when the
+# statistics say the table is nearly empty, as they do after the upkeep's VACUUM of the drained
+# queue, autovacuum being late or off), and each run of it passes over the rows the statement
+# has deleted already and returns the next ones: the batch took every pending row, not
+# `limit`, in time quadratic in them (4.5 s for 6,000 rows). A one-statement form with the ids
+# as `ARRAY(SELECT …)` is computed once, but the planner cannot hash a parameter's array, and
+# under the same statistics compared each row with every id (30-40 ms for 6,000 rows).
+_PENDING_OLDEST = (
+    "SELECT run_id FROM rollup_pending ORDER BY run_id LIMIT %(limit)s FOR UPDATE SKIP LOCKED"
 )
+_PENDING_DELETE = "DELETE FROM rollup_pending WHERE run_id = ANY(%(runs)s)"
 
 
 def _take(session: Session, limit: int) -> list[int]:
     """Delete up to `limit` pending rows (oldest run first) and return their run ids; they come
     back if the transaction rolls back. Other folds' rows are skipped on PostgreSQL."""
     if _postgresql(session):
-        return sorted(session.scalars(_TAKE_PG, {"limit": limit}))
+        with _cursor(session) as cur:
+            taken = [
+                row[0] for row in cur.execute(_PENDING_OLDEST, {"limit": limit}, prepare=False)
+            ]
+            if taken:
+                cur.execute(_PENDING_DELETE, {"runs": taken}, prepare=False)
+        return sorted(taken)
     oldest = select(RollupPending.run_id).order_by(RollupPending.run_id).limit(limit)
-    taken = session.execute(
+    taken_rows = session.execute(
         delete(RollupPending)
         .where(RollupPending.run_id.in_(oldest.scalar_subquery()))
         .returning(RollupPending.run_id)
     )
-    return sorted(taken.scalars())
+    return sorted(taken_rows.scalars())
 
 
 def _variant_ids(session: Session, hashes: Sequence[str]) -> dict[str, int]:
