@@ -363,16 +363,24 @@ def test_an_upload_is_freed_once_answered(db, settings) -> None:
     try:
         with session_factory(engine)() as session:
             uploads.groups.store(session, settings, runs(kept))  # alone
-        with writes_held(kind, engine):
-            uploads.start("lead", runs(body(2)))
-            uploads.wait(lambda: uploads.groups.stats.groups == 2)
-            uploads.start("fine", runs(body(3, agent="grp-f")))
-            uploads.wait(lambda: uploads.groups.waiting() == 1)
-            uploads.start("clash", runs(dict(kept, target="/elsewhere")))  # the group fails
-            uploads.wait(lambda: uploads.groups.waiting() == 2)
-        uploads.join()
-        assert isinstance(uploads.answers["clash"], Conflict)
-        assert uploads.groups.stats.one_by_one == 1
+        # Two groups that fail and are stored again one by one: one led by an upload that is
+        # stored, one led by an upload that fails.
+        for n, (first, second) in enumerate([("fine", "clash"), ("clash", "fine")]):
+            batches = {
+                "fine": runs(body(3 + n, agent="grp-f")),
+                "clash": runs(dict(kept, target=f"/elsewhere/{n}")),  # the group fails
+            }
+            with writes_held(kind, engine):
+                uploads.start(f"lead{n}", runs(body(10 + n)))
+                uploads.wait(lambda n=n: uploads.groups.stats.groups == 2 + 2 * n)
+                uploads.start(f"{first}{n}", batches[first])
+                uploads.wait(lambda: uploads.groups.waiting() == 1)
+                uploads.start(f"{second}{n}", batches[second])
+                uploads.wait(lambda: uploads.groups.waiting() == 2)
+            uploads.join()
+            assert isinstance(uploads.answers[f"clash{n}"], Conflict)
+            assert not isinstance(uploads.answers[f"fine{n}"], BaseException)
+        assert uploads.groups.stats.one_by_one == 2
         uploads.answers.clear()
         uploads.threads.clear()
         gc.collect()

@@ -127,8 +127,14 @@ class GroupCommit:
         if group is not None:  # this thread stores a group, its upload first
             try:
                 self._store_group(session, settings, group)
+            except BaseException:
+                upload.error = None  # raised from here, not by result()
+                raise
             finally:
                 self._hand_over()
+            # This frame is in the traceback of an error result() raises: it must not hold
+            # the other uploads of the group.
+            del group
         return upload.result()
 
     def _counted(self, group: list[_Upload]) -> list[_Upload]:
@@ -163,30 +169,49 @@ class GroupCommit:
 
     def _store_group(self, session: Session, settings: Settings, group: list[_Upload]) -> None:
         """Every upload of the group done, with its outcome or its own error; nothing raised
-        here but what no thread should swallow (KeyboardInterrupt, SystemExit)."""
+        here but what no thread should swallow (KeyboardInterrupt, SystemExit).
+
+        An error stored here holds, through its traceback's frames and theirs callers', this
+        frame and the leader's: they must not hold the other uploads once all are done (a
+        route's error ends in a cycle, anyio's future and its traceback, so what it holds waits
+        for the collector). So the group's failure is not the context of the errors stored one
+        by one, no loop variable outlives its loop, and the list is emptied at the end."""
         try:
             if len(group) == 1:
                 _store_alone(session, settings, group[0])
                 return
-            try:
-                _store_together(session, settings, group)
-            except Exception:
-                _rollback(session)
-                with self._lock:
-                    self.stats.one_by_one += 1
-                for upload in group:
-                    _store_alone(session, settings, upload)
+            if _stored_together(session, settings, group):
+                return
+            _rollback(session)
+            with self._lock:
+                self.stats.one_by_one += 1
+            _store_one_by_one(session, settings, group)
         except BaseException as exc:  # never leave a sleeping thread without its answer
-            for upload in group:
-                if not upload.done:
-                    # Each thread raises an exception of its own (one object raised in several
-                    # threads at once would mix their tracebacks).
-                    upload.error, upload.done = _group_failed(exc), True
+            _fail_undone(group, exc)
             if not isinstance(exc, Exception):
                 raise
         finally:
-            for upload in group[1:]:
-                upload.wake.set()
+            _wake(group[1:])
+            group.clear()
+
+
+def _store_one_by_one(session: Session, settings: Settings, group: list[_Upload]) -> None:
+    for upload in group:
+        _store_alone(session, settings, upload)
+    del upload  # see GroupCommit._store_group
+
+
+def _fail_undone(group: list[_Upload], exc: BaseException) -> None:
+    for upload in group:
+        if not upload.done:
+            # Each thread raises an exception of its own (one object raised in several threads
+            # at once would mix their tracebacks).
+            upload.error, upload.done = _group_failed(exc), True
+
+
+def _wake(followers: list[_Upload]) -> None:
+    for upload in followers:
+        upload.wake.set()
 
 
 def _group_failed(cause: BaseException) -> RuntimeError:
@@ -213,6 +238,15 @@ def _store_alone(session: Session, settings: Settings, upload: _Upload) -> None:
         upload.error = exc
         _rollback(session)
     upload.done = True
+
+
+def _stored_together(session: Session, settings: Settings, group: list[_Upload]) -> bool:
+    """The group stored in one transaction; False when that failed (nothing is committed)."""
+    try:
+        _store_together(session, settings, group)
+    except Exception:
+        return False
+    return True
 
 
 def _store_together(session: Session, settings: Settings, group: list[_Upload]) -> None:
