@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import orjson
+import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -151,25 +152,30 @@ def test_a_real_worker_folds_uploads(
         assert response.status_code == 200, response.text
     wait_until(lambda: counts(db) == (0, 120), timeout=30, what="the worker's fold")
     check_all(_asker(db), runs_of(made), "folded by the worker")
-    # The uploads' last wake-up may come up to a coalescing window after them: wait it out, so
-    # that what folds the next runs is the beat.
+    # The uploads' last wake-up may come up to a coalescing window after them: wait until it
+    # has been sent and run, so that what folds the next runs is the beat.
     time.sleep(worker_settings.wakeup_coalesce_seconds + 0.5)
-    wait_until(lambda: _fold_tasks(worker)[1] == _fold_tasks(worker)[0], timeout=30,
+    wait_until(lambda: not _folds_outstanding(worker, worker_settings), timeout=30,
                what="the uploads' folds done")  # fmt: skip
     more = bodies(10, seed=10, start=100)
     with db() as holding:  # no fold runs while the fold's lock is held here
         holding.execute(select(func.pg_advisory_xact_lock(fold.FOLD_LOCK)))
         ingest(db, more)  # no upload route: nothing queued but the beat's pass
         assert counts(db) == (10, 120)
-        done = _fold_tasks(worker)[1]
     wait_until(lambda: counts(db) == (0, 140), timeout=30, what="the beat's fold")
-    assert _fold_tasks(worker)[1] > done
     check_all(_asker(db), runs_of([*made, *more]), "folded by the beat")
 
 
-def _fold_tasks(worker: Worker) -> tuple[int, int]:
-    """The fold tasks the worker received and finished, from its log."""
+def _folds_outstanding(worker: Worker, settings: Settings) -> bool:
+    """Whether a task waits in the worker's queue, or a fold it received has not ended (its
+    log: a task is received before it runs, and ends succeeded, raised, retried, rejected,
+    ignored or discarded as expired)."""
+    with redis.Redis.from_url(settings.broker_url) as broker:
+        if broker.llen(settings.queue):
+            return True
     logs = worker.logs()
-    received = re.findall(r"perfatlas\.fold_rollups\[[^\]]+\] received", logs)
-    finished = re.findall(r"perfatlas\.fold_rollups\[[^\]]+\] (?:succeeded|raised|failed)", logs)
-    return len(received), len(finished)
+    task = r"perfatlas\.fold_rollups\[([\w-]+)\]"
+    received = set(re.findall(task + " received", logs))
+    ended = set(re.findall(task + " (?:succeeded|raised|retry|rejected|ignored)", logs))
+    ended |= set(re.findall("Discarding revoked task: " + task, logs))
+    return bool(received - ended)
