@@ -171,7 +171,7 @@ class GroupCommit:
         """Every upload of the group done, with its outcome or its own error; nothing raised
         here but what no thread should swallow (KeyboardInterrupt, SystemExit).
 
-        An error stored here holds, through its traceback's frames and theirs callers', this
+        An error stored here holds, through its traceback's frames and their callers', this
         frame and the leader's: they must not hold the other uploads once all are done (a
         route's error ends in a cycle, anyio's future and its traceback, so what it holds waits
         for the collector). So the group's failure is not the context of the errors stored one
