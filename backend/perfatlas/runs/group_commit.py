@@ -241,25 +241,22 @@ def _store_alone(session: Session, settings: Settings, upload: _Upload) -> None:
 
 
 def _stored_together(session: Session, settings: Settings, group: list[_Upload]) -> bool:
-    """The group stored in one transaction; False when that failed (nothing is committed)."""
+    """The group stored in one transaction, each upload done with its outcome; False when
+    that failed."""
     try:
-        _store_together(session, settings, group)
+        stored, requested = _commit(session, settings, [run for u in group for run in u.runs])
+        by_uuid = {outcome.uuid: outcome for outcome in stored}
+        for upload in group:
+            # The unique runs of each upload in its order, as ingest answers one batch.
+            mine = dict.fromkeys(run.uuid for run in upload.runs)
+            upload.outcomes = [by_uuid[run_uuid] for run_uuid in mine]
+            # The group's count: an upload whose series were all waiting already still queues
+            # the checks' wake-up, which is coalesced (alerts.service.detect_after_ingest).
+            upload.requested = requested
+            upload.done = True
     except Exception:
         return False
     return True
-
-
-def _store_together(session: Session, settings: Settings, group: list[_Upload]) -> None:
-    stored, requested = _commit(session, settings, [run for u in group for run in u.runs])
-    by_uuid = {outcome.uuid: outcome for outcome in stored}
-    for upload in group:
-        # The unique runs of each upload in its order, as ingest answers one batch.
-        mine = dict.fromkeys(run.uuid for run in upload.runs)
-        upload.outcomes = [by_uuid[run_uuid] for run_uuid in mine]
-        # The group's count: an upload whose series were all waiting already still queues the
-        # checks' wake-up, which is coalesced (alerts.service.detect_after_ingest).
-        upload.requested = requested
-        upload.done = True
 
 
 def _commit(
