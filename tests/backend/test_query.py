@@ -227,6 +227,64 @@ def test_series_and_points(client, upload_headers, read_headers):
     assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404
 
 
+def test_series_points_header_is_each_series_own(client, upload_headers, read_headers):
+    # Series that differ in every field the header gives: two agents, two targets, parameters,
+    # labels, metrics with their units and directions. Each series' points answer says what its
+    # runs uploaded (the oracle: the bodies), and what the series listing says of it.
+    runs = [
+        run_body(
+            agent=agent,
+            target=target,
+            parameters={"nfiles": nfiles, "threads": 1},
+            labels={"mode": mode},
+            environment={"hostname": agent},
+            started_at=(BASE_TIME + dt.timedelta(hours=i)).isoformat(),
+            results=[
+                result("create.ops_per_s", [100.0 + i]),
+                result("create.seconds", [1.0 + i], unit="s"),
+            ],
+        )
+        for i, (agent, target, nfiles, mode) in enumerate(
+            [
+                ("host-a", "/mnt/ext4", 1000, "connected"),
+                ("host-b", "/mnt/xfs", 1000, "connected"),
+                ("host-a", "/mnt/ext4", 5000, "disconnected"),
+                ("host-b", "/mnt/ext4", 5000, "disconnected"),
+            ]
+        )
+    ]
+    upload(client, upload_headers, runs)
+    listed = client.get(
+        "/api/v1/series", params={"workload": "smallfile", "limit": 500}, headers=read_headers
+    ).json()["items"]
+    assert len(listed) == 8
+    expected = {
+        (r["agent"], r["target"], r["parameters"]["nfiles"], r["labels"]["mode"], metric):
+        (unit, direction, r["parameters"], r["labels"], r["started_at"])
+        for r in runs
+        for metric, unit, direction in (
+            ("create.ops_per_s", "ops/s", "higher"), ("create.seconds", "s", "lower")
+        )
+    }  # fmt: skip
+    seen = set()
+    for item in listed:
+        answer = client.get(
+            f"/api/v1/series/{item['id']}/points", params={"limit": 1}, headers=read_headers
+        )
+        assert answer.status_code == 200, answer.text
+        header = answer.json()["series"]
+        assert header == item
+        key = (header["agent"], header["target"], header["parameters"]["nfiles"],
+               header["labels"]["mode"], header["metric"])  # fmt: skip
+        unit, direction, parameters, labels, started = expected[key]
+        assert (header["unit"], header["direction"]) == (unit, direction)
+        assert (header["parameters"], header["labels"]) == (parameters, labels)
+        assert header["workload"] == "smallfile" and header["points"] == 1
+        assert dt.datetime.fromisoformat(header["last_at"]) == dt.datetime.fromisoformat(started)
+        seen.add(key)
+    assert seen == set(expected)
+
+
 def test_series_points_columns_nulls_ties_and_fields(client, upload_headers, read_headers):
     # Two runs at the same time, one without an environment: every column stays aligned with
     # its run, and a missing environment is null.

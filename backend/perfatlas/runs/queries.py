@@ -121,3 +121,20 @@ def get_series(session: Session, *, series_id: int) -> Series:
     if series is None:
         raise NotFound(f"no series with id {series_id}")
     return series
+
+
+_SERIES = Series.__table__.c
+_HEADER = select(
+    _SERIES.id, _SERIES.workload, _SERIES.metric, _SERIES.unit, _SERIES.direction,
+    Agent.__table__.c.name.label("agent"), _SERIES.target, _SERIES.parameters, _SERIES.labels,
+).join_from(Series.__table__, Agent.__table__, _SERIES.agent_id == Agent.__table__.c.id)  # fmt: skip
+
+
+def series_header(session: Session, *, series_id: int) -> Any:
+    """What a series' answers say of it (id, workload, metric, unit, direction, agent, target,
+    parameters, labels), as a row: read by Core, for the series points' route, where loading
+    the entity and its agent cost more than the statement."""
+    row = session.connection().execute(_HEADER.where(_SERIES.id == series_id)).first()
+    if row is None:
+        raise NotFound(f"no series with id {series_id}")
+    return row

@@ -275,13 +275,18 @@ def get_series_points(
     ] = None,
 ) -> Response:
     """A series' newest points (oldest first), as columns ready to plot."""
-    series = service.get_series(session, series_id=series_id)
+    series = service.series_header(session, series_id=series_id)
     wanted = None if fields is None else [f.strip() for v in fields for f in v.split(",") if f]
     points = service.series_points(
         session, series_id=series_id, since=since, until=until, limit=limit,
         with_samples=samples, fields=wanted,
     )  # fmt: skip
-    header = _series_read(series, points.total, points.last_at).model_dump(mode="json")
+    # The read is over: ended here, in this thread, the session's closing needs no trip to
+    # another (api.deps.get_session).
+    session.rollback()
+    header = SeriesRead(**series._asdict(), points=points.total, last_at=points.last_at).model_dump(
+        mode="json"
+    )
     # orjson rather than the response model: validating 10,000 points through Pydantic would
     # cost more than reading them.
     return Response(

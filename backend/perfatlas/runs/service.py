@@ -1,7 +1,14 @@
 """What routes, the CLI, tasks and other domains call of the runs domain."""
 
 from perfatlas.runs.ingest import Ingested, body_hash, ingest, series_key
-from perfatlas.runs.queries import get_run, get_runs_by_id, get_series, list_runs, list_series
+from perfatlas.runs.queries import (
+    get_run,
+    get_runs_by_id,
+    get_series,
+    list_runs,
+    list_series,
+    series_header,
+)
 from perfatlas.runs.series import (
     OPTIONAL_POINT_COLUMNS,
     POINT_COLUMNS,
@@ -23,6 +30,7 @@ __all__ = [
     "ingest",
     "list_runs",
     "list_series",
+    "series_header",
     "series_key",
     "series_points",
 ]
