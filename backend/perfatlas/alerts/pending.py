@@ -8,12 +8,21 @@ An upload only ever inserts, and never waits for a check: a claim is committed a
 claimed row is out of the waiting rows' unique index, so an upload during the check inserts a
 new waiting row (the check may have read the series before that upload; it is checked again).
 The check deletes the rows it claimed with its outcome (`finish`); a claim older than
-STALE_CLAIM (its check died) is taken again."""
+STALE_CLAIM (its check died) is taken again.
+
+An upload that finds its series waiting already relies on that row's check; but the row may be
+claimed, and the series read, between the upload's insert and its commit, when the check cannot
+see the upload's results yet. So once committed, an upload asks again for the series it found
+waiting (`request_again`): if the row still waits, nothing happens (its check will see the
+upload); if it was claimed meanwhile, the series waits again. On SQLite the claim is a write,
+and waits for the upload's commit."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, delete, func, or_, select, text, update
 from sqlalchemy.dialects import sqlite
@@ -22,24 +31,34 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.models import DetectionRequest
 from perfatlas.core.models import UTCDateTime, utcnow
 
+logger = logging.getLogger(__name__)
+
 # Longer than any check of one batch takes; a claim this old belongs to a check that died.
 STALE_CLAIM = dt.timedelta(minutes=10)
 _WAITING = DetectionRequest.claimed_at.is_(None)
 
 
-def request_checks(session: Session, series_ids: Sequence[int]) -> int:
-    """Ask for a check of these series in the caller's transaction; returns how many were not
-    waiting already (when 0, a check that will see them is queued or running, and nothing more
-    needs sending)."""
+@dataclass(frozen=True)
+class Requested:
+    """What an upload's requests did: how many series were not waiting already (when 0, a check
+    that will see them is queued or running, and nothing more needs sending), and the series
+    found waiting (to ask again once the upload is committed: `request_again`)."""
+
+    added: int = 0
+    waiting: tuple[int, ...] = field(default=())
+
+
+def request_checks(session: Session, series_ids: Sequence[int]) -> Requested:
+    """Ask for a check of these series in the caller's transaction."""
     wanted = sorted(set(series_ids))
     if not wanted:
-        return 0
+        return Requested()
     now = utcnow()
     if session.get_bind().dialect.name == "postgresql":
         # One array parameter, however many series (an upload of 1,000 runs touches thousands):
         # a row of parameters each cost the upload a fifth of its time.
-        added = session.execute(_PG_REQUEST, {"ids": wanted, "now": now})
-        return int(added.rowcount)  # type: ignore[attr-defined]
+        added = set(session.scalars(_PG_REQUEST, {"ids": wanted, "now": now}))
+        return Requested(len(added), tuple(s for s in wanted if s not in added))
     ins = sqlite.insert(DetectionRequest).on_conflict_do_nothing(
         index_elements=["series_id"], index_where=_WAITING
     )
@@ -47,13 +66,37 @@ def request_checks(session: Session, series_ids: Sequence[int]) -> int:
         ins.returning(DetectionRequest.series_id),
         [{"series_id": sid, "requested_at": now} for sid in wanted],
     )
-    return len(inserted.all())
+    # On SQLite a claim waits for the upload's commit: nothing to ask again.
+    return Requested(len(inserted.all()))
+
+
+def request_again(session: Session, requested: Requested) -> int:
+    """After the upload's commit, in a transaction of its own: the series it found waiting are
+    asked for again (see above); returns how many were not waiting any more (their check's
+    wake-up is due). The upload is stored whatever happens here: on an error this logs and
+    returns 0, and the nightly pass covers the series. Not made durable at once (a crash in the
+    next moments loses it as it would lose the check's wake-up)."""
+    if not requested.waiting:
+        return 0
+    try:
+        session.execute(text("SET LOCAL synchronous_commit TO OFF"))
+        added = request_checks(session, requested.waiting).added
+        session.commit()
+    except Exception:
+        logger.warning("asking again for the checks of an upload's series failed", exc_info=True)
+        try:
+            session.rollback()
+        except Exception:
+            logger.warning("and so did its rollback", exc_info=True)
+        return 0
+    return added
 
 
 _PG_REQUEST = text(
     "INSERT INTO detection_requests (series_id, requested_at)"
     " SELECT unnest(CAST(:ids AS integer[])), :now"
     " ON CONFLICT (series_id) WHERE claimed_at IS NULL DO NOTHING"
+    " RETURNING series_id"
 ).bindparams(bindparam("now", type_=UTCDateTime))
 
 

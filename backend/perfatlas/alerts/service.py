@@ -18,6 +18,7 @@ from perfatlas.alerts.detection import (
     check_series,
     series_for_runs,
 )
+from perfatlas.alerts.pending import Requested
 from perfatlas.alerts.reconcile import Report
 from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, thresholds_for
 from perfatlas.alerts.tasks import DETECT_PENDING
@@ -31,6 +32,7 @@ __all__ = [
     "RETRYABLE",
     "VOLATILE_KEYS",
     "Report",
+    "Requested",
     "Thresholds",
     "alertable",
     "change_points",
@@ -41,6 +43,7 @@ __all__ = [
     "get_alert",
     "get_incident",
     "request_after_ingest",
+    "requested_after_commit",
     "rule_matches",
     "series_for_runs",
     "set_alert_status",
@@ -49,16 +52,26 @@ __all__ = [
 ]
 
 
-def request_after_ingest(session: Session, settings: Settings, stored: Sequence[Ingested]) -> int:
+def request_after_ingest(
+    session: Session, settings: Settings, stored: Sequence[Ingested]
+) -> Requested:
     """In the upload's transaction: one check request per series its new runs added results
     to (alerts/pending.py), so a burst of uploads to the same series makes one check, not one
-    per upload. Returns how many series were not waiting already: detect_after_ingest queues
-    a check only then."""
+    per upload. Once the upload is committed, `requested_after_commit` says whether a check's
+    wake-up is due."""
     if not settings.detect_on_ingest:
-        return 0
+        return Requested()
     return pending.request_checks(
         session, [sid for outcome in stored if outcome.created for sid in outcome.series_ids]
     )
+
+
+def requested_after_commit(session: Session, requested: Requested) -> int:
+    """After the upload's commit, in the same session: asks again for the series it found
+    waiting (a check may have read them before the commit: alerts/pending.py), and returns how
+    many series were not waiting, for detect_after_ingest (0: a check that will see them all is
+    queued or running)."""
+    return requested.added + pending.request_again(session, requested)
 
 
 async def detect_after_ingest(settings: Settings, created: int, requested: int) -> None:

@@ -56,7 +56,8 @@ def request_checks(self: Any, run_uuids: Sequence[str]) -> int:
     try:
         with task_session(settings) as session:
             series = detection.series_for_runs(session, run_uuids)
-            added = pending.request_checks(session, series)
+            # The runs were committed long ago: nothing to ask again (pending.request_again).
+            added = pending.request_checks(session, series).added
             session.commit()
     except detection.RETRYABLE as exc:
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc

@@ -10,7 +10,12 @@ from fastapi import APIRouter, BackgroundTasks, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from perfatlas.alerts.service import detect_after_ingest, request_after_ingest
+from perfatlas.alerts.service import (
+    Requested,
+    detect_after_ingest,
+    request_after_ingest,
+    requested_after_commit,
+)
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.auth.permissions import Principal
 from perfatlas.auth.service import check_agent
@@ -86,7 +91,7 @@ async def _import(
     for run in parsed.runs:
         check_agent(principal, agent=run.agent, field="query.agent")
 
-    def store() -> tuple[list[Ingested], int]:
+    def store() -> tuple[list[Ingested], Requested]:
         stored = service.store(
             session,
             parsed=parsed,
@@ -95,7 +100,11 @@ async def _import(
         )
         return stored, request_after_ingest(session, settings, stored)
 
-    outcomes, requested = await run_in_threadpool(lambda: commit_with_retry(session, store))
+    def store_and_ask_again() -> tuple[list[Ingested], int]:
+        outcomes, requested = commit_with_retry(session, store)
+        return outcomes, requested_after_commit(session, requested)
+
+    outcomes, requested = await run_in_threadpool(store_and_ask_again)
     created = sum(1 for o in outcomes if o.created)
     # After the response: the upload never waits for the broker.
     background.add_task(detect_after_ingest, settings, created, requested)

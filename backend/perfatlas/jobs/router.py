@@ -7,7 +7,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Path, Query, Request, Response
 
-from perfatlas.alerts.service import detect_after_ingest, request_after_ingest
+from perfatlas.alerts.service import (
+    Requested,
+    detect_after_ingest,
+    request_after_ingest,
+    requested_after_commit,
+)
 from perfatlas.api.deps import (
     AdminPrincipal,
     AgentPrincipal,
@@ -113,7 +118,7 @@ def complete_job(
     check_runs_agents(principal, [run.agent for run in body.runs])
     delays: list[float] = []
 
-    def work() -> tuple[list[Ingested], int]:
+    def work() -> tuple[list[Ingested], Requested]:
         delays.clear()
         _, stored = lifecycle.complete(
             session,
@@ -128,7 +133,8 @@ def complete_job(
 
     stored, requested = commit_with_retry(session, work)
     created = sum(1 for s in stored if s.created)
-    background.add_task(detect_after_ingest, settings, created, requested)
+    due = requested_after_commit(session, requested)
+    background.add_task(detect_after_ingest, settings, created, due)
     background.add_task(queue_sweeps, settings, delays)
     return queries.read_job(session, job_id=job_id)
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from perfatlas.alerts.service import request_after_ingest
+from perfatlas.alerts.service import Requested, request_after_ingest, requested_after_commit
 from perfatlas.core.config import Settings
 from perfatlas.core.db import commit_with_retry
 from perfatlas.runs.ingest import Ingested, ingest
@@ -262,8 +262,9 @@ def _stored_together(session: Session, settings: Settings, group: list[_Upload])
 def _commit(
     session: Session, settings: Settings, runs: Sequence[RunCreate]
 ) -> tuple[list[Ingested], int]:
-    def work() -> tuple[list[Ingested], int]:
+    def work() -> tuple[list[Ingested], Requested]:
         stored = ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels)
         return stored, request_after_ingest(session, settings, stored)
 
-    return commit_with_retry(session, work)
+    stored, requested = commit_with_retry(session, work)
+    return stored, requested_after_commit(session, requested)

@@ -21,10 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from perfatlas.agents.models import Agent
 from perfatlas.alerts import pending
 from perfatlas.alerts.models import DetectionRequest
+from perfatlas.alerts.service import request_after_ingest, requested_after_commit
 from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
 from perfatlas.main import create_app
-from perfatlas.runs.models import Series
+from perfatlas.runs.ingest import ingest
+from perfatlas.runs.models import Result, Series
+from perfatlas.runs.schemas import RunCreate
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.conftest import REDIS_URL
 from tests.factories import BASE_TIME, result, run_body
@@ -196,6 +199,48 @@ def test_an_upload_does_not_wait_for_a_check_that_holds_its_series(
         upload.join()
     assert not waited, "the upload waited for the check's transaction"
     assert answers == [201]
+    assert requests(factory) == [(sid, False) for sid in lab1]
+
+
+def test_an_upload_whose_request_was_claimed_before_its_commit_asks_again(
+    client: TestClient, settings: Settings, factory: sessionmaker[Session],
+    upload_headers: dict[str, str],
+) -> None:  # fmt: skip
+    """An upload that finds its series waiting relies on that request's check. When a check
+    claims the request between the upload's insert and its commit, it reads the series without
+    the upload's run: once committed, the upload asks again, and its series waits again. When
+    the request still waits, asking again adds nothing."""
+    assert client.post("/api/v1/runs", json=one_run(1, 1000.0), headers=upload_headers).is_success
+    lab1 = series_of(factory, "lab-1")
+    assert requests(factory) == [(sid, False) for sid in lab1]
+    late = RunCreate.model_validate(one_run(2, 800.0))
+    with factory() as upload, factory() as check:
+        stored = ingest(upload, runs=[late], ignore_labels=settings.series_ignore_labels)
+        requested = request_after_ingest(upload, settings, stored)
+        # Every series was waiting: the upload added no request, it relies on theirs.
+        assert requested.added == 0 and sorted(requested.waiting) == lab1
+        taken = pending.claim(check, 200)
+        assert taken is not None and taken.series_ids == lab1
+        # What the check reads of the series: the upload's run is not committed yet.
+        read = check.scalars(select(Result.run_uuid).where(Result.series_id.in_(lab1))).all()
+        assert late.uuid not in set(read) and len(read) == len(lab1)
+        upload.commit()
+        assert requested_after_commit(upload, requested) == len(lab1)
+        pending.finish(check, taken)
+        check.commit()
+    # The check's rows are gone and each series waits again, for the upload's sake.
+    assert requests(factory) == [(sid, False) for sid in lab1]
+
+    # A request that still waits when the upload commits covers it: nothing is added.
+    with factory() as upload:
+        stored = ingest(
+            upload, runs=[RunCreate.model_validate(one_run(3, 800.0))],
+            ignore_labels=settings.series_ignore_labels,
+        )  # fmt: skip
+        requested = request_after_ingest(upload, settings, stored)
+        assert requested.added == 0 and sorted(requested.waiting) == lab1
+        upload.commit()
+        assert requested_after_commit(upload, requested) == 0
     assert requests(factory) == [(sid, False) for sid in lab1]
 
 
