@@ -104,9 +104,9 @@ class GroupCommit:
     ) -> tuple[list[Ingested], int]:
         """Stores these runs (service.ingest) and requests their series' checks
         (alerts.service.request_after_ingest), committed: the outcome of each unique run in
-        the batch's order, and how many series were not waiting for a check already (those
-        of the whole group the runs were stored with: alerts.service.detect_after_ingest
-        queues a check's wake-up when it is not 0).
+        the batch's order, and how many series were not waiting for a check already, or no
+        longer once it committed (those of the whole group the runs were stored with:
+        alerts.service.detect_after_ingest queues a check's wake-up when it is not 0).
 
         `session` must hold no transaction: a thread that waits in the queue must not hold a
         connection, nor a snapshot or locks that the group's transaction could wait for."""
