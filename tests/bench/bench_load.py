@@ -61,6 +61,7 @@ from common import (
     sweep_run,
 )
 from loadgen import clients, cpu_seconds, gather, summary
+from long_series import AGENT as LONG_SERIES_AGENT
 
 HERE = Path(__file__).resolve().parent
 OUT = Path(os.environ.get("BENCH_LOAD_OUT", HERE / "results" / "load.json"))
@@ -88,12 +89,15 @@ TARGETS = {"upload_p99_ms": 500, "notify_delay_s": 60, "explore_p99_ms": 1000}
 
 
 def seeded_results(db: str) -> int | None:
-    """Results in `db` that the seeding stored (not this benchmark's uploads); None if no db."""
+    """Results in `db` that the seeding stored (not this benchmark's uploads, nor the long series
+    bench_server adds after its seeding: tests/bench/long_series.py); None if no db."""
     try:
         with psycopg.connect(admin_dsn(db)) as conn:
             row = conn.execute(
                 "SELECT count(*) FROM results WHERE run_id IN "
-                "(SELECT id FROM runs WHERE NOT (meta ? 'bench_load'))"
+                "(SELECT id FROM runs WHERE NOT (meta ? 'bench_load') AND agent_id NOT IN"
+                " (SELECT id FROM agents WHERE name = %s))",
+                (LONG_SERIES_AGENT,),
             ).fetchone()
     except psycopg.Error:
         return None
