@@ -14,7 +14,9 @@ An upload that finds its series waiting already relies on that row's check; but 
 claimed, and the series read, between the upload's insert and its commit, when the check cannot
 see the upload's results yet. So once committed, an upload asks again for the series it found
 waiting (`request_again`): if the row still waits, nothing happens (its check will see the
-upload); if it was claimed meanwhile, the series waits again. On SQLite the claim is a write,
+upload); if it was claimed meanwhile, the series waits again. (It asks for all its series
+then: one of its own requests claimed after its commit is checked once more, rarely, since
+the window is a moment.) On SQLite the claim is a write,
 and waits for the upload's commit."""
 
 from __future__ import annotations
@@ -41,11 +43,13 @@ _WAITING = DetectionRequest.claimed_at.is_(None)
 @dataclass(frozen=True)
 class Requested:
     """What an upload's requests did: how many series were not waiting already (when 0, a check
-    that will see them is queued or running, and nothing more needs sending), and the series
-    found waiting (to ask again once the upload is committed: `request_again`)."""
+    that will see them is queued or running, and nothing more needs sending), and the series to
+    ask for again once the upload is committed (`request_again`): all of them when some were
+    found waiting, none when every request was new (an upload of new series, say), so that the
+    common bulk upload pays nothing more."""
 
     added: int = 0
-    waiting: tuple[int, ...] = field(default=())
+    ask_again: tuple[int, ...] = field(default=())
 
 
 def request_checks(session: Session, series_ids: Sequence[int]) -> Requested:
@@ -57,8 +61,10 @@ def request_checks(session: Session, series_ids: Sequence[int]) -> Requested:
     if session.get_bind().dialect.name == "postgresql":
         # One array parameter, however many series (an upload of 1,000 runs touches thousands):
         # a row of parameters each cost the upload a fifth of its time.
-        added = set(session.scalars(_PG_REQUEST, {"ids": wanted, "now": now}))
-        return Requested(len(added), tuple(s for s in wanted if s not in added))
+        # The count, not the rows: RETURNING the ids of an upload of 6,000 new series cost
+        # it 5-7 ms more.
+        added = int(session.execute(_PG_REQUEST, {"ids": wanted, "now": now}).rowcount)  # type: ignore[attr-defined]
+        return Requested(added, () if added == len(wanted) else tuple(wanted))
     ins = sqlite.insert(DetectionRequest).on_conflict_do_nothing(
         index_elements=["series_id"], index_where=_WAITING
     )
@@ -71,16 +77,16 @@ def request_checks(session: Session, series_ids: Sequence[int]) -> Requested:
 
 
 def request_again(session: Session, requested: Requested) -> int:
-    """After the upload's commit, in a transaction of its own: the series it found waiting are
-    asked for again (see above); returns how many were not waiting any more (their check's
-    wake-up is due). The upload is stored whatever happens here: on an error this logs and
+    """After the upload's commit, in a transaction of its own: its series are asked for again
+    when it found some waiting (see above; a series whose request still waits adds nothing);
+    returns how many were not waiting any more (their check's wake-up is due). The upload is stored whatever happens here: on an error this logs and
     returns 0, and the nightly pass covers the series. Not made durable at once (a crash in the
     next moments loses it as it would lose the check's wake-up)."""
-    if not requested.waiting:
+    if not requested.ask_again:
         return 0
     try:
         session.execute(text("SET LOCAL synchronous_commit TO OFF"))
-        added = request_checks(session, requested.waiting).added
+        added = request_checks(session, requested.ask_again).added
         session.commit()
     except Exception:
         logger.warning("asking again for the checks of an upload's series failed", exc_info=True)
@@ -96,7 +102,6 @@ _PG_REQUEST = text(
     "INSERT INTO detection_requests (series_id, requested_at)"
     " SELECT unnest(CAST(:ids AS integer[])), :now"
     " ON CONFLICT (series_id) WHERE claimed_at IS NULL DO NOTHING"
-    " RETURNING series_id"
 ).bindparams(bindparam("now", type_=UTCDateTime))
 
 

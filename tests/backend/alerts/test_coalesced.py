@@ -218,7 +218,7 @@ def test_an_upload_whose_request_was_claimed_before_its_commit_asks_again(
         stored = ingest(upload, runs=[late], ignore_labels=settings.series_ignore_labels)
         requested = request_after_ingest(upload, settings, stored)
         # Every series was waiting: the upload added no request, it relies on theirs.
-        assert requested.added == 0 and sorted(requested.waiting) == lab1
+        assert requested.added == 0 and sorted(requested.ask_again) == lab1
         taken = pending.claim(check, 200)
         assert taken is not None and taken.series_ids == lab1
         # What the check reads of the series: the upload's run is not committed yet.
@@ -238,10 +238,23 @@ def test_an_upload_whose_request_was_claimed_before_its_commit_asks_again(
             ignore_labels=settings.series_ignore_labels,
         )  # fmt: skip
         requested = request_after_ingest(upload, settings, stored)
-        assert requested.added == 0 and sorted(requested.waiting) == lab1
+        assert requested.added == 0 and sorted(requested.ask_again) == lab1
         upload.commit()
         assert requested_after_commit(upload, requested) == 0
     assert requests(factory) == [(sid, False) for sid in lab1]
+
+    # An upload whose requests are all new (its series are new) has nothing to ask again.
+    with factory() as upload:
+        stored = ingest(
+            upload, runs=[RunCreate.model_validate(one_run(4, 900.0, agent="lab-9"))],
+            ignore_labels=settings.series_ignore_labels,
+        )  # fmt: skip
+        requested = request_after_ingest(upload, settings, stored)
+        assert requested.added == len(METRICS) and requested.ask_again == ()
+        upload.commit()
+        assert requested_after_commit(upload, requested) == len(METRICS)
+    lab9 = series_of(factory, "lab-9")
+    assert requests(factory) == sorted((sid, False) for sid in lab1 + lab9)
 
 
 def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
