@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, or_, select, text, update
 from sqlalchemy.dialects import sqlite
@@ -49,7 +49,7 @@ class Requested:
     common bulk upload pays nothing more."""
 
     added: int = 0
-    ask_again: tuple[int, ...] = field(default=())
+    ask_again: tuple[int, ...] = ()
 
 
 def request_checks(session: Session, series_ids: Sequence[int]) -> Requested:

@@ -4,7 +4,8 @@ alert state machine), incidents.py (grouping by cause) and triage.py (a person's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -24,6 +25,7 @@ from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, threshol
 from perfatlas.alerts.tasks import DETECT_PENDING
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
 from perfatlas.core.config import Settings
+from perfatlas.core.db import commit_with_retry
 from perfatlas.rollups.service import FOLD_ROLLUPS
 from perfatlas.runs.service import Ingested
 from perfatlas.worker.celery_app import enqueue_coalesced_async
@@ -39,6 +41,7 @@ __all__ = [
     "check_all",
     "check_runs",
     "check_series",
+    "commit_ingest",
     "detect_after_ingest",
     "get_alert",
     "get_incident",
@@ -64,6 +67,18 @@ def request_after_ingest(
     return pending.request_checks(
         session, [sid for outcome in stored if outcome.created for sid in outcome.series_ids]
     )
+
+
+T = TypeVar("T")
+
+
+def commit_ingest(session: Session, work: Callable[[], tuple[T, Requested]]) -> tuple[T, int]:
+    """An ingest's `work` (ending with request_after_ingest) committed by core.db's
+    commit_with_retry, then requested_after_commit: what the work stored, and how many series'
+    checks are due (for detect_after_ingest). Every path that stores runs commits through here,
+    so none forgets to ask again."""
+    stored, requested = commit_with_retry(session, work)
+    return stored, requested_after_commit(session, requested)
 
 
 def requested_after_commit(session: Session, requested: Requested) -> int:

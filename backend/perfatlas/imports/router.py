@@ -12,14 +12,13 @@ from starlette.datastructures import UploadFile
 
 from perfatlas.alerts.service import (
     Requested,
+    commit_ingest,
     detect_after_ingest,
     request_after_ingest,
-    requested_after_commit,
 )
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.auth.permissions import Principal
 from perfatlas.auth.service import check_agent
-from perfatlas.core.db import commit_with_retry
 from perfatlas.core.errors import Invalid
 from perfatlas.core.inputs import RunTime
 from perfatlas.imports import service
@@ -100,11 +99,7 @@ async def _import(
         )
         return stored, request_after_ingest(session, settings, stored)
 
-    def store_and_ask_again() -> tuple[list[Ingested], int]:
-        outcomes, requested = commit_with_retry(session, store)
-        return outcomes, requested_after_commit(session, requested)
-
-    outcomes, requested = await run_in_threadpool(store_and_ask_again)
+    outcomes, requested = await run_in_threadpool(lambda: commit_ingest(session, store))
     created = sum(1 for o in outcomes if o.created)
     # After the response: the upload never waits for the broker.
     background.add_task(detect_after_ingest, settings, created, requested)

@@ -9,9 +9,9 @@ from fastapi import APIRouter, BackgroundTasks, Path, Query, Request, Response
 
 from perfatlas.alerts.service import (
     Requested,
+    commit_ingest,
     detect_after_ingest,
     request_after_ingest,
-    requested_after_commit,
 )
 from perfatlas.api.deps import (
     AdminPrincipal,
@@ -24,7 +24,6 @@ from perfatlas.api.deps import (
 )
 from perfatlas.auth.service import check_runs_agents
 from perfatlas.confirm import service as confirm
-from perfatlas.core.db import commit_with_retry
 from perfatlas.core.inputs import INT32_MAX
 from perfatlas.jobs import claim, lifecycle, queries
 from perfatlas.jobs.enums import JobKind, JobStatus
@@ -131,10 +130,9 @@ def complete_job(
         confirm.settle_finished(session, settings=settings, delays=delays, job_ids=[job_id])
         return stored, request_after_ingest(session, settings, stored)
 
-    stored, requested = commit_with_retry(session, work)
+    stored, requested = commit_ingest(session, work)
     created = sum(1 for s in stored if s.created)
-    due = requested_after_commit(session, requested)
-    background.add_task(detect_after_ingest, settings, created, due)
+    background.add_task(detect_after_ingest, settings, created, requested)
     background.add_task(queue_sweeps, settings, delays)
     return queries.read_job(session, job_id=job_id)
 

@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from perfatlas.alerts.service import Requested, request_after_ingest, requested_after_commit
+from perfatlas.alerts.service import Requested, commit_ingest, request_after_ingest
 from perfatlas.core.config import Settings
-from perfatlas.core.db import commit_with_retry
 from perfatlas.runs.ingest import Ingested, ingest
 from perfatlas.runs.schemas import RunCreate
 
@@ -266,5 +265,4 @@ def _commit(
         stored = ingest(session, runs=runs, ignore_labels=settings.series_ignore_labels)
         return stored, request_after_ingest(session, settings, stored)
 
-    stored, requested = commit_with_retry(session, work)
-    return stored, requested_after_commit(session, requested)
+    return commit_ingest(session, work)
