@@ -35,21 +35,39 @@ async def get_settings_dep(request: Request) -> Settings:
 async def get_session(request: Request) -> AsyncIterator[Session]:
     """The request's session. Making it does no I/O, and the routes' queries run in their own
     worker threads; closing it does only when a transaction is still open (a read's, or a write
-    that failed), and then runs in a worker thread (the rollback is a round trip): after a
-    commit, it is only bookkeeping."""
+    that failed), and then runs in a worker thread (ending the transaction is a round trip):
+    after a commit, it is only bookkeeping."""
     session: Session = request.app.state.session_factory()
+    succeeded = False
     try:
         yield session
+        succeeded = True
     finally:
         if not session.in_transaction():
             session.close()
         else:
+            # A GET that succeeded ends in COMMIT, which to PostgreSQL is ROLLBACK for a
+            # transaction that wrote nothing. psycopg forgets its prepared statements at every
+            # ROLLBACK (it cannot know what the transaction undid), so reads ending in one had
+            # every statement planned again at each request: on a small machine, planning the
+            # series points' statement took longer than running it. A GET's routes write only
+            # what they commit themselves (a token's last use); whatever failed, and every
+            # other method's open transaction, is rolled back.
+            end = _commit_and_close if succeeded and request.method in _READS else Session.close
             # Not on the shared threads' limit, as FastAPI runs the exit of a plain-function
             # dependency: a session holding its connection must never wait for a thread that
             # may itself be waiting for a connection (the guard's token lookups are outside
             # api.admission's bound).
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+                await anyio.to_thread.run_sync(end, session, limiter=anyio.CapacityLimiter(1))
+
+
+_READS = frozenset({"GET", "HEAD"})
+
+
+def _commit_and_close(session: Session) -> None:
+    session.commit()
+    session.close()
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]

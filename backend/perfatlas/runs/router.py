@@ -282,8 +282,9 @@ def get_series_points(
         with_samples=samples, fields=wanted,
     )  # fmt: skip
     # The read is over: ended here, in this thread, the session's closing needs no trip to
-    # another (api.deps.get_session).
-    session.rollback()
+    # another; with a COMMIT, as api.deps.get_session ends a read, so that its statements stay
+    # prepared.
+    session.commit()
     header = SeriesRead(**series._asdict(), points=points.total, last_at=points.last_at).model_dump(
         mode="json"
     )

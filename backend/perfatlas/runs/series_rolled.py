@@ -15,7 +15,14 @@ its latest start at or after F. When the full chunks hold fewer than `limit`, al
 Both lookups are index ranges: what is read grows with `limit` and with the series' variants
 (a head each, up to CHUNK_RECORDS records), not with the series' length. The series' count is
 its digests' and the pending runs'; its newest start is among the records read, which are
-sorted here."""
+sorted here.
+
+How they are read: a row per chunk, then one for the pending results and the count. The
+chunks aggregated into one 800 kB value took twice as long to arrive as 500 rows of 1.6 kB. Each
+chunk is looked up by its key (LATERAL ... LIMIT 1) because the statement is prepared once a
+connection has run it five times (api.deps.get_session keeps prepared statements), and the
+generic plan of a plain join merged every rollup row of the series with the chosen chunks:
+what grows with the series' length, 6 ms instead of 0.3 for ten points at 1 M results."""
 
 from __future__ import annotations
 
@@ -25,7 +32,6 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from perfatlas.core import pgarrays
 from perfatlas.rollups import fold
 from perfatlas.rollups.records import (
     EPOCH,
@@ -51,21 +57,22 @@ WITH top AS (
     AND last_started >= coalesce((SELECT f FROM floor), -9223372036854775808)
   UNION
   SELECT variant_id, head_chunk FROM explore_digests WHERE series_id = %(series_id)s
-), pending AS (
+)
+SELECT r.records, r.count, coalesce(v.environment_id, 0), NULL::bigint
+FROM chosen
+CROSS JOIN LATERAL (
+  SELECT records, count FROM explore_rollups
+  WHERE series_id = %(series_id)s AND variant_id = chosen.variant_id AND chunk = chosen.chunk
+  LIMIT 1
+) r
+JOIN run_variants v ON v.id = chosen.variant_id
+UNION ALL
+SELECT (
   SELECT string_agg({PG_RECORD_SQL} || int4send(coalesce(environment_id, 0)), ''::bytea)
-    AS packed
   FROM rollup_pending p JOIN results x ON x.run_id = p.run_id
   WHERE metric = (SELECT metric FROM series WHERE id = %(series_id)s)
     AND series_id = %(series_id)s AND flags & {CONFIRMING} = 0
-)
-SELECT string_agg(r.records, ''::bytea), array_send(array_agg(r.count)),
-       array_send(array_agg(coalesce(v.environment_id, 0))),
-       (SELECT coalesce(sum(count), 0) FROM explore_digests WHERE series_id = %(series_id)s),
-       (SELECT packed FROM pending)
-FROM chosen
-JOIN explore_rollups r
-  ON r.series_id = %(series_id)s AND r.variant_id = chosen.variant_id AND r.chunk = chosen.chunk
-JOIN run_variants v ON v.id = chosen.variant_id
+), NULL, NULL, (SELECT coalesce(sum(count), 0) FROM explore_digests WHERE series_id = %(series_id)s)
 """
 
 
@@ -77,18 +84,22 @@ def newest_points(
     and its newest start."""
     chunks = -(-limit // fold.CHUNK_RECORDS)
     with raw.cursor(binary=True) as cur:
-        row = cur.execute(
+        rows = cur.execute(
             _SQL, {"series_id": series_id, "limit": limit, "chunks": chunks}
-        ).fetchone()
-    assert row is not None  # an aggregate without GROUP BY always answers one row
-    packed, counts, environments, folded, pending = row
+        ).fetchall()
+    # The chunks' rows, then one of the pending results and the series' folded count (the only
+    # row without a chunk's count).
+    summary = next(row for row in rows if row[1] is None)
+    chunks_read = [row for row in rows if row[1] is not None]
+    pending, folded = summary[0], summary[3]
     given = np.frombuffer(pending or b"", dtype=_PG_POINT)
     late = from_postgresql_fields(given)
-    folded_records = np.frombuffer(packed or b"", dtype=RECORD)
+    folded_records = np.frombuffer(b"".join(row[0] for row in chunks_read), dtype=RECORD)
     # Most series have no pending run: then the records are read where they arrived.
     records = np.concatenate([folded_records, late]) if len(late) else folded_records
     environment = np.repeat(
-        np.asarray(pgarrays.ints(environments)), np.asarray(pgarrays.ints(counts))
+        np.fromiter((row[2] for row in chunks_read), np.int64, len(chunks_read)),
+        np.fromiter((row[1] for row in chunks_read), np.int64, len(chunks_read)),
     )
     if len(late):
         environment = np.concatenate([environment, given["environment_id"].astype(np.int64)])
