@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import select as _select
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -11,7 +12,7 @@ import orjson
 import psycopg
 from sqlalchemy import Engine, String, Text, bindparam, cast, create_engine, event, func, select
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 T = TypeVar("T")
@@ -73,7 +74,31 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+    engine = create_engine(url, pool_size=10, max_overflow=10)
+    event.listen(engine, "checkout", _live_or_replaced(engine.dialect))
+    return engine
+
+
+def _live_or_replaced(dialect: Any) -> Callable[[Any, Any, Any], None]:
+    """A pooled connection is handed out only if it is still open; the pool replaces one that
+    is not (DisconnectionError). SQLAlchemy's pre-ping asks the server each time, a round
+    trip for every request; here the server is asked only when something arrived on the idle
+    connection, as it does when the server ends it (a restart, an administrator's command, an
+    idle timeout: a last message, then the end of the stream)."""
+
+    def check(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        pgconn = dbapi_connection.pgconn
+        if pgconn.status != psycopg.pq.ConnStatus.OK:
+            raise DisconnectionError("the connection is closed")
+        poller = _select.poll()
+        poller.register(pgconn.socket, _select.POLLIN)
+        if poller.poll(0):
+            try:
+                dialect.do_ping(dbapi_connection)
+            except psycopg.Error as exc:
+                raise DisconnectionError("the server ended the connection") from exc
+
+    return check
 
 
 @lru_cache
