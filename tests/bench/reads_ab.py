@@ -1,0 +1,159 @@
+"""Read requests of two versions of the code, alternated on the database bench_server.py left
+(perfatlas_bench, 1 M results): an A/B of the read paths on one machine, where a single run's
+figures move with the machine more than with a change.
+
+Each round serves each tree in turn (`uvicorn perfatlas.main:create_app` with the tree's
+backend first on PYTHONPATH, every explore answer computed) and times, one request at a time:
+a series' points (10 and 10,000, as the UI asks), each explore case, /health, and the other
+GET routes a user reads (runs, series, a run, catalog, compare, change points, alerts,
+incidents, agents), with their parameters cycling over workloads, agents, runs and series. Each
+is asked WARMUP times first: a connection prepares a statement the fifth time it runs it, and
+PostgreSQL may plan it generically from the sixth, so the timed requests are the steady state.
+
+Usage: python reads_ab.py BEFORE_BACKEND AFTER_BACKEND [ROUNDS] (a backend is a folder holding
+the perfatlas package: `git worktree add /tmp/base <commit>` gives /tmp/base/backend).
+Writes BENCH_OUT (default results/reads-ab.json): per case and tree each round's p50 and p95."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+
+# Run as a script: its own folder is on sys.path.
+from common import (  # isort: skip
+    EXPLORE_CASES, SERIES_POINTS, admin_dsn, create_token, free_port, percentile, perfatlas_env,
+    stop_process,
+)  # fmt: skip
+
+DB = "perfatlas_bench"
+WARMUP = 12
+TIMED = {"points": 100, "explore": 30, "other": 30}
+Request = tuple[str, dict[str, Any] | None]
+
+
+def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]:
+    """Each case's kind and the requests it cycles through, from what the database holds."""
+    workloads = [r[0] for r in conn.execute("SELECT DISTINCT workload FROM runs ORDER BY 1")]
+    agents = [r[0] for r in conn.execute("SELECT name FROM agents ORDER BY name LIMIT 5")]
+    runs = [str(r[0]) for r in conn.execute("SELECT uuid FROM runs ORDER BY id DESC LIMIT 10")]
+    series = [r[0] for r in conn.execute("SELECT id FROM series ORDER BY id LIMIT 400")][::40]
+    pairs = conn.execute(
+        "SELECT a.uuid, b.uuid FROM runs a JOIN runs b ON b.workload = a.workload"
+        " AND b.agent_id = a.agent_id AND b.id = a.id - 5 ORDER BY a.id DESC LIMIT 10"
+    ).fetchall()
+    (points_series,) = conn.execute(
+        "SELECT s.id FROM series s WHERE s.workload = 'smallfile' AND s.metric = 'm0.mb_per_s'"
+        " ORDER BY s.id LIMIT 1"
+    ).fetchone() or (None,)
+    points = f"/api/v1/series/{points_series}/points"
+    ui = {"samples": "false", "fields": "run,p5,p95"}
+    found: dict[str, tuple[str, list[Request]]] = {
+        "points_10": ("points", [(points, {**ui, "limit": 10})]),
+        f"points_{SERIES_POINTS}": ("points", [(points, {**ui, "limit": SERIES_POINTS})]),
+        "health": ("points", [("/api/v1/health", None)]),
+    }
+    for name, params in EXPLORE_CASES.items():
+        found[name] = ("explore", [("/api/v1/explore", params)])
+    found.update({
+        "runs_by_workload": ("other", [("/api/v1/runs", {"workload": w}) for w in workloads]),
+        "runs_by_agent": ("other", [("/api/v1/runs", {"agent": a}) for a in agents]),
+        "run": ("other", [(f"/api/v1/runs/{u}", None) for u in runs]),
+        "series_by_workload": ("other", [("/api/v1/series", {"workload": w}) for w in workloads]),
+        "series_by_agent_and_metric": (
+            "other", [("/api/v1/series", {"agent": a, "metric": "m0.mb_per_s"}) for a in agents]),
+        "catalog": ("other", [("/api/v1/catalog", {"workload": w}) for w in workloads]),
+        "compare": ("other", [("/api/v1/compare", {"runs": f"{a},{b}"}) for a, b in pairs]),
+        "change_points": (
+            "other", [(f"/api/v1/series/{s}/change-points", None) for s in series]),
+        "alerts": ("other", [("/api/v1/alerts", {"limit": 50})]),
+        "incidents": ("other", [("/api/v1/incidents", None)]),
+        "agents": ("other", [("/api/v1/agents", None)]),
+    })  # fmt: skip
+    return found
+
+
+def serve(env: dict[str, str], backend: str) -> tuple[subprocess.Popen[bytes], str]:
+    command = [sys.executable, "-m", "uvicorn", "--factory", "perfatlas.main:create_app",
+               "--port", env["PERFATLAS_PORT"], "--no-access-log", "--log-level", "warning"]  # fmt: skip
+    server = subprocess.Popen(command, env={**env, "PYTHONPATH": backend}, cwd="/")
+    base = f"http://127.0.0.1:{env['PERFATLAS_PORT']}"
+    for _ in range(600):
+        try:
+            if httpx.get(f"{base}/api/v1/health").status_code == 200:
+                return server, base
+        except httpx.TransportError:
+            pass
+        if server.poll() is not None:
+            raise SystemExit(f"the server of {backend} exited ({server.returncode})")
+        time.sleep(0.1)
+    raise SystemExit(f"the server of {backend} did not answer")
+
+
+def timed(client: httpx.Client, requests: list[Request], repeats: int) -> dict[str, float]:
+    cycle = itertools.cycle(requests)
+    for _ in range(WARMUP):
+        path, params = next(cycle)
+        client.get(path, params=params).raise_for_status()
+    times = []
+    for _ in range(repeats):
+        path, params = next(cycle)
+        started = time.perf_counter()
+        response = client.get(path, params=params)
+        times.append((time.perf_counter() - started) * 1000)
+        response.raise_for_status()
+    return {"p50_ms": round(percentile(times, 0.5), 2), "p95_ms": round(percentile(times, 0.95), 2)}
+
+
+def main() -> None:
+    before, after = sys.argv[1], sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    env = perfatlas_env(DB, free_port(), PERFATLAS_EXPLORE_CACHE_MB="0")
+    token = create_token(env, "read")
+    with psycopg.connect(admin_dsn(DB)) as conn:
+        found = cases(conn)
+    trees = {"before": before, "after": after}
+    rows: dict[str, dict[str, list[dict[str, float]]]] = {n: {t: [] for t in trees} for n in found}
+    for round_ in range(rounds):
+        for tree, backend in trees.items():
+            server, base = serve(env, backend)
+            try:
+                headers = {"Authorization": f"Bearer {token}"}
+                with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
+                    for name, (kind, requests) in found.items():
+                        rows[name][tree].append(timed(client, requests, TIMED[kind]))
+            finally:
+                stop_process(server)
+            print(f"round {round_ + 1}/{rounds}: {tree} done", flush=True)
+    summary = {
+        name: {
+            tree: {"p50_ms_median_of_rounds": percentile([r["p50_ms"] for r in runs], 0.5),
+                   "rounds": runs}
+            for tree, runs in by_tree.items()
+        }
+        for name, by_tree in rows.items()
+    }  # fmt: skip
+    report = {
+        "benchmark": "reads_ab", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "database": DB, "before": before, "after": after, "rounds": rounds,
+        "warmup": WARMUP, "timed": TIMED, "load_average": os.getloadavg(), "cases": summary,
+    }  # fmt: skip
+    out = Path(os.environ.get("BENCH_OUT", Path(__file__).parent / "results" / "reads-ab.json"))
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    for name, by_tree in summary.items():
+        b, a = (by_tree[t]["p50_ms_median_of_rounds"] for t in trees)
+        print(f"{name:36s} p50 {b:8.1f} -> {a:8.1f} ms")
+    print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
