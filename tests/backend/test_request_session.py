@@ -10,13 +10,17 @@ from typing import Any
 
 import anyio
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
-from perfatlas.api.deps import get_session
+from perfatlas.api.deps import ReadPrincipal, SessionDep, get_session
 from perfatlas.auth.models import ApiToken
 from perfatlas.auth.service import issue_token
+from perfatlas.core.config import Settings
 from perfatlas.core.db import make_engine, session_factory
+from perfatlas.core.errors import NotFound
+from perfatlas.main import create_app
 
 PREPARED = text("SELECT count(*) FROM pg_prepared_statements")
 BACKEND_PID = text("SELECT pg_backend_pid()")
@@ -46,7 +50,7 @@ def test_a_get_that_succeeded_keeps_the_connections_prepared_statements(pg_url: 
     try:
 
         def read(session: Session) -> tuple[int, int]:
-            # psycopg prepares a statement the fifth time a connection runs it.
+            # psycopg prepares a statement the sixth time a connection runs it.
             for _ in range(6):
                 session.execute(select(ApiToken.id).where(ApiToken.name == "nobody")).all()
             return session.execute(BACKEND_PID).scalar_one(), session.execute(PREPARED).scalar_one()
@@ -88,3 +92,34 @@ def test_a_get_that_succeeded_keeps_what_it_wrote(engine: Engine) -> None:
     with Session(engine) as session:
         kept = session.scalars(select(ApiToken).where(ApiToken.name == "kept-by-a-get")).all()
         assert len(kept) == 1
+
+
+def test_what_a_get_left_unflushed_is_not_written(engine: Engine) -> None:
+    def add(session: Session) -> None:
+        session.add(ApiToken(name="unflushed", scope="read", token_hash="0" * 64, prefix="pa_x"))
+
+    anyio.run(partial(_route, get_session(_request(engine, "GET")), add, fails=False))
+    with Session(engine) as session:
+        assert session.scalars(select(ApiToken).where(ApiToken.name == "unflushed")).all() == []
+    assert engine.pool.checkedout() == 0
+
+
+def test_a_get_route_that_wrote_then_failed_leaves_nothing_through_the_app(
+    settings: Settings, engine: Engine, read_headers: dict[str, str]
+) -> None:
+    """The same through FastAPI and its error handlers: the route's error reaches the session
+    (as a 404 here), and the answer is the API's error."""
+    app = create_app(settings)
+
+    @app.get("/api/v1/test-wrote-then-failed")
+    def wrote_then_failed(session: SessionDep, _: ReadPrincipal) -> dict[str, str]:
+        issue_token(session, name="wrote-then-failed", scope="read")
+        raise NotFound("nothing here after all")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/api/v1/test-wrote-then-failed", headers=read_headers)
+    assert answer.status_code == 404, answer.text
+    assert "nothing here after all" in answer.text
+    with Session(engine) as session:
+        stored = session.scalars(select(ApiToken).where(ApiToken.name == "wrote-then-failed"))
+        assert stored.all() == []

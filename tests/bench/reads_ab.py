@@ -7,8 +7,10 @@ backend first on PYTHONPATH, every explore answer computed) and times, one reque
 a series' points (10 and 10,000, as the UI asks), each explore case, /health, and the other
 GET routes a user reads (runs, series, a run, catalog, compare, change points, alerts,
 incidents, agents), with their parameters cycling over workloads, agents, runs and series. Each
-is asked WARMUP times first: a connection prepares a statement the fifth time it runs it, and
-PostgreSQL may plan it generically from the sixth, so the timed requests are the steady state.
+is asked WARMUP times first: a connection prepares a statement the sixth time it runs it, and
+PostgreSQL plans it generically (when it judges that cheaper) from the sixth run of the prepared
+statement on, so the timed requests are the steady state (one request at a time is served by
+one pooled connection, the most recently returned).
 
 Usage: python reads_ab.py BEFORE_BACKEND AFTER_BACKEND [ROUNDS] (a backend is a folder holding
 the perfatlas package: `git worktree add /tmp/base <commit>` gives /tmp/base/backend).
@@ -36,7 +38,7 @@ from common import (  # isort: skip
 )  # fmt: skip
 
 DB = "perfatlas_bench"
-WARMUP = 12
+WARMUP = 25
 TIMED = {"points": 100, "explore": 30, "other": 30}
 Request = tuple[str, dict[str, Any] | None]
 

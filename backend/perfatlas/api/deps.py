@@ -66,8 +66,14 @@ _READS = frozenset({"GET", "HEAD"})
 
 
 def _commit_and_close(session: Session) -> None:
-    session.commit()
-    session.close()
+    """Ends a GET's transaction with COMMIT; but what the route left unflushed (an object added
+    or changed and never sent) is dropped, as any other method's is: a GET's own writes are
+    only those it flushed."""
+    try:
+        if not (session.new or session.dirty or session.deleted):
+            session.commit()
+    finally:
+        session.close()
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]

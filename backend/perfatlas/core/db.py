@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import select as _select
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 T = TypeVar("T")
 COMMIT_ATTEMPTS = 3
+# A pooled connection idle this long is pinged before it is handed out (core.db.make_engine).
+IDLE_PING_SECONDS = 30.0
 
 
 # An execution option: the statement's rows come back in PostgreSQL's binary format (arrays,
@@ -58,7 +61,7 @@ def key_in(session: Session, column: Any, keys: Sequence[Any]) -> Iterable[Any]:
         yield column.in_(items[start : start + KEYS_PER_CHUNK])
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, idle_ping_seconds: float = IDLE_PING_SECONDS) -> Engine:
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
@@ -74,25 +77,41 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    engine = create_engine(url, pool_size=10, max_overflow=10)
-    event.listen(engine, "checkout", _live_or_replaced(engine.dialect))
+    engine = create_engine(
+        url, pool_size=10, max_overflow=10,
+        # The most recently returned connection first: the few a steady load needs stay warm
+        # (their prepared statements), and the others idle out of the way.
+        pool_use_lifo=True,
+        # A server that vanished without a word (a host gone, a connection dropped on the way)
+        # is found out within a minute of idleness, as an error on the socket.
+        connect_args={"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                      "keepalives_count": 3},
+    )  # fmt: skip
+    event.listen(engine, "checkin", _returned_at)
+    event.listen(engine, "checkout", _live_or_replaced(engine.dialect, idle_ping_seconds))
     return engine
 
 
-def _live_or_replaced(dialect: Any) -> Callable[[Any, Any, Any], None]:
+def _returned_at(_dbapi_connection: Any, record: Any) -> None:
+    record.info["returned_at"] = time.monotonic()
+
+
+def _live_or_replaced(dialect: Any, idle_ping_seconds: float) -> Callable[[Any, Any, Any], None]:
     """A pooled connection is handed out only if it is still open; the pool replaces one that
     is not (DisconnectionError). SQLAlchemy's pre-ping asks the server each time, a round
-    trip for every request; here the server is asked only when something arrived on the idle
-    connection, as it does when the server ends it (a restart, an administrator's command, an
-    idle timeout: a last message, then the end of the stream)."""
+    trip for every request. Here the server is asked only when the connection has been idle
+    for idle_ping_seconds, or when something arrived on it while it was: a server ending a
+    connection (a restart, an administrator's command, an idle timeout) sends a last message
+    and then the end of the stream, and a lost peer gives the socket an error (keepalives)."""
 
-    def check(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    def check(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         pgconn = dbapi_connection.pgconn
         if pgconn.status != psycopg.pq.ConnStatus.OK:
             raise DisconnectionError("the connection is closed")
+        idle = time.monotonic() - record.info.get("returned_at", time.monotonic())
         poller = _select.poll()
         poller.register(pgconn.socket, _select.POLLIN)
-        if poller.poll(0):
+        if idle >= idle_ping_seconds or poller.poll(0):
             try:
                 dialect.do_ping(dbapi_connection)
             except psycopg.Error as exc:

@@ -225,6 +225,10 @@ class LongPoll:
 
     def _read(self) -> Fingerprint:
         with self.factory() as session:
+            # One statement, its own transaction: no ROLLBACK at the end, which would make
+            # psycopg forget the pooled connection's prepared statements (api.deps.get_session)
+            # every second while an agent waits.
+            session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
             return fingerprint(session)
 
     async def _watch(self) -> None:
