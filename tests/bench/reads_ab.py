@@ -2,8 +2,8 @@
 (perfatlas_bench, 1 M results): an A/B of the read paths on one machine, where a single run's
 figures move with the machine more than with a change.
 
-Each round serves each tree in turn (`uvicorn perfatlas.main:create_app` with the tree's
-backend first on PYTHONPATH, every explore answer computed) and times, one request at a time:
+Each round serves each tree in turn (`perfatlas serve` with the tree's backend first on
+PYTHONPATH, every explore answer computed) and times, one request at a time:
 a series' points (10 and 10,000, as the UI asks), each explore case, /health, and the other
 GET routes a user reads (runs, series, a run, catalog, compare, change points, alerts,
 incidents, agents), with their parameters cycling over workloads, agents, runs and series. Each
@@ -22,7 +22,6 @@ import datetime as dt
 import itertools
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,7 +33,7 @@ import psycopg
 # Run as a script: its own folder is on sys.path.
 from common import (  # isort: skip
     EXPLORE_CASES, SERIES_POINTS, admin_dsn, create_token, free_port, percentile, perfatlas_env,
-    stop_process,
+    start_server, stop_process,
 )  # fmt: skip
 
 DB = "perfatlas_bench"
@@ -84,23 +83,6 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
     return found
 
 
-def serve(env: dict[str, str], backend: str) -> tuple[subprocess.Popen[bytes], str]:
-    command = [sys.executable, "-m", "uvicorn", "--factory", "perfatlas.main:create_app",
-               "--port", env["PERFATLAS_PORT"], "--no-access-log", "--log-level", "warning"]  # fmt: skip
-    server = subprocess.Popen(command, env={**env, "PYTHONPATH": backend}, cwd="/")
-    base = f"http://127.0.0.1:{env['PERFATLAS_PORT']}"
-    for _ in range(600):
-        try:
-            if httpx.get(f"{base}/api/v1/health").status_code == 200:
-                return server, base
-        except httpx.TransportError:
-            pass
-        if server.poll() is not None:
-            raise SystemExit(f"the server of {backend} exited ({server.returncode})")
-        time.sleep(0.1)
-    raise SystemExit(f"the server of {backend} did not answer")
-
-
 def timed(client: httpx.Client, requests: list[Request], repeats: int) -> dict[str, float]:
     cycle = itertools.cycle(requests)
     for _ in range(WARMUP):
@@ -127,7 +109,7 @@ def main() -> None:
     rows: dict[str, dict[str, list[dict[str, float]]]] = {n: {t: [] for t in trees} for n in found}
     for round_ in range(rounds):
         for tree, backend in trees.items():
-            server, base = serve(env, backend)
+            server, base = start_server({**env, "PYTHONPATH": backend})
             try:
                 headers = {"Authorization": f"Bearer {token}"}
                 with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
