@@ -26,33 +26,13 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
+from perfatlas.models import Base
 
 REPO = Path(__file__).resolve().parents[1]
 PG_SERVER = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
-TABLES = (
-    "reports",
-    "rollup_pending",
-    "explore_rollups",
-    "explore_digests",
-    "explore_chunk_bounds",
-    "run_variants",
-    "jobs",
-    "schedules",
-    "agent_enrollment_tokens",
-    "detection_requests",
-    "notifications",
-    "notification_channels",
-    "alerts",
-    "incidents",
-    "alert_rules",
-    "attachments",
-    "results",
-    "series",
-    "runs",
-    "environments",
-    "agents",
-    "api_tokens",
-)
+# Every table of the schema, emptied after each test that used the shared database (a table
+# left off a hand-kept list kept its rows from one test to the next).
+TABLES = tuple(Base.metadata.tables)
 
 
 def _admin_dsn() -> str:

@@ -10,7 +10,7 @@ from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.reports.models import Report
 from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
-from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.models import CatalogValue, Environment, Result, Run, RunCount, Series
 from perfatlas.schedules.models import Schedule
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "ApiToken",
     "Attachment",
     "Base",
+    "CatalogValue",
     "Channel",
     "DetectionRequest",
     "EnrollmentToken",
@@ -32,6 +33,7 @@ __all__ = [
     "Result",
     "RollupPending",
     "Run",
+    "RunCount",
     "RunVariant",
     "Schedule",
     "Series",

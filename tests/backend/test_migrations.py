@@ -3,14 +3,17 @@ and downgrade back to nothing."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
+import orjson
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, select
 
+from perfatlas.agents.models import Agent
 from perfatlas.cli import _alembic_config
 from perfatlas.core.config import Settings
 from perfatlas.core.db import make_engine, session_factory
@@ -19,9 +22,11 @@ from perfatlas.rollups import service as rollups
 from perfatlas.rollups.models import ChunkBounds, ExploreRollup
 from perfatlas.rollups.records import unpack
 from perfatlas.runs import service as runs_service
+from perfatlas.runs.models import CatalogValue, RunCount
 from perfatlas.runs.schemas import RunCreate
 from tests.backend.rollups.history import bodies
 from tests.conftest import _db_name, create_database, drop_database
+from tests.factories import run_body
 
 
 def _diff(url: str) -> list[object]:
@@ -111,3 +116,60 @@ def test_full_chunks_bounds_are_computed_from_the_records_of_existing_rollups(
     # The same rows as the fold wrote as it filled the chunks.
     assert {(k[0], k[1], k[2], b.first_started, b.last_started)
             for k, b in bounds.items()} == made_by_fold  # fmt: skip
+
+
+def test_run_counts_and_catalog_values_are_computed_from_the_runs_stored_before(
+    empty_db: str,
+) -> None:
+    """Migration 0019 on runs stored before it: the counts of each agent's runs of each
+    workload, and each parameter's and label's value, the same as ingest keeps them and as the
+    runs sent hold them."""
+    config = _alembic_config(empty_db)
+    command.upgrade(config, "head")  # type: ignore[arg-type]
+    made = [
+        run_body(agent=f"mig-{a}", workload=w, parameters={"k": k, "ratio": r, "cached": c},
+                 labels={"fs_version": f"6.{v}", "mode": "x"})
+        for a in range(3) for w in ("smallfile", "treeops") for k in (1, 3, 10)
+        for r in (0.5, 2.0) for c in (False, True) for v in range(a + 1)
+    ]  # fmt: skip
+    engine = make_engine(empty_db)
+
+    def read() -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+        with engine.connect() as conn:
+            counts = conn.execute(select(RunCount.agent_id, RunCount.workload, RunCount.runs)
+                                  .order_by(RunCount.agent_id, RunCount.workload)).all()  # fmt: skip
+            values = conn.execute(
+                select(CatalogValue.workload, CatalogValue.kind, CatalogValue.name,
+                       CatalogValue.value).order_by(*CatalogValue.__table__.primary_key)
+            ).all()  # fmt: skip
+        return [tuple(r) for r in counts], [tuple(r) for r in values]
+
+    try:
+        with session_factory(engine)() as session:
+            runs_service.ingest(
+                session, runs=[RunCreate.model_validate(b) for b in made],
+                ignore_labels=Settings.model_fields["series_ignore_labels"].default,
+            )  # fmt: skip
+            session.commit()
+        kept = read()
+        command.downgrade(config, "0018")  # type: ignore[arg-type]
+        assert "run_counts" not in _tables(empty_db)
+        command.upgrade(config, "head")  # type: ignore[arg-type]
+        computed = read()
+        with engine.connect() as conn:
+            names = dict(conn.execute(select(Agent.id, Agent.name)).all())
+    finally:
+        engine.dispose()
+    assert computed == kept
+    counts, values = computed
+    sent = Counter((b["agent"], b["workload"]) for b in made)
+    assert {(names[a], w): n for a, w, n in counts} == dict(sent)
+    assert len(counts) == 6 and sum(sent.values()) == len(made) == 2 * 3 * 2 * 2 * 6
+    expect = {
+        (w, kind, name, orjson.dumps(value).decode())
+        for b in made for w in [b["workload"]]
+        for kind, doc in (("parameter", b["parameters"]), ("label", b["labels"]))
+        for name, value in doc.items()
+    }  # fmt: skip
+    assert set(values) == expect and len(values) == len(expect)
+    assert ("smallfile", "parameter", "ratio", "2.0") in expect  # 2.0 stays a float

@@ -15,13 +15,14 @@ from perfatlas.core.models import utcnow
 from perfatlas.jobs.enums import HELD
 from perfatlas.jobs.models import Job
 from perfatlas.runs.models import Run
+from perfatlas.runs.tallies import runs_by_agent
 
 ONLINE_SECONDS = 45  # an agent is online while its last heartbeat is this recent
 
 
 def list_agents(session: Session, *, name: str | None = None) -> list[AgentRead]:
     """Every agent (or the one named), with its run count, status and the job it holds."""
-    counts = dict(session.execute(select(Run.agent_id, func.count()).group_by(Run.agent_id)).all())
+    counts = runs_by_agent(session)
     holding: dict[int, CurrentJob] = {}
     for job in session.scalars(
         select(Job)

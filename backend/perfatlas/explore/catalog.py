@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perfatlas.explore.schemas import Catalog, CatalogMetric, CatalogWorkload
 from perfatlas.runs.dimensions import BUILTIN, TIME
-from perfatlas.runs.models import Run, Series
+from perfatlas.runs.models import Series
+from perfatlas.runs.tallies import LABEL, PARAMETER, runs_by_workload, values_seen
 
 MAX_VALUES = 200
 
@@ -26,38 +26,37 @@ def _sort_values(values: set[Any]) -> list[Any]:
     return sorted(values, key=key)[:MAX_VALUES]
 
 
-def _keys_and_values(documents: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    seen: dict[str, set[Any]] = defaultdict(set)
-    for document in documents:
-        for key, value in (document or {}).items():
-            seen[key].add(value)
-    return {key: _sort_values(values) for key, values in sorted(seen.items())}
+def _keys_and_values(seen: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    return {key: _sort_values(set(values)) for key, values in sorted(seen.items())}
 
 
 def catalog(session: Session, *, workload: str | None = None) -> Catalog:
-    query = select(Run.workload, func.count()).group_by(Run.workload).order_by(Run.workload)
+    """From what ingest keeps (runs/tallies.py): its size grows with the workloads, metrics and
+    distinct values, not with the runs."""
+    runs = runs_by_workload(session, workload=workload or None)
+    seen = values_seen(session, workload=workload or None)
+    metrics: dict[str, list[CatalogMetric]] = {}
+    query = select(Series.workload, Series.metric, Series.unit, Series.direction).distinct()
     if workload:
-        query = query.where(Run.workload == workload)
-    workloads = []
-    for name, runs in session.execute(query).all():
-        metrics = session.execute(
-            select(Series.metric, Series.unit, Series.direction)
-            .where(Series.workload == name)
-            .distinct()
-            .order_by(Series.metric)
-        ).all()
-        # Distinct documents, not rows: a sweep has few parameter sets and label sets.
-        parameters = list(
-            session.scalars(select(Run.parameters).where(Run.workload == name).distinct())
+        query = query.where(Series.workload == workload)
+    for name, metric, unit, direction in session.execute(
+        query.order_by(Series.workload, Series.metric, Series.unit, Series.direction)
+    ):
+        metrics.setdefault(name, []).append(
+            CatalogMetric(name=metric, unit=unit, direction=direction)
         )
-        labels = list(session.scalars(select(Run.labels).where(Run.workload == name).distinct()))
+    workloads = []
+    for name, count in runs.items():
+        values = seen.get(name, {PARAMETER: {}, LABEL: {}})
         workloads.append(
             CatalogWorkload(
                 name=name,
-                runs=runs,
-                metrics=[CatalogMetric(name=m, unit=u, direction=d) for m, u, d in metrics],
-                parameters=_keys_and_values(parameters),
-                labels={k: [str(v) for v in vs] for k, vs in _keys_and_values(labels).items()},
+                runs=count,
+                metrics=metrics.get(name, []),
+                parameters=_keys_and_values(values[PARAMETER]),
+                labels={
+                    k: [str(v) for v in vs] for k, vs in _keys_and_values(values[LABEL]).items()
+                },
             )
         )
     return Catalog(workloads=workloads, dimensions=[TIME, *BUILTIN])

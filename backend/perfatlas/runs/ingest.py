@@ -26,6 +26,7 @@ from perfatlas.runs.copy_writer import chunks, insert_pending, insert_results, i
 from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.models import Environment, Run, Series
 from perfatlas.runs.schemas import RunCreate, column_int
+from perfatlas.runs.tallies import count_runs
 from perfatlas.runs.trust import CONFIRMING, REFERENCE
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
@@ -330,6 +331,8 @@ def _store_new(
         runs=[(run.agent, run.started_at, run.agent_version) for run in runs],
         agent_ids=agent_ids,
     )
+    # After the agents' rows: a count of an agent's runs is written only under that row.
+    count_runs(session, runs, agent_ids)
     return {
         run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True, series_ids=tuple(ids))
         for run, run_id, ids in zip(runs, run_ids, series_of_results, strict=True)

@@ -15,6 +15,7 @@ from sqlalchemy import (
     Integer,
     SmallInteger,
     String,
+    Text,
     Uuid,
     false,
 )
@@ -105,6 +106,32 @@ class Run(Base):
         order_by="Result.metric",
         passive_deletes=True,
     )
+
+
+class RunCount(Base):
+    """How many runs each agent stored of each workload: the agents list's and the catalog's
+    counts, kept by ingest (runs/tallies.py) rather than counted over every run at each read.
+    No foreign key, as `runs`: ingest alone writes it, in the transaction of the runs it
+    counts, and neither runs nor agents are ever deleted."""
+
+    __tablename__ = "run_counts"
+
+    agent_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    workload: Mapped[str] = mapped_column(String(64), primary_key=True)
+    runs: Mapped[int] = mapped_column(BigInteger)
+
+
+class CatalogValue(Base):
+    """Each parameter's and label's value seen with a workload's runs, once: what the catalog
+    lists, kept by ingest (runs/tallies.py). `value` is the value's canonical JSON, so that
+    1, 1.0, true and "1" stay four values, as the runs hold them."""
+
+    __tablename__ = "catalog_values"
+
+    workload: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # parameter | label
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text, primary_key=True)
 
 
 class Series(Base):
