@@ -1,7 +1,10 @@
-"""In-process ingest cost of explore's pending marker (rollup_pending, written beside the runs):
-the same batches of the server bench's runs stored into two fresh PostgreSQL databases, batch
-by batch in alternating order, once as main stores them (the marker left out) and once as this
-branch does. Prints and writes tests/bench/results/ingest_ab.json.
+"""In-process ingest cost of one step of ingest (runs/ingest.py), by default explore's pending
+marker (rollup_pending, written beside the runs): the same batches of the server bench's runs
+stored into two fresh PostgreSQL databases, batch by batch in alternating order, once with the
+step left out ('main') and once as ingest does it ('branch'). BENCH_INGEST_AB_STEP names
+the step, a function ingest calls with the session first and returns nothing from
+(insert_pending, count_runs). Prints and writes BENCH_OUT (default
+tests/bench/results/ingest_ab.json).
 
     .venv/bin/python tests/bench/ingest_ab.py [rounds]"""
 
@@ -30,6 +33,7 @@ from perfatlas.runs.schemas import RunCreate
 RESULTS = Path(__file__).resolve().parent / "results"
 SIZES = {10: 40, 100: 20, 1000: 6}  # runs per batch: batches per round
 IGNORE = Settings.model_fields["series_ignore_labels"].default
+STEP = os.environ.get("BENCH_INGEST_AB_STEP", "insert_pending")
 
 
 def fresh(name: str) -> str:
@@ -48,7 +52,7 @@ def main() -> int:
         "branch": fresh("perfatlas_ingest_ab_branch"),
     }
     factories = {k: session_factory(get_engine(u)) for k, u in urls.items()}
-    marker = ingest_module.insert_pending
+    marker = getattr(ingest_module, STEP)
     rng = random.Random(SEED)
     times: dict[int, dict[str, list[float]]] = {s: {"main": [], "branch": []} for s in SIZES}
     start = 0
@@ -58,24 +62,27 @@ def main() -> int:
                 runs = [RunCreate.model_validate(b) for b in make_runs(size, start=start, rng=rng)]
                 start += size
                 for which in ("main", "branch") if i % 2 else ("branch", "main"):
-                    ingest_module.insert_pending = marker if which == "branch" else _nothing  # type: ignore[assignment]
+                    setattr(ingest_module, STEP, marker if which == "branch" else _nothing)
                     with factories[which]() as session:
                         began = time.perf_counter()
                         ingest_module.ingest(session, runs=runs, ignore_labels=IGNORE)
                         session.commit()
                         times[size][which].append(time.perf_counter() - began)
-    ingest_module.insert_pending = marker
+    setattr(ingest_module, STEP, marker)
     with psycopg.connect(admin_dsn("perfatlas_ingest_ab_branch")) as conn:
         row = conn.execute("SELECT count(*) FROM rollup_pending").fetchone()
         pending = int(row[0]) if row else -1
+        row = conn.execute("SELECT coalesce(sum(runs), 0) FROM run_counts").fetchone()
+        counted = int(row[0]) if row else -1
     report: dict[str, Any] = {
         "benchmark": "ingest_ab",
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "what": "runs.ingest + commit in-process, the same batches into two databases in "
-        "alternating order: 'main' without the rollup_pending marker, 'branch' with it",
+        f"alternating order: 'main' without {STEP}, 'branch' with it",
         "load_1m": os.getloadavg()[0],
         "runs_stored_each": start,
         "pending_rows_branch": pending,
+        "runs_counted_branch": counted,
         "by_batch_runs": {},
     }
     for size, by in times.items():
@@ -91,7 +98,9 @@ def main() -> int:
             "branch_vs_main_total": round(sum(by["branch"]) / sum(by["main"]), 3),
         }
     print(json.dumps(report, indent=2))
-    (RESULTS / "ingest_ab.json").write_text(json.dumps(report, indent=2) + "\n")
+    Path(os.environ.get("BENCH_OUT", RESULTS / "ingest_ab.json")).write_text(
+        json.dumps(report, indent=2) + "\n"
+    )
     for name in ("perfatlas_ingest_ab_main", "perfatlas_ingest_ab_branch"):
         for url in urls.values():
             get_engine(url).dispose()
@@ -102,7 +111,7 @@ def main() -> int:
     return 0
 
 
-def _nothing(session: Any, run_ids: Any) -> None:
+def _nothing(session: Any, *args: Any) -> None:
     return None
 
 
