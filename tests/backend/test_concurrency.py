@@ -9,6 +9,7 @@ import uuid
 import httpx
 from sqlalchemy import create_engine, text
 
+from tests.backend.racing import upload_at_once
 from tests.factories import run_body
 
 
@@ -103,19 +104,7 @@ def test_concurrent_uploads_keep_every_result_tied_to_its_run_and_series(live_se
     ).raise_for_status()
     refused = run_body(**configs[1])
     sends.append([refused, dict(first, target="/elsewhere")])
-    statuses: list[int] = []
-    barrier = threading.Barrier(len(sends))
-
-    def upload(runs: list[dict[str, object]]) -> None:
-        with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as client:
-            barrier.wait()
-            statuses.append(client.post("/api/v1/runs/batch", json={"runs": runs}).status_code)
-
-    threads = [threading.Thread(target=upload, args=(runs,)) for runs in sends]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = upload_at_once(live_server, sends)
     assert sorted(statuses) == [200] * 8 + [409]
 
     engine = create_engine(live_server.database_url)

@@ -5,13 +5,13 @@ agents, workloads and new values, retries racing their originals, and a refused 
 from __future__ import annotations
 
 import random
-import threading
 from collections import Counter, defaultdict
 from typing import Any
 
 import httpx
 from sqlalchemy import create_engine, text
 
+from tests.backend.racing import upload_at_once
 from tests.factories import run_body
 
 
@@ -68,19 +68,7 @@ def test_counts_and_values_match_the_runs_under_concurrent_uploads(live_server) 
     refused = run_body(agent="tally-refused", workload="tally-refused",
                        parameters={"never": 1}, labels={"never": "x"})  # fmt: skip
     sends.append([refused, dict(first, target="/elsewhere")])
-    statuses: list[int] = []
-    barrier = threading.Barrier(len(sends))
-
-    def upload(runs: list[dict[str, Any]]) -> None:
-        with httpx.Client(base_url=live_server.url, headers=headers, timeout=60) as client:
-            barrier.wait()
-            statuses.append(client.post("/api/v1/runs/batch", json={"runs": runs}).status_code)
-
-    threads = [threading.Thread(target=upload, args=(runs,)) for runs in sends]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = upload_at_once(live_server, sends)
     assert sorted(statuses) == [200] * len(batches) + [409]
 
     read = {"Authorization": f"Bearer {live_server.read_token}"}

@@ -83,9 +83,12 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
     return found
 
 
-def timed(client: httpx.Client, requests: list[Request], repeats: int) -> dict[str, float]:
+def timed(
+    client: httpx.Client, requests: list[Request], repeats: int, warmup: int = WARMUP
+) -> dict[str, float]:
+    """p50 and p95 of `repeats` requests cycling through `requests`, after `warmup` of them."""
     cycle = itertools.cycle(requests)
-    for _ in range(WARMUP):
+    for _ in range(warmup):
         path, params = next(cycle)
         client.get(path, params=params).raise_for_status()
     times = []

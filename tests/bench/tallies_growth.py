@@ -16,7 +16,6 @@ Usage: python tallies_growth.py BEFORE_BACKEND AFTER_BACKEND [FACTOR (10)]. Writ
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import json
 import os
 import sys
@@ -35,6 +34,7 @@ from common import (  # isort: skip
     PG, admin_dsn, create_token, free_port, percentile, perfatlas_env, start_server,
     stop_process,
 )  # fmt: skip
+from reads_ab import timed  # isort: skip
 
 SOURCE, DB = "perfatlas_bench", "perfatlas_bench_tallies"
 WARMUP, TIMED, ROUNDS = 10, 20, 2
@@ -42,22 +42,6 @@ WARMUP, TIMED, ROUNDS = 10, 20, 2
 _COPIED = """body_hash, agent_id, environment_id, workload, target, parameters, labels,
 started_at, finished_at, status, job_id, confirming, reference, fsync_policy, o_direct,
 sync_mount, write_cache, flush_to_device, memory_backed, cold_method, meta, created_at"""
-
-
-def timed(
-    client: httpx.Client, requests: list[tuple[str, dict[str, str] | None]]
-) -> dict[str, float]:
-    cycle = itertools.cycle(requests)
-    for _ in range(WARMUP):
-        path, params = next(cycle)
-        client.get(path, params=params).raise_for_status()
-    times = []
-    for _ in range(TIMED):
-        path, params = next(cycle)
-        started = time.perf_counter()
-        client.get(path, params=params).raise_for_status()
-        times.append((time.perf_counter() - started) * 1000)
-    return {"p50_ms": round(percentile(times, 0.5), 2), "p95_ms": round(percentile(times, 0.95), 2)}
 
 
 def measure(trees: dict[str, str], env: dict[str, str], token: str) -> dict[str, Any]:
@@ -77,7 +61,7 @@ def measure(trees: dict[str, str], env: dict[str, str], token: str) -> dict[str,
                 headers = {"Authorization": f"Bearer {token}"}
                 with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
                     for case, requests in cases.items():
-                        rows[case][tree].append(timed(client, requests))
+                        rows[case][tree].append(timed(client, requests, TIMED, WARMUP))
                     answers[tree] = [client.get(p, params=q).json() for p, q in
                                      (("/api/v1/agents", None), ("/api/v1/catalog", None))]  # fmt: skip
             finally:

@@ -22,7 +22,6 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import canonical_json
-from perfatlas.runs.copy_writer import chunks
 from perfatlas.runs.models import CatalogValue, RunCount
 from perfatlas.runs.schemas import RunCreate
 
@@ -89,8 +88,8 @@ def count_runs(session: Session, runs: Sequence[RunCreate], agent_ids: Mapping[s
         ),
         count_rows,
     )
-    for chunk in chunks(value_rows):
-        connection.execute(sqlite.insert(_VALUES).on_conflict_do_nothing(), list(chunk))
+    if value_rows:
+        connection.execute(sqlite.insert(_VALUES).on_conflict_do_nothing(), value_rows)
 
 
 def runs_by_agent(session: Session) -> dict[int, int]:
