@@ -21,6 +21,7 @@ from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import ErrorBody
 from perfatlas.main import create_app
+from perfatlas.rollups.service import fold_pending
 from tests.conftest import IDLE_QUEUE, REDIS_URL
 from tests.factories import result, run_body
 
@@ -519,10 +520,14 @@ def test_runs_stored_before_times_were_checked_stay_readable(
     # Before times were checked, a run of year 9999 was accepted and made its series answer
     # 500 for ever. Such rows may still be in a database: the reads must survive them.
     runs = [run_body(started_at=f"2026-0{m}-01T00:00:00Z", finished_at=None) for m in (1, 2, 3)]
-    assert client.post("/api/v1/runs/batch", json={"runs": runs}, headers=upload_headers).is_success
+    # The only run of its series, moved before 1970: a negative time in explore's rollups.
+    early = run_body(workload="seqio", started_at="2026-04-01T00:00:00Z", finished_at=None)
+    body = {"runs": [*runs, early]}
+    assert client.post("/api/v1/runs/batch", json=body, headers=upload_headers).is_success
     legacy = {
         runs[0]["uuid"]: "9999-12-31T23:59:59+00:00",
         runs[1]["uuid"]: "0001-01-01T00:00:00+00:00",
+        early["uuid"]: "1969-07-20T20:17:40+00:00",
     }
     with engine.begin() as conn:
         for run_uuid, stamp in legacy.items():
@@ -531,15 +536,26 @@ def test_runs_stored_before_times_were_checked_stay_readable(
                     text(f"UPDATE {table} SET started_at = :t WHERE {column} = :u"),
                     {"t": stamp, "u": run_uuid},
                 )
-    series = client.get("/api/v1/series", headers=read_headers).json()["items"]
-    assert len(series) == 3
-    for item in series:
-        points = client.get(f"/api/v1/series/{item['id']}/points", headers=read_headers)
-        assert points.status_code == 200, points.text
-        assert points.json()["t"] == [
-            "0001-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00"
-        ]  # fmt: skip
-        assert item["last_at"] == "9999-12-31T23:59:59Z"
+
+    def check_series(what: str) -> None:
+        series = client.get("/api/v1/series", headers=read_headers).json()["items"]
+        assert sorted(item["workload"] for item in series) == ["seqio"] * 3 + ["smallfile"] * 3
+        for item in series:
+            points = client.get(f"/api/v1/series/{item['id']}/points", headers=read_headers)
+            assert points.status_code == 200, points.text
+            if item["workload"] == "seqio":
+                assert points.json()["t"] == ["1969-07-20T20:17:40+00:00"], what
+                assert (item["points"], item["last_at"]) == (1, "1969-07-20T20:17:40Z"), what
+                continue
+            assert points.json()["t"] == [
+                "0001-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00"
+            ], what  # fmt: skip
+            assert (item["points"], item["last_at"]) == (3, "9999-12-31T23:59:59Z"), what
+
+    check_series("pending: read from the results")
+    with session_factory(engine)() as session:
+        assert fold_pending(session).runs == 4
+    check_series("folded: read from explore's rollups and digests")
     for path, params in [
         ("/api/v1/explore", {"workload": "smallfile", "metric": "create.ops_per_s"}),
         ("/api/v1/compare", {"runs": ",".join(legacy)}),

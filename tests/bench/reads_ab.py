@@ -5,8 +5,9 @@ figures move with the machine more than with a change.
 Each round serves each tree in turn (`perfatlas serve` with the tree's backend first on
 PYTHONPATH, every explore answer computed) and times, one request at a time:
 a series' points (10 and 10,000, as the UI asks), each explore case, /health, and the other
-GET routes a user reads (runs, series, a run, catalog, compare, change points, alerts,
-incidents, agents), with their parameters cycling over workloads, agents, runs and series. Each
+GET routes a user reads (runs, series, the series of the long series' agent, a run, catalog,
+compare, change points, alerts, incidents, agents), with their parameters cycling over
+workloads, agents, runs and series. Each
 is asked WARMUP times first: a connection prepares a statement the sixth time it runs it, and
 PostgreSQL plans it generically (when it judges that cheaper) from the sixth run of the prepared
 statement on, so the timed requests are the steady state (one request at a time is served by
@@ -14,7 +15,8 @@ one pooled connection, the most recently returned).
 
 Usage: python reads_ab.py BEFORE_BACKEND AFTER_BACKEND [ROUNDS] (a backend is a folder holding
 the perfatlas package: `git worktree add /tmp/base <commit>` gives /tmp/base/backend).
-Writes BENCH_OUT (default results/reads-ab.json): per case and tree each round's p50 and p95."""
+BENCH_READS_CASES (comma-separated prefixes) times only the cases named so. Writes BENCH_OUT
+(default results/reads-ab.json): per case and tree each round's p50 and p95."""
 
 from __future__ import annotations
 
@@ -72,6 +74,8 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         "series_by_workload": ("other", [("/api/v1/series", {"workload": w}) for w in workloads]),
         "series_by_agent_and_metric": (
             "other", [("/api/v1/series", {"agent": a, "metric": "m0.mb_per_s"}) for a in agents]),
+        # The long series' agent (bench_server.py's long_series.py): its series' counts.
+        "series_of_the_long_history": ("other", [("/api/v1/series", {"agent": "host-long"})]),
         "catalog": ("other", [("/api/v1/catalog", {"workload": w}) for w in workloads]),
         "compare": ("other", [("/api/v1/compare", {"runs": f"{a},{b}"}) for a, b in pairs]),
         "change_points": (
@@ -108,6 +112,10 @@ def main() -> None:
     token = create_token(env, "read")
     with psycopg.connect(admin_dsn(DB)) as conn:
         found = cases(conn)
+    # BENCH_READS_CASES: the cases whose names start with one of these (comma-separated).
+    chosen = tuple(p for p in os.environ.get("BENCH_READS_CASES", "").split(",") if p)
+    if chosen:
+        found = {name: case for name, case in found.items() if name.startswith(chosen)}
     trees = {"before": before, "after": after}
     rows: dict[str, dict[str, list[dict[str, float]]]] = {n: {t: [] for t in trees} for n in found}
     for round_ in range(rounds):

@@ -5,6 +5,7 @@ been folded."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from collections import defaultdict
@@ -31,6 +32,7 @@ from perfatlas.rollups.models import (
 from perfatlas.rollups.records import RECORD, unpack
 from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs import service as runs_service
+from perfatlas.runs.models import Result
 from perfatlas.runs.schemas import RunCreate
 from tests.backend.rollups.history import METRIC, WORKLOAD, bodies, check, check_all, runs_of
 
@@ -65,6 +67,26 @@ def counts(db: sessionmaker[Session]) -> tuple[int, int]:
     """(runs pending, records folded)."""
     with db() as session:
         return fold.pending_count(session), fold.folded_count(session)
+
+
+def check_series_sizes(db: sessionmaker[Session], made: list[dict[str, Any]], what: str) -> None:
+    """The series list's count and newest start of each series against the bodies of its
+    history's runs (`made`); a series with none of them has no point and no start."""
+    with db() as session:
+        series_of = {
+            (str(run_uuid), metric): series_id
+            for run_uuid, metric, series_id in session.execute(
+                select(Result.run_uuid, Result.metric, Result.series_id)
+            )
+        }
+        listed = {s.id: (n, last) for s, n, last in runs_service.list_series(session, limit=500)[0]}
+    starts: dict[int, list[dt.datetime]] = defaultdict(list)
+    for body in made:
+        for res in body["results"]:
+            started = dt.datetime.fromisoformat(body["started_at"])
+            starts[series_of[(body["uuid"], res["metric"])]].append(started)
+    want = {s: (len(t), max(t)) for s, t in starts.items()}
+    assert listed == {s: want.get(s, (0, None)) for s in listed}, what
 
 
 def fold_some(db: sessionmaker[Session], *limits: int) -> None:
@@ -260,9 +282,11 @@ def test_confirmation_runs_are_never_folded(db: sessionmaker[Session]) -> None:
         body["job_id"] = job_id
     ingest(db, made)
     assert counts(db) == (4, 0)
+    check_series_sizes(db, made[2:], "pending, without the confirmation runs")
     with db() as session:
         rollups.fold_pending(session)
     assert counts(db) == (0, 8)
+    check_series_sizes(db, made[2:], "folded, without the confirmation runs")
     check_all(
         asker(db),
         runs_of(made[2:]),

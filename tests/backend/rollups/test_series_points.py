@@ -93,6 +93,13 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
         # Each point's environment is its run's (None for the run without one).
         kernels = [kernel_of[e] for e in got["environment_id"]]
         assert kernels == [by_uuid[u]["environment"].get("kernel") for u in got["run"]], where
+    # The series list says the same of the whole series, from its digests and pending runs.
+    (listed,) = [
+        (n, last)
+        for series, n, last in runs_service.list_series(session, limit=500)[0]
+        if series.id == series_id
+    ]
+    assert listed == (len(runs), newest), what
     # A time range is read from the results (on PostgreSQL too), in the same order.
     ranged = runs_service.series_points(
         session, series_id=series_id, limit=10_000, since=BASE_TIME - dt.timedelta(days=1)
