@@ -46,8 +46,25 @@ export default defineConfig({
   plugins: [react(), gzipAssets(), plotlyChunkName()],
   // plotly.js sources expect a Node-style `global`.
   define: { global: "globalThis" },
-  resolve: { alias: { "maplibre-gl/dist/maplibre-gl.css": fileURLToPath(new URL("src/components/charts/no-maps.css", import.meta.url)) } },
-  build: { outDir: "dist", sourcemap: false, chunkSizeWarningLimit: 2000 },
+  resolve: {
+    alias: [
+      { find: "maplibre-gl/dist/maplibre-gl.css", replacement: fileURLToPath(new URL("src/components/charts/no-maps.css", import.meta.url)) },
+      { find: /^buffer$/, replacement: fileURLToPath(new URL("src/components/charts/no-buffer.ts", import.meta.url)) },
+    ],
+  },
+  build: {
+    outDir: "dist",
+    sourcemap: false,
+    chunkSizeWarningLimit: 2000,
+    rollupOptions: {
+      // bit-twiddle (under plotly's WebGL scatter) opens with "use restrict", a misspelt
+      // directive that means nothing: dropping it when bundling changes nothing.
+      onwarn(warning, warn) {
+        if (warning.code === "MODULE_LEVEL_DIRECTIVE" && warning.id?.includes("bit-twiddle")) return;
+        warn(warning);
+      },
+    },
+  },
   server: { proxy: { "/api": api, "/docs": api, "/openapi.json": api } },
   test: { include: ["src/**/*.test.ts"], environment: "node" },
 });

@@ -5,6 +5,13 @@ export function formatNumber(value: number | null | undefined, digits = 3): stri
   return value.toLocaleString("en-US", { maximumSignificantDigits: Math.max(digits, abs >= 1000 ? Math.ceil(Math.log10(abs + 1)) : digits) });
 }
 
+/** A count, whole and with thousands separators however large (formatNumber turns a million
+ * into 1.00e+6). */
+export function formatCount(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "–";
+  return Math.round(value).toLocaleString("en-US");
+}
+
 export function formatPercent(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return "–";
   const sign = value > 0 ? "+" : "";

@@ -23,3 +23,7 @@ declare module "plotly.js/lib/heatmap" {
   const trace: unknown;
   export default trace;
 }
+declare module "plotly.js/lib/scattergl" {
+  const trace: unknown;
+  export default trace;
+}

@@ -1,6 +1,7 @@
 // The one plotly wrapper: plotly.js (a partial build, ./plotly-bundle) is loaded on first use, so
 // pages without charts never wait for it; a failure to load or draw shows a message, not a blank page.
 import { Component, useEffect, useRef, useState, type ReactNode } from "react";
+import { forWebGL, hasWebGL } from "./dense";
 import type { Figure } from "./figure";
 
 type PlotlyModule = typeof import("./plotly-bundle").default;
@@ -12,6 +13,17 @@ export function loadPlotly(): Promise<PlotlyModule> {
     throw exc;
   });
   return plotlyPromise;
+}
+
+let glPromise: Promise<void> | null = null;
+
+/** plotly with its WebGL scatter registered (./dense.ts), loaded on first need. */
+function loadGl(Plotly: PlotlyModule): Promise<void> {
+  glPromise ??= import("./plotly-gl").then((m) => Plotly.register([m.default])).catch((exc: unknown) => {
+    glPromise = null;
+    throw exc;
+  });
+  return glPromise;
 }
 
 export type PointClick = { customdata: unknown; curveNumber: number; pointNumber: number };
@@ -41,8 +53,12 @@ function PlotInner({ figure, height = 460, onPointClick, label }: Props) {
     loadPlotly()
       .then(async (Plotly) => {
         if (cancelled) return;
+        // Dense traces are drawn by WebGL where the browser has it (./dense.ts).
+        const shown = hasWebGL() ? forWebGL(figure) : figure;
+        if (shown !== figure) await loadGl(Plotly);
+        if (cancelled) return;
         performance.mark("perfatlas:plot-start");
-        const gd = await Plotly.react(el, figure.data, { ...figure.layout, height, autosize: true }, {
+        const gd = await Plotly.react(el, shown.data, { ...shown.layout, height, autosize: true }, {
           // A ResizeObserver below does this: plotly's own responsive mode costs ~130 ms on first draw.
           responsive: false,
           displaylogo: false,

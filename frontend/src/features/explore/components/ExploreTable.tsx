@@ -1,12 +1,27 @@
-import { formatNumber } from "../../../lib/format";
+import { formatCount, formatNumber } from "../../../lib/format";
 import type { Explore } from "../api/get-explore";
 
-/** The plotted points as a table, folded away below the plot (the first 500 of each group). */
+/** The rows a group shows: a browser lays out a table of 50,000 rows slowly (Download CSV has them all). */
+const ROWS = 500;
+
+/** A point's time to the second, as the rest of the UI writes times. */
+function timeCell(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
+
+/** The plotted points as a table, folded away below the plot (the first ROWS of each group). */
 export function ExploreTable({ data }: { data: Explore }) {
   if (data.traces.length === 0) return null;
+  const total = data.traces.reduce((s, t) => s + t.points.length, 0);
+  const shown = data.traces.reduce((s, t) => s + Math.min(t.points.length, ROWS), 0);
+  const time = data.x === "time";
   return (
     <details className="card">
-      <summary>Data table ({formatNumber(data.traces.reduce((s, t) => s + t.points.length, 0))} points)</summary>
+      <summary>
+        Data table ({formatCount(total)} points
+        {shown < total && `; the first ${formatCount(ROWS)} of each ${data.traces.length > 1 ? "group" : "line"} shown, Download CSV has every one`})
+      </summary>
       <table className="table">
         <thead>
           <tr>
@@ -24,10 +39,10 @@ export function ExploreTable({ data }: { data: Explore }) {
         </thead>
         <tbody>
           {data.traces.flatMap((t) =>
-            t.points.slice(0, 500).map((p, i) => (
+            t.points.slice(0, ROWS).map((p, i) => (
               <tr key={`${t.group}-${i}`}>
                 <td>{t.group ?? "–"}</td>
-                <td>{String(p.x)}</td>
+                <td>{time && typeof p.x === "string" ? timeCell(p.x) : String(p.x)}</td>
                 <td className="num">{p.n}</td>
                 <td className="num">{p.repetitions}</td>
                 <td className="num">{formatNumber(p.median)}</td>

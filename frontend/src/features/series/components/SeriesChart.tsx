@@ -2,7 +2,7 @@ import { useCallback, useMemo } from "react";
 import { useNavigate } from "react-router-dom";
 import { Plot, type PointClick } from "../../../components/charts/Plot";
 import { Empty } from "../../../components/ui/States";
-import { formatNumber, formatTime } from "../../../lib/format";
+import { formatCount, formatNumber, formatTime } from "../../../lib/format";
 import { useTheme } from "../../../lib/use-theme";
 import { withChangePoints, type SeriesChangePoint } from "../../alerts";
 import type { SeriesPoints } from "../api/get-series-points";
@@ -28,7 +28,11 @@ export function SeriesChart({ points, changePoints }: { points: SeriesPoints; ch
   return (
     <section className="card">
       <p className="muted small" data-testid="series-summary">
-        {s.points} points{values.length < s.points ? ` (newest ${values.length} shown)` : ""} · first {formatTime(points.t[0])} · last {formatTime(s.last_at)}
+        {formatCount(s.points)} points
+        {values.length < s.points
+          ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}`
+          : ` · first ${formatTime(points.t[0])}`}
+        {" · "}last {formatTime(s.last_at)}
         {first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
         {" · "}
         {s.direction === "higher" ? "higher is better" : s.direction === "lower" ? "lower is better" : ""}

@@ -1,0 +1,148 @@
+"""A plot of more points than SVG draws quickly, in a real browser: a series' history and
+Explore over time of 2,400 runs are drawn by WebGL (frontend/src/components/charts/dense.ts),
+and a point still answers as an SVG one does: its hover names its own run and value, and a
+click opens that run. A small plot stays SVG."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import REPO, LiveServer, serve
+from tests.e2e.conftest import shot
+from tests.factories import run_body
+
+WORKLOAD = "dense_history"
+METRIC = "create.ops_per_s"
+RUNS = 2400  # past DENSE_POINTS (2,000)
+T0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def dense_server(tmp_path: Path) -> Iterator[LiveServer]:
+    if not (REPO / "frontend" / "dist" / "index.html").is_file():
+        pytest.fail("the web UI is not built: run `make ui` (make test builds it first)")
+    with serve("dense", tmp_path) as server:
+        yield server
+
+
+# The points hovered and clicked stand out, so that the point under the mouse is theirs (some
+# three points share each pixel column of the plot).
+SPIKES = {20: 300.0, 1234: 500.0, 2222: 400.0}
+
+
+def _median(i: int) -> float:
+    return 1010.0 + i % 97 + SPIKES.get(i, 0.0)
+
+
+def _runs() -> list[dict[str, Any]]:
+    return [
+        run_body(
+            uuid=str(uuid.UUID(int=i + 1, version=4)), workload=WORKLOAD,
+            started_at=(T0 + dt.timedelta(minutes=10 * i)).isoformat(), finished_at=None,
+            results=[{"metric": METRIC, "unit": "ops/s",
+                      "samples": [_median(i) - 10, _median(i), _median(i) + 10]}],
+        )
+        for i in range(RUNS)
+    ]  # fmt: skip
+
+
+def _point_on_screen(page: Any, index: int) -> tuple[float, float]:
+    """Where the plot draws its first trace's point `index`, in the page's pixels."""
+    return page.evaluate(
+        """(i) => {
+            const gd = document.querySelector('.js-plotly-plot');
+            const L = gd._fullLayout, t = gd._fullData[0];
+            const box = gd.querySelector('.main-svg').getBoundingClientRect();
+            const x = L.xaxis.l2p(L.xaxis.d2l(t.x[i])) + L._size.l + box.left;
+            const y = L.yaxis.l2p(L.yaxis.d2l(t.y[i])) + L._size.t + box.top;
+            return [x, y];
+        }""",
+        index,
+    )
+
+
+def _hover_and_open(page: Any, index: int, run: dict[str, Any], what: str) -> None:
+    x, y = _point_on_screen(page, index)
+    page.mouse.move(x, y)
+    hover = page.locator(".hoverlayer .hovertext").first
+    hover.wait_for()
+    text = hover.text_content() or ""
+    assert run["uuid"][:8] in text, (what, text)
+    assert f"{_median(index):.0f}" in text.replace(",", ""), (what, text)
+    page.mouse.click(x, y)
+    page.wait_for_url(f"**/runs/{run['uuid']}")
+
+
+def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
+    page: Any, dense_server: LiveServer
+) -> None:
+    server = dense_server
+    runs = _runs()
+    headers = {"Authorization": f"Bearer {server.upload_token}"}
+    for start in range(0, RUNS, 1000):
+        response = httpx.post(
+            f"{server.url}/api/v1/runs/batch", json={"runs": runs[start : start + 1000]},
+            headers=headers, timeout=120,
+        )  # fmt: skip
+        response.raise_for_status()
+    series = httpx.get(
+        f"{server.url}/api/v1/series", params={"workload": WORKLOAD},
+        headers={"Authorization": f"Bearer {server.read_token}"},
+    ).json()["items"]  # fmt: skip
+    (history,) = series
+    page.add_init_script(
+        f"localStorage.setItem('perfatlas.token', {json.dumps(server.read_token)})"
+    )
+
+    page.goto(f"{server.url}/series/{history['id']}")
+    page.wait_for_selector("[data-testid=plot][data-drawn='1']")
+    types = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._fullData.map(t => [t.name, t.type])"
+    )
+    assert ["median", "scattergl"] in types, types
+    assert page.locator(".js-plotly-plot canvas").count() > 0
+    # The summary says which points are shown, and the first one shown is the series' first.
+    summary = page.get_by_test_id("series-summary").text_content() or ""
+    assert summary.startswith(f"{RUNS:,} points · first ") and "shown" not in summary, summary
+    shot(page, "dense-series-history")
+    _hover_and_open(page, 1234, runs[1234], "series history")
+
+    page.goto(f"{server.url}/explore?workload={WORKLOAD}&metric={METRIC}")
+    page.wait_for_selector("[data-testid=plot][data-drawn='1']")
+    types = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.type)"
+    )
+    assert types == ["scattergl"], types
+    count = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData[0].x.length")
+    assert count == RUNS
+    shot(page, "dense-explore-over-time")
+    _hover_and_open(page, 2222, runs[2222], "explore over time")
+
+
+def test_a_small_plot_stays_svg(page: Any, dense_server: LiveServer) -> None:
+    server = dense_server
+    runs = _runs()[:50]
+    response = httpx.post(
+        f"{server.url}/api/v1/runs/batch", json={"runs": runs},
+        headers={"Authorization": f"Bearer {server.upload_token}"}, timeout=60,
+    )  # fmt: skip
+    response.raise_for_status()
+    page.add_init_script(
+        f"localStorage.setItem('perfatlas.token', {json.dumps(server.read_token)})"
+    )
+    page.goto(f"{server.url}/explore?workload={WORKLOAD}&metric={METRIC}")
+    page.wait_for_selector("[data-testid=plot][data-drawn='1']")
+    types = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.type)"
+    )
+    assert types == ["scatter"], types
+    assert page.locator(".js-plotly-plot .scatterlayer .point").count() == 50
+    _hover_and_open(page, 20, runs[20], "a small plot")
