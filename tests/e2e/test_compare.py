@@ -187,3 +187,53 @@ def test_group_compare_warns_on_tmpfs_against_ext4(
     cell = page.get_by_test_id("group-compare-table").locator("tbody td").nth(1)
     assert "2 of 2 agree" in cell.inner_text()
     shot(page, "35-compare-groups-durability")
+
+
+def test_group_compare_by_what_no_run_has_says_what_there_is(
+    page: Any, ui_server: LiveServer, compare_seed: CompareSeed
+) -> None:
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare?workload={FS_WORKLOAD}&by=firmware")
+    empty = page.get_by_text(f"No run of {FS_WORKLOAD} has firmware.")
+    empty.wait_for()
+    # what the workload's runs do have, from the catalog (the oracle)
+    catalog = httpx.get(
+        f"{ui_server.url}/api/v1/catalog", params={"workload": FS_WORKLOAD},
+        headers={"Authorization": f"Bearer {ui_server.read_token}"},
+    ).json()["workloads"][0]  # fmt: skip
+    own = sorted(set(catalog["labels"]) | set(catalog["parameters"]))
+    assert own and "firmware" not in own
+    advice = page.locator(".state", has_text="Group by").inner_text()
+    assert f"({', '.join(own)})" in advice, advice
+    # A dimension the runs have asks for its values instead.
+    page.goto(f"{ui_server.url}/compare?workload={WORKLOAD}&by=fs_version")
+    page.get_by_text("Choose two or more values of fs_version to compare.").wait_for()
+
+
+def test_the_run_picker_lists_the_workloads_and_their_runs(
+    page: Any, ui_server: LiveServer, compare_seed: CompareSeed
+) -> None:
+    login(page, ui_server)
+    headers = {"Authorization": f"Bearer {ui_server.read_token}"}
+    catalog = httpx.get(f"{ui_server.url}/api/v1/catalog", headers=headers).json()
+    page.goto(f"{ui_server.url}/compare")
+    picker = page.locator("label", has_text="workload").locator("select")
+    picker.wait_for()
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('label select option').length > n",
+        arg=len(catalog["workloads"]) - 1,
+    )
+    options = picker.locator("option").all_text_contents()
+    assert options == ["any", *sorted(w["name"] for w in catalog["workloads"])]
+    picker.select_option(FS_WORKLOAD)
+    newest = httpx.get(
+        f"{ui_server.url}/api/v1/runs", params={"workload": FS_WORKLOAD, "limit": 25},
+        headers=headers,
+    ).json()["items"]  # fmt: skip
+    table = page.get_by_test_id("runs-table")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=runs-table] tbody tr').length === n",
+        arg=len(newest),
+    )
+    rows = table.locator("tbody tr").all_inner_texts()
+    assert all(FS_WORKLOAD in row and WORKLOAD not in row for row in rows), rows

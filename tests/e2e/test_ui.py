@@ -54,6 +54,15 @@ def test_overview_to_explore_to_run(page: Any, ui_server: LiveServer, seeded: Se
     page.goto(f"{ui_server.url}/")
     page.get_by_role("heading", name="Recent runs").wait_for()
     page.get_by_test_id("runs-table").first.wait_for()
+    # A chip for every workload stored (the catalog's), not only those of the newest runs.
+    catalog = httpx.get(
+        f"{ui_server.url}/api/v1/catalog",
+        headers={"Authorization": f"Bearer {ui_server.read_token}"},
+    ).json()
+    stored = sorted(w["name"] for w in catalog["workloads"])
+    assert {SWEEP, TAR} <= set(stored)
+    page.locator(".quick .chip").first.wait_for()
+    assert page.locator(".quick .chip").all_text_contents() == stored
     shot(page, "02-overview")
 
     page.get_by_role("link", name="Explore", exact=True).first.click()

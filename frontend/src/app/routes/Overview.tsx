@@ -10,7 +10,6 @@ import { RecentRuns } from "../../features/runs/components/RecentRuns";
 
 export function Overview() {
   const runs = useRuns({ limit: 15 });
-  const workloads = [...new Set((runs.data?.items ?? []).map((r) => r.workload))];
   return (
     <div className="page">
       <div className="page-head">
@@ -25,7 +24,7 @@ export function Overview() {
         </div>
       </div>
       <FirstRunCard />
-      <WorkloadLinks workloads={workloads} />
+      <WorkloadLinks />
       {/* Without a token on a server that needs one, one message says so instead of three. */}
       {runs.error instanceof ApiError && runs.error.needsToken ? (
         <ErrorState error={runs.error} what="this PerfAtlas server" />

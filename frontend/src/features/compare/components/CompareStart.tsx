@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
+import { useCatalog } from "../../explore";
 import { RunsTable, useRuns } from "../../runs";
 import { groupCompareSearch } from "../group";
 
@@ -10,6 +11,7 @@ export function RunPicker({ initial }: { initial: string[] }) {
   const [selected, setSelected] = useState<string[]>(initial);
   const [workload, setWorkload] = useState("");
   const runs = useRuns({ workload: workload || undefined, limit: 25 });
+  const catalog = useCatalog("");
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
   return (
     <section className="card">
@@ -25,7 +27,12 @@ export function RunPicker({ initial }: { initial: string[] }) {
       </p>
       <label className="field inline">
         <span>workload</span>
-        <input value={workload} onChange={(e) => setWorkload(e.target.value.trim())} placeholder="any" />
+        <select value={workload} onChange={(e) => setWorkload(e.target.value)}>
+          <option value="">any</option>
+          {(catalog.data?.workloads ?? []).map((w) => (
+            <option key={w}>{w}</option>
+          ))}
+        </select>
       </label>
       <QueryView query={runs} what="runs">
         {(page) => (page.items.length === 0 ? <Empty title="No runs to compare yet." /> : <RunsTable runs={page.items} selected={selected} onToggle={toggle} />)}

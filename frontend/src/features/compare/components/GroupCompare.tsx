@@ -114,6 +114,10 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
   const result = useGroupCompare(state);
   const dims = (catalog.data?.dimensions ?? []).filter((d) => d.kind !== "time");
   const known = dims.find((d) => d.name === state.by)?.values ?? [];
+  // A plain name (not label.NAME or env.KEY) that no run of the workload has: there is nothing to
+  // choose, so say so, and what there is.
+  const absent = catalog.data !== undefined && !state.by.includes(".") && !dims.some((d) => d.name === state.by);
+  const own = dims.filter((d) => d.kind === "label" || d.kind === "parameter").map((d) => d.name).sort();
   const update = (patch: Partial<GroupCompareState>) => setParams(groupCompareSearch({ ...state, ...patch }));
   return (
     <>
@@ -161,7 +165,14 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
           </label>
         </div>
       </section>
-      {state.values.length < 2 ? (
+      {absent ? (
+        <Empty title={`No run of ${state.workload} has ${state.by}.`}>
+          <p>
+            Group by {own.length > 0 ? `one of its labels or parameters (${own.join(", ")}), or ` : ""}a built-in dimension such as fs_type or
+            agent.
+          </p>
+        </Empty>
+      ) : state.values.length < 2 ? (
         <Empty title={`Choose two or more values of ${state.by} to compare.`} />
       ) : (
         <QueryView query={result} what="the comparison">
