@@ -76,10 +76,13 @@ def serve(
     import uvicorn
 
     from perfatlas.firstrun import launch
+    from perfatlas.worker.celery_app import prepare_broker
 
     settings = get_settings()
     if migrate_first:
         run_migrations(settings.effective_database_url)
+    # Before the worker and the server's first send, so that neither makes the queues' rows.
+    prepare_broker(settings)
     child = None
     if with_worker:
         # The worker logs to a file: its banner would bury the URL and the token.
@@ -168,9 +171,10 @@ def worker(
     """Run the background worker: detection after uploads, the nightly pass, notifications.
 
     Run exactly one worker with --beat (the default); more workers take --no-beat."""
-    from perfatlas.worker.celery_app import worker_app
+    from perfatlas.worker.celery_app import prepare_broker, worker_app
 
     settings = get_settings()
+    prepare_broker(settings)
     app = worker_app()
     queues = {
         "all": [settings.queue, settings.effective_notify_queue],

@@ -203,3 +203,30 @@ def _answers(url: str) -> bool:
         return httpx.get(url, timeout=1).status_code == 200
     except httpx.TransportError:
         return False
+
+
+def test_the_embedded_broker_is_made_before_the_processes_that_use_it(tmp_path: Path) -> None:
+    """kombu makes a queue's row on a process's first use, guarded only within the process: on
+    a fresh database the worker's first declaration and the server's first send both inserted
+    the row, and the worker died at start (UNIQUE constraint failed: kombu_queue.name).
+    `perfatlas serve` and `perfatlas worker` make the tables and every queue's row first, so
+    that a later first use finds its row and inserts none; making them again changes nothing."""
+    import sqlite3
+
+    from perfatlas.worker.celery_app import make_celery, prepare_broker
+
+    settings = Settings(data_dir=tmp_path / "data", queue="race")
+    settings.data_dir.mkdir(parents=True)
+    path = settings.effective_broker_url.removeprefix("sqla+sqlite:///")
+    prepare_broker(settings)
+    prepare_broker(settings)
+    with sqlite3.connect(path) as conn:
+        queues = sorted(name for (name,) in conn.execute("SELECT name FROM kombu_queue"))
+    assert queues == ["race", "race.notify"]
+    # A process's first send now finds its queue's row: one message, no new row.
+    app = make_celery(settings)
+    with app.connection_for_write() as connection:
+        app.send_task("perfatlas.nothing", queue="race", connection=connection)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM kombu_queue").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM kombu_message").fetchone()[0] == 1

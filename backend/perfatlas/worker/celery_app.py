@@ -85,6 +85,34 @@ def celery_for(settings: Settings) -> PerfAtlasCelery:
     return _APPS[key]
 
 
+def prepare_broker(settings: Settings) -> None:
+    """The database broker's tables and its queues' rows (sqla+ URLs), made once, here, before
+    the server and its worker start. kombu makes them on a process's first use, guarded only
+    within that process: on a fresh database the worker's first declaration and the server's
+    first send could both insert a queue's row, and the loser died (UNIQUE constraint failed:
+    kombu_queue.name), taking the worker down at start. Redis needs nothing made."""
+    if not settings.effective_broker_url.startswith("sqla+"):
+        return
+    from kombu.transport.sqlalchemy import Channel
+    from sqlalchemy.exc import IntegrityError
+
+    app = make_celery(settings)
+    try:
+        with app.connection_for_write() as connection:
+            channel = connection.default_channel
+            for queue in dict.fromkeys((settings.queue, settings.effective_notify_queue)):
+                try:
+                    channel.queue_declare(queue=queue)
+                except IntegrityError:  # another process made it first: it is there
+                    channel.session.rollback()
+    finally:
+        # kombu keeps its engines per class, for the process: the worker forks its beat and
+        # pool after this, and a database connection must not cross a fork.
+        for engine, _ in Channel._engines.values():
+            engine.dispose()
+        Channel._engines.clear()
+
+
 def enqueue(
     settings: Settings,
     task: str,
