@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -74,3 +75,11 @@ def page(browser: object) -> Iterator[object]:
 def shot(page: object, name: str, full_page: bool = True) -> None:
     """Save a screenshot under tests/e2e/screenshots/ (looked at by a person, not compared)."""
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)  # type: ignore[attr-defined]
+
+
+def use_token(page: object, token: str) -> None:
+    """The API token the UI sends, for every page this page opens (stored as the Token dialog
+    stores it)."""
+    page.add_init_script(  # type: ignore[attr-defined]
+        f"localStorage.setItem('perfatlas.token', {json.dumps(token)})"
+    )

@@ -5,7 +5,6 @@ series, with several columns, filters, trust marks and the durability warning.""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 import re
 import uuid
@@ -16,7 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.factories import run_body
 
 WORKLOAD = "cmp_smallfile"
@@ -26,8 +25,7 @@ T0 = dt.datetime(2026, 10, 20, 8, 0, tzinfo=dt.UTC)
 
 
 def login(page: Any, server: LiveServer) -> None:
-    token = json.dumps(server.read_token)
-    page.add_init_script(f"localStorage.setItem('perfatlas.token', {token})")
+    use_token(page, server.read_token)
 
 
 @dataclass

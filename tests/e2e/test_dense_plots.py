@@ -6,7 +6,6 @@ click opens that run. A small plot stays SVG."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO, LiveServer, serve
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.factories import run_body
 
 WORKLOAD = "dense_history"
@@ -98,9 +97,7 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
         headers={"Authorization": f"Bearer {server.read_token}"},
     ).json()["items"]  # fmt: skip
     (history,) = series
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(server.read_token)})"
-    )
+    use_token(page, server.read_token)
 
     page.goto(f"{server.url}/series/{history['id']}")
     page.wait_for_selector("[data-testid=plot][data-drawn='1']")
@@ -135,9 +132,7 @@ def test_a_small_plot_stays_svg(page: Any, dense_server: LiveServer) -> None:
         headers={"Authorization": f"Bearer {server.upload_token}"}, timeout=60,
     )  # fmt: skip
     response.raise_for_status()
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(server.read_token)})"
-    )
+    use_token(page, server.read_token)
     page.goto(f"{server.url}/explore?workload={WORKLOAD}&metric={METRIC}")
     page.wait_for_selector("[data-testid=plot][data-drawn='1']")
     types = page.evaluate(

@@ -6,7 +6,6 @@ numbers"). The server here sketches every plot (PERFATLAS_EXPLORE_EXACT_RESULTS=
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 import statistics
 import uuid
@@ -21,7 +20,7 @@ from perfatlas.core.db import get_engine, session_factory
 from perfatlas.rollups import service as rollups
 from perfatlas.rollups.sketch import ALPHA
 from tests.conftest import REPO, LiveServer, serve
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.factories import run_body
 
 WORKLOAD = "sk_partialread"
@@ -87,9 +86,7 @@ def test_a_sketched_plot_says_so_and_links_to_the_exact_figures(
         )
         for k in LEVELS
     }
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(server.read_token)})"
-    )
+    use_token(page, server.read_token)
     page.goto(f"{server.url}/explore?workload={WORKLOAD}&metric={METRIC}&x=k")
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot')?.data?.[0]?.x?.length === 4"

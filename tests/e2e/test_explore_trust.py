@@ -4,7 +4,6 @@ point whose numbers need care drawn hollow, with its reason on hover and under t
 from __future__ import annotations
 
 import datetime as dt
-import json
 import statistics
 import uuid
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import httpx
 
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.factories import run_body
 
 WORKLOAD = "fs_smallfile"
@@ -51,9 +50,7 @@ def test_explore_by_filesystem_shows_each_value_and_marks_a_flagged_point(
         headers={"Authorization": f"Bearer {ui_server.upload_token}"}, timeout=60,
     )  # fmt: skip
     response.raise_for_status()
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(ui_server.read_token)})"
-    )
+    use_token(page, ui_server.read_token)
     page.goto(f"{ui_server.url}/explore?workload={WORKLOAD}&metric={METRIC}&x=fs_type")
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot')?.data?.[0]?.x?.length === 3"

@@ -7,7 +7,6 @@ when all are done it links each study to its default report (installed by make u
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -21,7 +20,7 @@ from playwright.sync_api import expect
 from tests.agent.daemon_helpers import wait_for
 from tests.agent.test_first_run import FirstRunServer, alive, pid_in
 from tests.conftest import REPO
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 
 STUDIES = ["smallfiles-000", "treewalk-002"]
 
@@ -43,9 +42,7 @@ def first_run_server(tmp_path: Path) -> Iterator[FirstRunServer]:
 
 def test_the_overview_follows_the_first_run(page: Any, first_run_server: FirstRunServer) -> None:
     server = first_run_server
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(server.admin_token)})"
-    )
+    use_token(page, server.admin_token)
 
     final = ("succeeded", "failed", "cancelled", "expired")
     daemon_pid = server.helper_dir / "daemon.pid"

@@ -12,7 +12,6 @@ one-off a minute ahead (disk=sata) is fired by the worker's beat and run by the 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 import statistics
@@ -27,7 +26,7 @@ from playwright.sync_api import expect
 from tests.agent.daemon_helpers import DaemonProcess, RestartableServer, enroll, wait_for
 from tests.backend.alerts.conftest import BROKER_URL, Worker, worker_queue
 from tests.conftest import REPO
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 
 __all__ = ["worker_queue"]  # the session's own Redis queue (deleted at the end), for the worker
 
@@ -106,8 +105,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, worker_queue: str) -> Iterat
 
 
 def use_admin(page: Any, stack: Stack) -> None:
-    token = json.dumps(stack.server.admin_token)
-    page.add_init_script(f"localStorage.setItem('perfatlas.token', {token})")
+    use_token(page, stack.server.admin_token)
 
 
 def both_online(stack: Stack) -> None:

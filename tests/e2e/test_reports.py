@@ -6,7 +6,6 @@ holds the same traces and table values and asks for nothing."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import statistics
 import uuid
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 import httpx
 
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.factories import run_body
 
 WORKLOAD = "rep_treeops"
@@ -75,9 +74,7 @@ def test_a_report_made_in_the_ui_shows_the_runs_and_exports_offline(
     )
     response.raise_for_status()
     # Writing a report needs a person's token (upload or admin).
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(ui_server.upload_token)})"
-    )
+    use_token(page, ui_server.upload_token)
 
     # 1. Explore: walk and find on one plot against threads, added to a new report.
     query = f"workload={WORKLOAD}&metric=walk.seconds,find.seconds&group=metric&x=threads"
@@ -276,9 +273,7 @@ def test_a_report_of_every_block_kind_and_its_export(
     }  # fmt: skip
     created = httpx.post(f"{ui_server.url}/api/v1/reports", json=report, headers=headers)
     assert created.status_code == 201, created.text
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(ui_server.read_token)})"
-    )
+    use_token(page, ui_server.read_token)
     page.goto(f"{ui_server.url}/reports")
     page.get_by_role("link", name="Walk grid").click()
     page.wait_for_function(

@@ -6,7 +6,6 @@ its runs; cancelling a queued job, an enrollment token and revoking an agent fro
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.e2e.seed import Seeded
 from tests.factories import run_body
 
@@ -80,9 +79,7 @@ def fleet(ui_server: LiveServer) -> Fleet:
 
 
 def use_admin(page: Any, server: LiveServer) -> None:
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(server.admin_token)})"
-    )
+    use_token(page, server.admin_token)
 
 
 def next_paris_3am(count: int) -> list[str]:

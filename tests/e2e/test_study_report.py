@@ -7,7 +7,6 @@ opened with the network cut off, holds the same table values and traces."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
@@ -23,7 +22,7 @@ import pytest
 from tests.agent.conftest import run_agent
 from tests.agent.test_studies import needs_root
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 
 SLUG = "study-smallfiles-000"
 PHASES = ["create.seconds", "read_cold.seconds", "read_warm.seconds", "stat.seconds",
@@ -133,9 +132,7 @@ def test_a_quick_study_and_its_default_report_in_the_browser(
                 assert by_fsync[r["parameters"]["fsync"]] == pytest.approx(value, rel=1e-9)
 
     # The report in the browser (reading needs a token).
-    page.add_init_script(
-        f"localStorage.setItem('perfatlas.token', {json.dumps(ui_server.read_token)})"
-    )
+    use_token(page, ui_server.read_token)
     page.goto(f"{ui_server.url}/reports/{SLUG}")
     page.get_by_test_id("report-notes").wait_for()
     assert "perfatlas-agent study run smallfiles-000 --quick" in page.get_by_test_id(

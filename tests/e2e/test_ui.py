@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -10,7 +9,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot
+from tests.e2e.conftest import shot, use_token
 from tests.e2e.seed import KS, SWEEP, TAR, VERSIONS, Seeded
 
 pytestmark = pytest.mark.usefixtures("seeded")
@@ -19,8 +18,7 @@ PLOT = ".js-plotly-plot"
 
 
 def login(page: Any, server: LiveServer) -> None:
-    token = json.dumps(server.read_token)
-    page.add_init_script(f"localStorage.setItem('perfatlas.token', {token})")
+    use_token(page, server.read_token)
 
 
 def plot_data(page: Any) -> list[dict[str, Any]]:

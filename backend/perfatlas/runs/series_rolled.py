@@ -139,8 +139,11 @@ def newest_points(
 
 
 # A digest's newest runs (rollups/digests.py NEWEST) are newest first: its latest start is the
-# first record's first field, a little-endian int8.
-_NEWEST_START = " | ".join(f"(get_byte(newest, {i})::int8 << {8 * i})" for i in range(7, -1, -1))
+# first record's first field, a little-endian int8 (a fold leaves at least one; NULL, which max
+# passes over, for a digest without).
+_NEWEST_START = "CASE WHEN length(newest) >= 8 THEN {} END".format(
+    " | ".join(f"(get_byte(newest, {i})::int8 << {8 * i})" for i in range(7, -1, -1))
+)
 _SIZES_SQL = f"""
 WITH folded AS (
   SELECT series_id, sum(count) AS n, max({_NEWEST_START}) AS last FROM explore_digests
@@ -170,6 +173,6 @@ def history_sizes(
         folded_last = None if last is None else EPOCH + dt.timedelta(microseconds=last)
         if pending_last is not None:  # in the connection's time zone
             pending_last = pending_last.astimezone(dt.UTC)
-        newest = max(t for t in (folded_last, pending_last) if t is not None)
+        newest = max((t for t in (folded_last, pending_last) if t is not None), default=None)
         sizes[series_id] = (int(n or 0) + int(pending or 0), newest)
     return sizes
