@@ -8,7 +8,9 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from tests.conftest import REPO, LiveServer, skip_unless_able
@@ -83,3 +85,11 @@ def use_token(page: object, token: str) -> None:
     page.add_init_script(  # type: ignore[attr-defined]
         f"localStorage.setItem('perfatlas.token', {json.dumps(token)})"
     )
+
+
+def upload_runs(server: LiveServer, runs: list[dict[str, Any]], timeout: float = 60) -> None:
+    """Upload run bodies with the server's upload token, as one batch; fails on any error."""
+    httpx.post(
+        f"{server.url}/api/v1/runs/batch", json={"runs": runs},
+        headers={"Authorization": f"Bearer {server.upload_token}"}, timeout=timeout,
+    ).raise_for_status()  # fmt: skip

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot, use_token
+from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import run_body
 
 WORKLOAD = "cmp_smallfile"
@@ -97,11 +97,7 @@ def _runs() -> tuple[list[dict[str, Any]], CompareSeed]:
 @pytest.fixture(scope="module")
 def compare_seed(ui_server: LiveServer) -> CompareSeed:
     runs, seeded = _runs()
-    response = httpx.post(
-        f"{ui_server.url}/api/v1/runs/batch", json={"runs": runs},
-        headers={"Authorization": f"Bearer {ui_server.upload_token}"}, timeout=60,
-    )  # fmt: skip
-    response.raise_for_status()
+    upload_runs(ui_server, runs)
     return seeded
 
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO, LiveServer, serve
-from tests.e2e.conftest import shot, use_token
+from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import run_body
 
 WORKLOAD = "dense_history"
@@ -85,13 +85,8 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
 ) -> None:
     server = dense_server
     runs = _runs()
-    headers = {"Authorization": f"Bearer {server.upload_token}"}
     for start in range(0, RUNS, 1000):
-        response = httpx.post(
-            f"{server.url}/api/v1/runs/batch", json={"runs": runs[start : start + 1000]},
-            headers=headers, timeout=120,
-        )  # fmt: skip
-        response.raise_for_status()
+        upload_runs(server, runs[start : start + 1000], timeout=120)
     series = httpx.get(
         f"{server.url}/api/v1/series", params={"workload": WORKLOAD},
         headers={"Authorization": f"Bearer {server.read_token}"},
@@ -127,11 +122,7 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
 def test_a_small_plot_stays_svg(page: Any, dense_server: LiveServer) -> None:
     server = dense_server
     runs = _runs()[:50]
-    response = httpx.post(
-        f"{server.url}/api/v1/runs/batch", json={"runs": runs},
-        headers={"Authorization": f"Bearer {server.upload_token}"}, timeout=60,
-    )  # fmt: skip
-    response.raise_for_status()
+    upload_runs(server, runs)
     use_token(page, server.read_token)
     page.goto(f"{server.url}/explore?workload={WORKLOAD}&metric={METRIC}")
     page.wait_for_selector("[data-testid=plot][data-drawn='1']")

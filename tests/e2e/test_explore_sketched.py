@@ -13,14 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.rollups import service as rollups
 from perfatlas.rollups.sketch import ALPHA
 from tests.conftest import REPO, LiveServer, serve
-from tests.e2e.conftest import shot, use_token
+from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import run_body
 
 WORKLOAD = "sk_partialread"
@@ -70,13 +69,9 @@ def test_a_sketched_plot_says_so_and_links_to_the_exact_figures(
 ) -> None:
     server = sketching_server
     runs = _runs()
-    headers = {"Authorization": f"Bearer {server.upload_token}"}
     # Half the runs folded into the digests, half still pending (sketched on the way).
     for part in (runs[:80], runs[80:]):
-        response = httpx.post(
-            f"{server.url}/api/v1/runs/batch", json={"runs": part}, headers=headers, timeout=60
-        )
-        response.raise_for_status()
+        upload_runs(server, part)
         if part is runs[:80]:
             with session_factory(get_engine(server.database_url))() as session:
                 assert rollups.fold_pending(session).runs == 80

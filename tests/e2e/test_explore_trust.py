@@ -8,10 +8,8 @@ import statistics
 import uuid
 from typing import Any
 
-import httpx
-
 from tests.conftest import LiveServer
-from tests.e2e.conftest import shot, use_token
+from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import run_body
 
 WORKLOAD = "fs_smallfile"
@@ -45,11 +43,7 @@ def test_explore_by_filesystem_shows_each_value_and_marks_a_flagged_point(
     page: Any, ui_server: LiveServer
 ) -> None:
     runs = _runs()
-    response = httpx.post(
-        f"{ui_server.url}/api/v1/runs/batch", json={"runs": runs},
-        headers={"Authorization": f"Bearer {ui_server.upload_token}"}, timeout=60,
-    )  # fmt: skip
-    response.raise_for_status()
+    upload_runs(ui_server, runs)
     use_token(page, ui_server.read_token)
     page.goto(f"{ui_server.url}/explore?workload={WORKLOAD}&metric={METRIC}&x=fs_type")
     page.wait_for_function(
