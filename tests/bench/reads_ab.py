@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,45 @@ def timed(
     return {"p50_ms": round(percentile(times, 0.5), 2), "p95_ms": round(percentile(times, 0.95), 2)}
 
 
+def served_in_turn(
+    trees: dict[str, str],
+    env: dict[str, str],
+    token: str,
+    rounds: int,
+    visit: Callable[[str, httpx.Client], None],
+    *,
+    timeout: float = 120,
+    progress: bool = False,
+) -> None:
+    """Each round, each tree served in turn (`perfatlas serve`, its backend first on
+    PYTHONPATH) and visited with a client holding the token."""
+    for round_ in range(rounds):
+        for tree, backend in trees.items():
+            server, base = start_server({**env, "PYTHONPATH": backend})
+            try:
+                headers = {"Authorization": f"Bearer {token}"}
+                with httpx.Client(base_url=base, headers=headers, timeout=timeout) as client:
+                    visit(tree, client)
+            finally:
+                stop_process(server)
+            if progress:
+                print(f"round {round_ + 1}/{rounds}: {tree} done", flush=True)
+
+
+def median_of_rounds(
+    rows: dict[str, dict[str, list[dict[str, float]]]],
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per case and tree: the median of its rounds' p50, beside the rounds."""
+    return {
+        case: {
+            tree: {"p50_ms_median_of_rounds": percentile([r["p50_ms"] for r in runs], 0.5),
+                   "rounds": runs}
+            for tree, runs in by_tree.items()
+        }
+        for case, by_tree in rows.items()
+    }  # fmt: skip
+
+
 def main() -> None:
     before, after = sys.argv[1], sys.argv[2]
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
@@ -118,25 +158,13 @@ def main() -> None:
         found = {name: case for name, case in found.items() if name.startswith(chosen)}
     trees = {"before": before, "after": after}
     rows: dict[str, dict[str, list[dict[str, float]]]] = {n: {t: [] for t in trees} for n in found}
-    for round_ in range(rounds):
-        for tree, backend in trees.items():
-            server, base = start_server({**env, "PYTHONPATH": backend})
-            try:
-                headers = {"Authorization": f"Bearer {token}"}
-                with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
-                    for name, (kind, requests) in found.items():
-                        rows[name][tree].append(timed(client, requests, TIMED[kind]))
-            finally:
-                stop_process(server)
-            print(f"round {round_ + 1}/{rounds}: {tree} done", flush=True)
-    summary = {
-        name: {
-            tree: {"p50_ms_median_of_rounds": percentile([r["p50_ms"] for r in runs], 0.5),
-                   "rounds": runs}
-            for tree, runs in by_tree.items()
-        }
-        for name, by_tree in rows.items()
-    }  # fmt: skip
+
+    def visit(tree: str, client: httpx.Client) -> None:
+        for name, (kind, requests) in found.items():
+            rows[name][tree].append(timed(client, requests, TIMED[kind]))
+
+    served_in_turn(trees, env, token, rounds, visit, progress=True)
+    summary = median_of_rounds(rows)
     report = {
         "benchmark": "reads_ab", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "database": DB, "before": before, "after": after, "rounds": rounds,

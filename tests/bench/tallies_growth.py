@@ -31,10 +31,9 @@ from perfatlas.cli import _alembic_config
 
 # Run as a script: its own folder is on sys.path.
 from common import (  # isort: skip
-    PG, admin_dsn, create_token, free_port, percentile, perfatlas_env, start_server,
-    stop_process,
+    PG, admin_dsn, create_token, free_port, perfatlas_env,
 )  # fmt: skip
-from reads_ab import timed  # isort: skip
+from reads_ab import median_of_rounds, served_in_turn, timed  # isort: skip
 
 SOURCE, DB = "perfatlas_bench", "perfatlas_bench_tallies"
 WARMUP, TIMED, ROUNDS = 10, 20, 2
@@ -54,25 +53,17 @@ def measure(trees: dict[str, str], env: dict[str, str], token: str) -> dict[str,
     }
     rows: dict[str, dict[str, list[dict[str, float]]]] = {c: {t: [] for t in trees} for c in cases}
     answers: dict[str, list[Any]] = {}
-    for _ in range(ROUNDS):
-        for tree, backend in trees.items():
-            server, base = start_server({**env, "PYTHONPATH": backend})
-            try:
-                headers = {"Authorization": f"Bearer {token}"}
-                with httpx.Client(base_url=base, headers=headers, timeout=600) as client:
-                    for case, requests in cases.items():
-                        rows[case][tree].append(timed(client, requests, TIMED, WARMUP))
-                    answers[tree] = [client.get(p, params=q).json() for p, q in
-                                     (("/api/v1/agents", None), ("/api/v1/catalog", None))]  # fmt: skip
-            finally:
-                stop_process(server)
+
+    def visit(tree: str, client: httpx.Client) -> None:
+        for case, requests in cases.items():
+            rows[case][tree].append(timed(client, requests, TIMED, WARMUP))
+        answers[tree] = [client.get(p, params=q).json() for p, q in
+                         (("/api/v1/agents", None), ("/api/v1/catalog", None))]  # fmt: skip
+
+    served_in_turn(trees, env, token, ROUNDS, visit, timeout=600)
     return {
         "same_answers": answers[next(iter(trees))] == answers[list(trees)[-1]],
-        "cases": {
-            case: {tree: {"p50_ms_median_of_rounds": percentile([r["p50_ms"] for r in runs], 0.5),
-                          "rounds": runs} for tree, runs in by_tree.items()}
-            for case, by_tree in rows.items()
-        },
+        "cases": median_of_rounds(rows),
     }  # fmt: skip
 
 
