@@ -285,6 +285,63 @@ def test_series_points_header_is_each_series_own(client, upload_headers, read_he
     assert seen == set(expected)
 
 
+def test_series_list_pages_and_totals(client, upload_headers, read_headers):
+    # Series across three agents, two workloads and three metrics, in runs uploaded in a mixed
+    # order: every filter's pages, walked by their cursors, hold each matching series once, in id
+    # order, and every page says how many match in all (the oracle: the series the bodies make).
+    runs = []
+    for i, (agent, workload, target) in enumerate(
+        (a, w, t)
+        for a in ("host-a", "host-b", "host-c")
+        for w in ("smallfile", "seqio")
+        for t in ("/mnt/ext4", "/mnt/xfs", "/mnt/btrfs")
+    ):
+        metrics = ("create.ops_per_s", "create.seconds", "delete.ops_per_s")[: 1 + i % 3]
+        runs.append(run_body(
+            agent=agent, workload=workload, target=target,
+            started_at=(BASE_TIME + dt.timedelta(minutes=(7 * i) % 18)).isoformat(),
+            results=[result(m, [float(i + 1)]) for m in metrics],
+        ))  # fmt: skip
+    upload(client, upload_headers, runs)
+    made = {
+        (r["agent"], r["workload"], r["target"], res["metric"])
+        for r in runs
+        for res in r["results"]
+    }
+    for filters in ({}, {"workload": "seqio"}, {"metric": "create.seconds"},
+                    {"agent": "host-b"}, {"agent": "host-c", "workload": "smallfile"},
+                    {"agent": "nobody"}, {"workload": "seqio", "metric": "delete.ops_per_s"}):  # fmt: skip
+        want = {
+            key for key in made
+            if filters.get("agent", key[0]) == key[0] and filters.get("workload", key[1]) == key[1]
+            and filters.get("metric", key[3]) == key[3]
+        }  # fmt: skip
+        for limit in (1, 4, 500):
+            seen: list[tuple[int, tuple[str, str, str, str]]] = []
+            cursor = None
+            while True:
+                params = {**filters, "limit": limit} | ({"cursor": cursor} if cursor else {})
+                page = client.get("/api/v1/series", params=params, headers=read_headers).json()
+                assert page["total"] == len(want), (filters, limit, cursor)
+                assert len(page["items"]) <= limit
+                seen += [
+                    (s["id"], (s["agent"], s["workload"], s["target"], s["metric"]))
+                    for s in page["items"]
+                ]
+                cursor = page["next_cursor"]
+                if cursor is None:
+                    break
+                assert cursor == page["items"][-1]["id"] and len(page["items"]) == limit
+            assert [i for i, _ in seen] == sorted({i for i, _ in seen})  # id order, each once
+            assert {key for _, key in seen} == want and len(seen) == len(want), (filters, limit)
+    # Past the last series, an empty page still counts what matches.
+    last = client.get("/api/v1/series", params={"limit": 500}, headers=read_headers).json()
+    after = client.get(
+        "/api/v1/series", params={"cursor": last["items"][-1]["id"]}, headers=read_headers
+    ).json()
+    assert after == {"items": [], "next_cursor": None, "total": len(made)}
+
+
 def test_series_points_columns_nulls_ties_and_fields(client, upload_headers, read_headers):
     # Two runs at the same time, one without an environment: every column stays aligned with
     # its run, and a missing environment is null.

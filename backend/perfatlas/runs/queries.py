@@ -88,14 +88,18 @@ def list_series(
     agent: str | None = None,
     limit: int = 50,
     cursor: int | None = None,
-) -> tuple[list[tuple[Series, int, dt.datetime | None]], int | None]:
-    query = select(Series)
+) -> tuple[list[tuple[Series, int, dt.datetime | None]], int | None, int]:
+    """A page of the series matching the filters, in id order after `cursor`, each with its
+    count of points and newest start; the id to go on from (None on the last page); and how
+    many series match in all (a count of series, which grows with them, not with their runs)."""
+    matching = []
     if workload:
-        query = query.where(Series.workload == workload)
+        matching.append(Series.workload == workload)
     if metric:
-        query = query.where(Series.metric == metric)
+        matching.append(Series.metric == metric)
     if agent:
-        query = query.join(Agent, Agent.id == Series.agent_id).where(Agent.name == agent)
+        matching.append(Series.agent_id.in_(select(Agent.id).where(Agent.name == agent)))
+    query = select(Series).where(*matching)
     if cursor is not None:
         query = query.where(Series.id > cursor)
     rows = list(session.scalars(query.order_by(Series.id).limit(limit + 1)))
@@ -103,8 +107,12 @@ def list_series(
     if len(rows) > limit:
         rows = rows[:limit]
         next_cursor = rows[-1].id
+    if cursor is None and next_cursor is None:
+        total = len(rows)  # the whole of it is on this page
+    else:
+        total = session.scalar(select(func.count()).select_from(Series).where(*matching)) or 0
     sizes = history_sizes(session, [s.id for s in rows])
-    return [(s, *sizes.get(s.id, (0, None))) for s in rows], next_cursor
+    return [(s, *sizes.get(s.id, (0, None))) for s in rows], next_cursor, total
 
 
 def history_sizes(

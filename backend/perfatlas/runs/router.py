@@ -213,6 +213,7 @@ class SeriesRead(SeriesRef):
 class SeriesPage(BaseModel):
     items: list[SeriesRead]
     next_cursor: int | None
+    total: int  # series matching the filters, on every page
 
 
 class SeriesPoints(BaseModel):
@@ -249,10 +250,12 @@ def list_series(
     cursor: Annotated[int | None, Query(ge=0)] = None,
 ) -> SeriesPage:
     """List series (one metric's history for one set of dimensions) with their point counts."""
-    rows, next_cursor = service.list_series(
+    rows, next_cursor, total = service.list_series(
         session, workload=workload, metric=metric, agent=agent, limit=limit, cursor=cursor
     )
-    return SeriesPage(items=[_series_read(*row) for row in rows], next_cursor=next_cursor)
+    return SeriesPage(
+        items=[_series_read(*row) for row in rows], next_cursor=next_cursor, total=total
+    )
 
 
 @router.get(

@@ -3896,6 +3896,8 @@ export interface components {
             items: components["schemas"]["SeriesRead"][];
             /** Next Cursor */
             next_cursor: number | null;
+            /** Total */
+            total: number;
         };
         /** SeriesPoints */
         SeriesPoints: {

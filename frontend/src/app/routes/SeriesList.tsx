@@ -4,6 +4,9 @@ import { FilterInput } from "../../components/ui/FilterInput";
 import { Empty, QueryView } from "../../components/ui/States";
 import { useSeriesList } from "../../features/series/api/get-series";
 import { SeriesTable } from "../../features/series/components/SeriesTable";
+import { formatCount } from "../../lib/format";
+
+const PAGE = 100;
 
 export function SeriesList() {
   const [params, setParams] = useSearchParams();
@@ -11,12 +14,27 @@ export function SeriesList() {
   const metric = params.get("metric") ?? "";
   const agent = params.get("agent") ?? "";
   const cursor = params.get("cursor");
-  const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, limit: 100, cursor: cursor ? Number(cursor) : undefined });
+  // Where this page starts in the whole list (1 on the first), carried along with the cursor.
+  const at = Math.max(1, Number(params.get("at")) || 1);
+  const filtered = Boolean(workload || metric || agent);
+  const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, limit: PAGE, cursor: cursor ? Number(cursor) : undefined });
+  // A filter starts the list again from its first page.
   const set = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
     else next.delete(key);
     next.delete("cursor");
+    next.delete("at");
+    setParams(next);
+  };
+  const page = (nextCursor: number | null, from: number) => {
+    const next = new URLSearchParams(params);
+    next.delete("cursor");
+    next.delete("at");
+    if (nextCursor !== null) {
+      next.set("cursor", String(nextCursor));
+      next.set("at", String(from));
+    }
     setParams(next);
   };
   return (
@@ -29,20 +47,45 @@ export function SeriesList() {
         <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} />
         <FilterInput label="metric" value={metric} onApply={(v) => set("metric", v)} />
         <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} />
+        {filtered && (
+          <button type="button" className="button small" onClick={() => setParams(new URLSearchParams())}>
+            Clear filters
+          </button>
+        )}
       </form>
       <section className="card">
         <QueryView query={series} what="series">
-          {(page) =>
-            page.items.length === 0 ? (
-              <Empty title={workload || metric || agent ? "No series matches these filters." : "No series yet."}>{!(workload || metric || agent) && <AgentHelp />}</Empty>
+          {(found) =>
+            found.items.length === 0 ? (
+              <Empty title={cursor ? "No more series." : filtered ? "No series matches these filters." : "No series yet."}>
+                {cursor ? (
+                  <button type="button" className="button small" onClick={() => page(null, 1)}>
+                    ← First page
+                  </button>
+                ) : (
+                  !filtered && <AgentHelp />
+                )}
+              </Empty>
             ) : (
               <>
-                <SeriesTable series={page.items} />
-                {page.next_cursor !== null && (
+                <p className="muted" data-testid="series-count">
+                  {found.total === found.items.length
+                    ? `${formatCount(found.total)} series${filtered ? " match" : ""}.`
+                    : `Series ${formatCount(at)}–${formatCount(at + found.items.length - 1)} of ${formatCount(found.total)}${filtered ? " that match" : ""}, in the order they first appeared.`}
+                </p>
+                <SeriesTable series={found.items} />
+                {(cursor || found.next_cursor !== null) && (
                   <div className="pager">
-                    <button type="button" className="button small" onClick={() => set("cursor", String(page.next_cursor))}>
-                      More →
-                    </button>
+                    {cursor && (
+                      <button type="button" className="button small" onClick={() => page(null, 1)}>
+                        ← First page
+                      </button>
+                    )}
+                    {found.next_cursor !== null && (
+                      <button type="button" className="button small" onClick={() => page(found.next_cursor, at + found.items.length)}>
+                        Next →
+                      </button>
+                    )}
                   </div>
                 )}
               </>

@@ -1,5 +1,5 @@
 import { Link } from "react-router-dom";
-import { formatPairs, formatTime } from "../../../lib/format";
+import { formatCount, formatPairs, formatTime } from "../../../lib/format";
 import type { Series } from "../api/get-series";
 
 export function SeriesTable({ series }: { series: Series[] }) {
@@ -32,7 +32,7 @@ export function SeriesTable({ series }: { series: Series[] }) {
             <td className="mono small">
               {formatPairs(s.labels)}
             </td>
-            <td className="num">{s.points}</td>
+            <td className="num">{formatCount(s.points)}</td>
             <td className="nowrap">{formatTime(s.last_at)}</td>
           </tr>
         ))}

@@ -1,0 +1,75 @@
+"""The Series page at more series than one page holds: it says how many match and which of them
+are shown, pages through all of them by their cursor, goes back to the first page, and a filter
+starts again from the first page. The oracle is the series the uploaded runs make."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from tests.conftest import LiveServer
+from tests.e2e.conftest import shot, upload_runs, use_token
+from tests.factories import BASE_TIME, result, run_body
+
+WORKLOAD = "paged_series"
+# Two agents, 130 series: more than the page's 100.
+METRICS = {"pager-a": 70, "pager-b": 60}
+
+
+def _rows(page: Any) -> list[tuple[str, str]]:
+    """The (agent, metric) of each row of the table shown."""
+    page.get_by_test_id("series-table").wait_for()
+    return [
+        (row.locator("td").nth(2).inner_text(), row.locator("td").nth(1).inner_text())
+        for row in page.get_by_test_id("series-table").locator("tbody tr").all()
+    ]
+
+
+def test_series_list_pages_through_every_series(page: Any, ui_server: LiveServer) -> None:
+    runs = [
+        run_body(
+            workload=WORKLOAD, agent=agent, environment={"hostname": agent},
+            started_at=(BASE_TIME + dt.timedelta(hours=i)).isoformat(),
+            results=[result(f"m{m:03d}.ops_per_s", [100.0 + m]) for m in range(count)],
+        )
+        for i, (agent, count) in enumerate(METRICS.items())
+    ]  # fmt: skip
+    upload_runs(ui_server, runs)
+    made = {(r["agent"], res["metric"]) for r in runs for res in r["results"]}
+    use_token(page, ui_server.read_token)
+
+    page.goto(f"{ui_server.url}/series?workload={WORKLOAD}")
+    count = page.get_by_test_id("series-count")
+    count.filter(has_text="of 130").wait_for()
+    assert count.inner_text() == (
+        "Series 1–100 of 130 that match, in the order they first appeared."
+    )
+    first = _rows(page)
+    assert len(first) == 100
+    shot(page, "series-list-paged")
+
+    page.get_by_role("button", name="Next →").click()
+    page.wait_for_url(re.compile(r"cursor=\d+"))
+    count.filter(has_text="101–130").wait_for()
+    second = _rows(page)
+    assert len(second) == 30
+    # Every series once, over the two pages.
+    assert set(first) | set(second) == made and len(first) + len(second) == len(made)
+    assert page.get_by_role("button", name="Next →").count() == 0
+
+    page.get_by_role("button", name="← First page").click()
+    count.filter(has_text="1–100").wait_for()
+    assert _rows(page) == first
+    page.go_back()  # the second page again, from its address
+    count.filter(has_text="101–130").wait_for()
+    assert _rows(page) == second
+
+    # A filter starts from the first page: one agent's 60 series fit on one.
+    agent = page.get_by_label("agent")
+    agent.fill("pager-b")
+    agent.press("Enter")
+    count.filter(has_text="60 series match").wait_for()
+    assert "cursor" not in page.url
+    assert sorted(_rows(page)) == sorted(k for k in made if k[0] == "pager-b")
+    assert page.locator(".pager").count() == 0
