@@ -64,7 +64,14 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
         assert client.post("/api/v1/runs", json=safe, headers=headers).status_code == 201
         assert client.post("/api/v1/runs", json=unsafe, headers=headers).status_code == 201
         listed = client.get("/api/v1/runs", headers=headers).json()
-        assert len(listed["items"]) == 6
+        assert len(listed["items"]) == 6 and listed["total"] == 6
+        one = client.get("/api/v1/runs", params={"limit": 1}, headers=headers).json()
+        assert one["total"] == 6 and one["next_cursor"]
+        for workload, n in (("partialread", 4), ("smallfile", 2)):  # the retry counted once
+            some = client.get("/api/v1/runs", params={"workload": workload}, headers=headers)
+            assert some.json()["total"] == len(some.json()["items"]) == n
+        walked = client.get("/api/v1/series", params={"limit": 1}, headers=headers).json()
+        assert walked["total"] == len(client.get("/api/v1/series", headers=headers).json()["items"])
         params = {
             "workload": "partialread",
             "metric": "read.mb_per_s",

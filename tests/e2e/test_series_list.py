@@ -1,6 +1,6 @@
-"""The Series page at more series than one page holds: it says how many match and which of them
-are shown, pages through all of them by their cursor, goes back to the first page, and a filter
-starts again from the first page. The oracle is the series the uploaded runs make."""
+"""The Series and Runs pages at more than one page holds: they say how many match and which are
+shown, page through all of them by their cursor, go back to the first page, and a filter starts
+again from the first page. The oracle is the series and runs the uploaded bodies make."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ import datetime as dt
 import re
 from typing import Any
 
+import pytest
+
 from tests.conftest import LiveServer
 from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import BASE_TIME, result, run_body
 
 WORKLOAD = "paged_series"
-# Two agents, 130 series: more than the page's 100.
+# Two agents, 130 series: more than the page's 100. The second agent's 60 series have 60 runs:
+# more than the Runs page's 50.
 METRICS = {"pager-a": 70, "pager-b": 60}
+RUNS = {"pager-a": 1, "pager-b": 60}
 
 
 def _rows(page: Any) -> list[tuple[str, str]]:
@@ -26,17 +30,25 @@ def _rows(page: Any) -> list[tuple[str, str]]:
     ]
 
 
-def test_series_list_pages_through_every_series(page: Any, ui_server: LiveServer) -> None:
+@pytest.fixture(scope="module")
+def made(ui_server: LiveServer) -> set[tuple[str, str]]:
+    """Uploads the runs once a server; the (agent, metric) of each series they make."""
     runs = [
         run_body(
             workload=WORKLOAD, agent=agent, environment={"hostname": agent},
             started_at=(BASE_TIME + dt.timedelta(hours=i)).isoformat(),
             results=[result(f"m{m:03d}.ops_per_s", [100.0 + m]) for m in range(count)],
         )
-        for i, (agent, count) in enumerate(METRICS.items())
+        for agent, count in METRICS.items()
+        for i in range(RUNS[agent])
     ]  # fmt: skip
     upload_runs(ui_server, runs)
-    made = {(r["agent"], res["metric"]) for r in runs for res in r["results"]}
+    return {(r["agent"], res["metric"]) for r in runs for res in r["results"]}
+
+
+def test_series_list_pages_through_every_series(
+    page: Any, ui_server: LiveServer, made: set[tuple[str, str]]
+) -> None:
     use_token(page, ui_server.read_token)
 
     page.goto(f"{ui_server.url}/series?workload={WORKLOAD}")
@@ -73,3 +85,25 @@ def test_series_list_pages_through_every_series(page: Any, ui_server: LiveServer
     assert "cursor" not in page.url
     assert sorted(_rows(page)) == sorted(k for k in made if k[0] == "pager-b")
     assert page.locator(".pager").count() == 0
+
+
+def test_runs_list_says_how_many_match(
+    page: Any, ui_server: LiveServer, made: set[tuple[str, str]]
+) -> None:
+    # An agent's 60 runs over two pages of 50, counted; with a label filter, which the server
+    # does not count, the range alone.
+    use_token(page, ui_server.read_token)
+    page.goto(f"{ui_server.url}/runs?agent=pager-b")
+    count = page.get_by_test_id("runs-count")
+    count.filter(has_text="of 60").wait_for()
+    assert count.inner_text() == "Runs 1–50 of 60 that match, newest first."
+    shot(page, "runs-list-counted", full_page=False)
+    page.get_by_role("link", name="Older →").click()
+    count.filter(has_text="51–60 of 60").wait_for()
+    assert page.get_by_test_id("runs-table").locator("tbody tr").count() == 10
+    page.get_by_role("link", name="← Newest").click()
+    count.filter(has_text="1–50 of 60").wait_for()
+    page.goto(f"{ui_server.url}/runs?agent=pager-a")
+    count.filter(has_text="1 run matches").wait_for()
+    page.goto(f"{ui_server.url}/runs?agent=pager-b&label=mode:connected")
+    count.filter(has_text="Runs 1–50 that match").wait_for()

@@ -16,6 +16,7 @@ from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
 from perfatlas.runs import series_rolled
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Result, Run, Series
+from perfatlas.runs.tallies import runs_stored
 from perfatlas.runs.trust import CONFIRMING
 
 
@@ -113,6 +114,18 @@ def list_series(
         total = session.scalar(select(func.count()).select_from(Series).where(*matching)) or 0
     sizes = history_sizes(session, [s.id for s in rows])
     return [(s, *sizes.get(s.id, (0, None))) for s in rows], next_cursor, total
+
+
+def runs_total(session: Session, *, workload: str | None, agent: str | None) -> int:
+    """How many runs the runs list holds for this workload and agent (either may be None), from
+    the counts kept at ingest (runs/tallies.py): what it reads grows with the agents and
+    workloads, not with the runs."""
+    agent_id = None
+    if agent:
+        agent_id = session.scalar(select(Agent.id).where(Agent.name == agent))
+        if agent_id is None:
+            return 0
+    return runs_stored(session, workload=workload or None, agent_id=agent_id)
 
 
 def history_sizes(

@@ -169,7 +169,9 @@ def list_runs(
         session, workload=workload, agent=agent, status=status, target=target, labels=label,
         params=param, since=since, until=until, limit=limit, cursor=cursor,
     )  # fmt: skip
-    return RunPage(items=[to_summary(r) for r in runs], next_cursor=next_cursor)
+    counted = not (status or target or label or param or since or until)
+    total = service.runs_total(session, workload=workload, agent=agent) if counted else None
+    return RunPage(items=[to_summary(r) for r in runs], next_cursor=next_cursor, total=total)
 
 
 @router.get("/runs/{run_uuid}", operation_id="get_run", response_model=RunRead)

@@ -289,6 +289,12 @@ class RunRead(RunSummary):
 class RunPage(BaseModel):
     items: list[RunSummary]
     next_cursor: str | None = Field(description="pass as cursor to get the next page")
+    total: int | None = Field(
+        default=None,
+        description="how many runs match, on every page, when the only filters are workload "
+        "and agent (counted at ingest); null with any other filter, which would take a count "
+        "over the runs",
+    )
 
 
 class BatchItem(BaseModel):

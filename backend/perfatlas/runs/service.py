@@ -7,6 +7,7 @@ from perfatlas.runs.queries import (
     get_series,
     list_runs,
     list_series,
+    runs_total,
     series_header,
 )
 from perfatlas.runs.series import (
@@ -30,6 +31,7 @@ __all__ = [
     "ingest",
     "list_runs",
     "list_series",
+    "runs_total",
     "series_header",
     "series_key",
     "series_points",

@@ -108,6 +108,19 @@ def runs_by_workload(session: Session, *, workload: str | None = None) -> dict[s
     return {name: int(n) for name, n in session.execute(query)}
 
 
+def runs_stored(
+    session: Session, *, workload: str | None = None, agent_id: int | None = None
+) -> int:
+    """The stored runs of a workload, an agent, both or neither."""
+    c = _COUNTS.c
+    query = select(func.coalesce(func.sum(c.runs), 0))
+    if workload is not None:
+        query = query.where(c.workload == workload)
+    if agent_id is not None:
+        query = query.where(c.agent_id == agent_id)
+    return int(session.scalar(query) or 0)
+
+
 def values_seen(
     session: Session, *, workload: str | None = None
 ) -> dict[str, dict[str, dict[str, list[Any]]]]:

@@ -3518,6 +3518,11 @@ export interface components {
              * @description pass as cursor to get the next page
              */
             next_cursor: string | null;
+            /**
+             * Total
+             * @description how many runs match, on every page, when the only filters are workload and agent (counted at ingest); null with any other filter, which would take a count over the runs
+             */
+            total?: number | null;
         };
         /** RunRead */
         RunRead: {

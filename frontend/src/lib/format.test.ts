@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, formatPairs } from "./format";
+import { describePage, formatCount, formatPairs } from "./format";
 
 describe("formatPairs", () => {
   it("writes parameters and labels as k=v, in their order, values as the API gave them", () => {
@@ -16,5 +16,21 @@ describe("formatCount", () => {
     expect(formatCount(123_456_789_012)).toBe("123,456,789,012");
     expect(formatCount(null)).toBe("–");
     expect(formatCount(Number.NaN)).toBe("–");
+  });
+});
+
+describe("describePage", () => {
+  const runs = { noun: ["run", "runs"] as [string, string], order: "newest first" };
+  it("counts a list that fits on one page", () => {
+    expect(describePage({ ...runs, total: 12, at: 1, shown: 12, filtered: false })).toBe("12 runs, newest first.");
+    expect(describePage({ ...runs, total: 1, at: 1, shown: 1, filtered: true })).toBe("1 run matches, newest first.");
+    expect(describePage({ ...runs, total: 3, at: 1, shown: 3, filtered: true })).toBe("3 runs match, newest first.");
+  });
+  it("says which rows of how many a page shows", () => {
+    expect(describePage({ ...runs, total: 123456, at: 1001, shown: 50, filtered: false })).toBe("Runs 1,001–1,050 of 123,456, newest first.");
+    expect(describePage({ noun: ["series", "series"], order: "in id order", total: 130, at: 101, shown: 30, filtered: true })).toBe("Series 101–130 of 130 that match, in id order.");
+  });
+  it("gives the range alone when the server did not count", () => {
+    expect(describePage({ ...runs, total: null, at: 51, shown: 50, filtered: true })).toBe("Runs 51–100 that match, newest first.");
   });
 });

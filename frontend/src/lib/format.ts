@@ -12,6 +12,19 @@ export function formatCount(value: number | null | undefined): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
+/** Which rows of a cursor-paged list are shown: "Runs 51–100 of 1,234 that match, newest first."
+ * `at` is the first row's place (1 on the first page); `total` is null when the server did not
+ * count (then only the range is said), and a list that fits on one page is just counted. */
+export function describePage(p: { noun: [string, string]; total: number | null; at: number; shown: number; filtered: boolean; order: string }): string {
+  const [one, many] = p.noun;
+  const matching = p.filtered ? " that match" : "";
+  const range = `${formatCount(p.at)}–${formatCount(p.at + p.shown - 1)}`;
+  const Many = many.charAt(0).toUpperCase() + many.slice(1);
+  if (p.total === null) return `${Many} ${range}${matching}, ${p.order}.`;
+  if (p.at === 1 && p.shown === p.total) return `${formatCount(p.total)} ${p.total === 1 ? one : many}${p.filtered ? (p.total === 1 ? " matches" : " match") : ""}, ${p.order}.`;
+  return `${Many} ${range} of ${formatCount(p.total)}${matching}, ${p.order}.`;
+}
+
 export function formatPercent(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return "–";
   const sign = value > 0 ? "+" : "";

@@ -19,11 +19,17 @@ export function Runs() {
     if (value) next.set(key, value);
     else next.delete(key);
     next.delete("cursor");
+    next.delete("at");
     setParams(next);
   };
-  const pageLink = (at: string) => {
-    const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor"));
-    if (at) next.append("cursor", at);
+  // Where this page starts in the whole list (1 on the newest page), carried with the cursor.
+  const at = cursor ? Math.max(1, Number(params.get("at")) || 1) : 1;
+  const pageLink = (to: string, from: number) => {
+    const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor" && k !== "at"));
+    if (to) {
+      next.append("cursor", to);
+      next.append("at", String(from));
+    }
     return `/runs?${next}`;
   };
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
@@ -54,7 +60,7 @@ export function Runs() {
       </form>
       {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
       <section className="card">
-        <RunsList runs={runs} filtered={Boolean(workload || agent)} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} />
+        <RunsList runs={runs} filtered={Boolean(workload || agent || label.length > 0)} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} at={at} />
       </section>
     </div>
   );

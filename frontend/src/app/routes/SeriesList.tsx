@@ -4,7 +4,7 @@ import { FilterInput } from "../../components/ui/FilterInput";
 import { Empty, QueryView } from "../../components/ui/States";
 import { useSeriesList } from "../../features/series/api/get-series";
 import { SeriesTable } from "../../features/series/components/SeriesTable";
-import { formatCount } from "../../lib/format";
+import { describePage } from "../../lib/format";
 
 const PAGE = 100;
 
@@ -69,9 +69,7 @@ export function SeriesList() {
             ) : (
               <>
                 <p className="muted" data-testid="series-count">
-                  {found.total === found.items.length
-                    ? `${formatCount(found.total)} series${filtered ? " match" : ""}.`
-                    : `Series ${formatCount(at)}–${formatCount(at + found.items.length - 1)} of ${formatCount(found.total)}${filtered ? " that match" : ""}, in the order they first appeared.`}
+                  {describePage({ noun: ["series", "series"], total: found.total, at, shown: found.items.length, filtered, order: "in the order they first appeared" })}
                 </p>
                 <SeriesTable series={found.items} />
                 {(cursor || found.next_cursor !== null) && (

@@ -2,6 +2,7 @@ import type { UseQueryResult } from "@tanstack/react-query";
 import { Link } from "react-router-dom";
 import { AgentHelp } from "../../../components/ui/AgentHelp";
 import { Empty, QueryView } from "../../../components/ui/States";
+import { describePage } from "../../../lib/format";
 import type { RunPage } from "../api/get-runs";
 import { RunsTable } from "./RunsTable";
 
@@ -10,14 +11,16 @@ type Props = {
   filtered: boolean;
   selected: string[];
   onToggle: (uuid: string) => void;
-  /** the address of the page at a cursor, "" for the newest */
-  pageLink: (cursor: string) => string;
+  /** the address of the page at a cursor ("" for the newest) whose first run is the `from`th */
+  pageLink: (cursor: string, from: number) => string;
   /** whether this is a later page (then "← Newest" leads back) */
   paged: boolean;
+  /** where this page starts in the whole list (1 on the newest page) */
+  at: number;
 };
 
 /** One page of runs to select from, with links to the newest and older ones, or why there are none. */
-export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged }: Props) {
+export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged, at }: Props) {
   return (
     <QueryView query={runs} what="runs">
       {(page) =>
@@ -25,15 +28,18 @@ export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged }
           <Empty title={filtered ? "No run matches these filters." : "No runs yet."}>{!filtered && <AgentHelp />}</Empty>
         ) : (
           <>
+            <p className="muted" data-testid="runs-count">
+              {describePage({ noun: ["run", "runs"], total: page.total ?? null, at, shown: page.items.length, filtered, order: "newest first" })}
+            </p>
             <RunsTable runs={page.items} selected={selected} onToggle={onToggle} />
             <div className="pager">
               {paged && (
-                <Link className="button small" to={pageLink("")}>
+                <Link className="button small" to={pageLink("", 1)}>
                   ← Newest
                 </Link>
               )}
               {page.next_cursor && (
-                <Link className="button small" to={pageLink(page.next_cursor)}>
+                <Link className="button small" to={pageLink(page.next_cursor, at + page.items.length)}>
                   Older →
                 </Link>
               )}
@@ -44,3 +50,4 @@ export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged }
     </QueryView>
   );
 }
+
