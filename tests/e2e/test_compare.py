@@ -213,10 +213,7 @@ def test_the_run_picker_lists_the_workloads_and_their_runs(
     page.goto(f"{ui_server.url}/compare")
     picker = page.locator("label", has_text="workload").locator("select")
     picker.wait_for()
-    page.wait_for_function(
-        "(n) => document.querySelectorAll('label select option').length > n",
-        arg=len(catalog["workloads"]) - 1,
-    )
+    picker.locator("option").nth(len(catalog["workloads"])).wait_for(state="attached")
     options = picker.locator("option").all_text_contents()
     assert options == ["any", *sorted(w["name"] for w in catalog["workloads"])]
     picker.select_option(FS_WORKLOAD)
@@ -231,3 +228,39 @@ def test_the_run_picker_lists_the_workloads_and_their_runs(
     )
     rows = table.locator("tbody tr").all_inner_texts()
     assert all(FS_WORKLOAD in row and WORKLOAD not in row for row in rows), rows
+
+
+def test_the_run_picker_pages_by_agent_and_keeps_what_is_picked(
+    page: Any, ui_server: LiveServer
+) -> None:
+    # One agent's 30 runs: more than the picker's page of 25.
+    runs = [
+        run_body(workload="cmp_picked", agent="picker-host", environment={"hostname": "picker-host"},
+                 started_at=(T0 + dt.timedelta(minutes=i)).isoformat())
+        for i in range(30)
+    ]  # fmt: skip
+    upload_runs(ui_server, runs)
+    newest_first = [r["uuid"] for r in reversed(runs)]
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare")
+    agent = page.locator("label", has_text="agent").locator("select")
+    agent.locator("option", has_text="picker-host").wait_for(state="attached")
+    agent.select_option("picker-host")
+    count = page.get_by_test_id("picker-count")
+    count.filter(has_text="of 30").wait_for()
+    assert count.inner_text() == "Runs 1–25 of 30 that match, newest first."
+    page.get_by_label(f"select run {newest_first[0][:8]}").check()
+    page.get_by_role("button", name="Older →").click()
+    count.filter(has_text="26–30 of 30").wait_for()
+    shown = page.get_by_test_id("runs-table").locator("tbody tr a").all_inner_texts()
+    assert shown == [u[:8] for u in newest_first[25:]]
+    page.get_by_label(f"select run {newest_first[29][:8]}").check()
+    page.get_by_role("button", name="← Newer").click()
+    count.filter(has_text="1–25 of 30").wait_for()
+    assert page.get_by_label(f"select run {newest_first[0][:8]}").is_checked()
+    page.get_by_role("button", name="Compare 2 runs").click()
+    page.wait_for_url(re.compile(r"/compare\?runs="))
+    assert page.url.endswith(f"runs={newest_first[0]}%2C{newest_first[29]}") or page.url.endswith(
+        f"runs={newest_first[0]},{newest_first[29]}"
+    )
+    page.get_by_test_id("compare-table").wait_for()

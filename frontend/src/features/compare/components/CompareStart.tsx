@@ -1,18 +1,32 @@
 import { useState } from "react";
 import { useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
+import { describePage } from "../../../lib/format";
+import { useAgents } from "../../agents";
 import { useCatalog } from "../../explore";
 import { RunsTable, useRuns } from "../../runs";
 import { groupCompareSearch } from "../group";
 
-/** Pick single runs to compare; the first picked is the baseline. */
+const PICKER_PAGE = 25;
+
+/** Pick single runs to compare; the first picked is the baseline. Runs are listed newest first,
+ * a page at a time, narrowed by workload and agent; what is picked stays picked across pages. */
 export function RunPicker({ initial }: { initial: string[] }) {
   const [, setParams] = useSearchParams();
   const [selected, setSelected] = useState<string[]>(initial);
   const [workload, setWorkload] = useState("");
-  const runs = useRuns({ workload: workload || undefined, limit: 25 });
+  const [agent, setAgent] = useState("");
+  // The cursors of the pages walked so far ("" for the newest): the last is the page shown.
+  const [cursors, setCursors] = useState<string[]>([""]);
+  const cursor = cursors[cursors.length - 1] ?? "";
+  const runs = useRuns({ workload: workload || undefined, agent: agent || undefined, cursor: cursor || undefined, limit: PICKER_PAGE });
   const catalog = useCatalog("");
+  const agents = useAgents();
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
+  const narrow = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setCursors([""]);
+  };
   return (
     <section className="card">
       <div className="card-head">
@@ -25,17 +39,56 @@ export function RunPicker({ initial }: { initial: string[] }) {
         The first run you pick is the baseline: the others are shown as a change against it. Explore&apos;s point panel and the Runs page can start a
         comparison too.
       </p>
-      <label className="field inline">
-        <span>workload</span>
-        <select value={workload} onChange={(e) => setWorkload(e.target.value)}>
-          <option value="">any</option>
-          {(catalog.data?.workloads ?? []).map((w) => (
-            <option key={w}>{w}</option>
-          ))}
-        </select>
-      </label>
+      <div className="toolbar">
+        <label className="field inline">
+          <span>workload</span>
+          <select value={workload} onChange={(e) => narrow(setWorkload)(e.target.value)}>
+            <option value="">any</option>
+            {(catalog.data?.workloads ?? []).map((w) => (
+              <option key={w}>{w}</option>
+            ))}
+          </select>
+        </label>
+        <label className="field inline">
+          <span>agent</span>
+          <select value={agent} onChange={(e) => narrow(setAgent)(e.target.value)}>
+            <option value="">any</option>
+            {(agents.data ?? []).map((a) => (
+              <option key={a.name}>{a.name}</option>
+            ))}
+          </select>
+        </label>
+        {selected.length > 0 && (
+          <span className="muted">
+            {selected.length} picked, baseline <span className="mono">{selected[0]?.slice(0, 8)}</span>
+          </span>
+        )}
+      </div>
       <QueryView query={runs} what="runs">
-        {(page) => (page.items.length === 0 ? <Empty title="No runs to compare yet." /> : <RunsTable runs={page.items} selected={selected} onToggle={toggle} />)}
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty title={workload || agent ? "No run matches these filters." : "No runs to compare yet."} />
+          ) : (
+            <>
+              <p className="muted" data-testid="picker-count">
+                {describePage({ noun: ["run", "runs"], total: page.total ?? null, at: 1 + (cursors.length - 1) * PICKER_PAGE, shown: page.items.length, filtered: Boolean(workload || agent), order: "newest first" })}
+              </p>
+              <RunsTable runs={page.items} selected={selected} onToggle={toggle} />
+              <div className="pager">
+                {cursors.length > 1 && (
+                  <button type="button" className="button small" onClick={() => setCursors(cursors.slice(0, -1))}>
+                    ← Newer
+                  </button>
+                )}
+                {page.next_cursor && (
+                  <button type="button" className="button small" onClick={() => setCursors([...cursors, page.next_cursor ?? ""])}>
+                    Older →
+                  </button>
+                )}
+              </div>
+            </>
+          )
+        }
       </QueryView>
     </section>
   );
