@@ -243,6 +243,7 @@ def test_series_and_points(client, upload_headers, read_headers):
         ).json()
         assert some["series"]["points"] == 8 and len(some["value"]) == min(limit, 8)
         assert some["value"] == [1005.0 + i for i in range(8)][-limit:]
+        assert some["older"] is (limit < 8)
     # The series' newest time is the whole series', whatever the points read.
     newest_at = BASE_TIME + dt.timedelta(days=7)
     since = (BASE_TIME + dt.timedelta(days=2)).isoformat()
@@ -255,7 +256,12 @@ def test_series_and_points(client, upload_headers, read_headers):
     ranged = client.get(
         f"/api/v1/series/{series['id']}/points", params={"until": since}, headers=read_headers
     ).json()
-    assert ranged["value"] == [1005.0, 1006.0]
+    assert ranged["value"] == [1005.0, 1006.0] and ranged["older"] is False
+    window = client.get(
+        f"/api/v1/series/{series['id']}/points", params={"until": since, "limit": 1},
+        headers=read_headers,
+    ).json()  # fmt: skip
+    assert window["value"] == [1006.0] and window["older"] is True
     assert client.get("/api/v1/series/999999/points", headers=read_headers).status_code == 404
 
 
@@ -401,10 +407,10 @@ def test_series_points_columns_nulls_ties_and_fields(client, upload_headers, rea
     assert points["value"][0] == 100.0 and points["value"][-1] == 400.0
     assert points["n"] == [1] * 4 and points["p95"] == points["value"]
     narrow = client.get(url, params={"fields": "run,p5,p95"}, headers=read_headers).json()
-    assert set(narrow) == {"series", "t", "value", "run", "p5", "p95"}
+    assert set(narrow) == {"series", "older", "t", "value", "run", "p5", "p95"}
     assert narrow["run"] == points["run"] and narrow["p5"] == points["p5"]
     repeated = client.get(url, params={"fields": ["p5", "n"], "limit": 2}, headers=read_headers)
-    assert set(repeated.json()) == {"series", "t", "value", "p5", "n"}
+    assert set(repeated.json()) == {"series", "older", "t", "value", "p5", "n"}
     assert repeated.json()["value"] == [300.0, 400.0] or repeated.json()["value"] == [200.0, 400.0]
     bad = client.get(url, params={"fields": "p5,median"}, headers=read_headers)
     assert bad.status_code == 422 and "median" in bad.text

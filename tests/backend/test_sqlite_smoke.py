@@ -100,7 +100,7 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
             params={"fields": "run,p5,p95", "samples": True},
             headers=headers,
         ).json()
-        assert set(narrow) == {"series", "t", "value", "run", "p5", "p95", "samples"}
+        assert set(narrow) == {"series", "older", "t", "value", "run", "p5", "p95", "samples"}
         assert narrow["run"] == points["run"] and narrow["t"] == points["t"]
         catalog = client.get("/api/v1/catalog", headers=headers).json()
         partial = next(w for w in catalog["workloads"] if w["name"] == "partialread")

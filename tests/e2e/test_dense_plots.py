@@ -118,6 +118,33 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
     shot(page, "dense-explore-over-time")
     _hover_and_open(page, 2222, runs[2222], "explore over time")
 
+    # Windows of 1,000 points, stepped back from the newest: each holds the newest 1,000 up to
+    # the first point of the one after it (that point too), and the last the oldest 402.
+    page.goto(f"{server.url}/series/{history['id']}")
+    page.wait_for_selector("[data-testid=plot][data-drawn='1']")
+    page.get_by_label("points shown").select_option("1000")
+    page.wait_for_url("**points=1000**")
+    summary = page.get_by_test_id("series-summary")
+    for window, (first, last) in enumerate([(1400, 2399), (401, 1400), (0, 401)]):
+        summary.filter(has_text=f"{last - first + 1:,} shown").wait_for()
+        if window == 0:
+            assert "(the newest 1,000 shown)" in (summary.text_content() or "")
+        else:
+            page.wait_for_url("**until=**")
+        page.wait_for_function(
+            "(n) => document.querySelector('.js-plotly-plot')?.data?.[0]?.customdata?.length === n",
+            arg=last - first + 1,
+        )
+        shown = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].customdata")
+        assert shown == [r["uuid"] for r in runs[first : last + 1]], window
+        older = page.get_by_role("button", name="← Older 1,000")
+        if window < 2:
+            older.click()
+    assert older.count() == 0 and "the oldest, from" in (summary.text_content() or "")
+    shot(page, "dense-series-oldest-window")
+    page.get_by_role("button", name="Newest →").click()
+    summary.filter(has_text="(the newest 1,000 shown)").wait_for()
+
 
 def test_a_small_plot_stays_svg(page: Any, dense_server: LiveServer) -> None:
     server = dense_server

@@ -144,7 +144,7 @@ def _series(session: Session, block: SeriesBlock, pinned: dt.datetime | None) ->
     )  # fmt: skip
     # The columns are numpy arrays on PostgreSQL: through orjson as the points route sends them.
     columns = orjson.loads(orjson.dumps(points.columns, option=POINTS_JSON_OPTIONS))
-    return SeriesPoints(series=header, **columns)
+    return SeriesPoints(series=header, older=points.older, **columns)
 
 
 def block_data(

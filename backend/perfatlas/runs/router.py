@@ -220,6 +220,10 @@ class SeriesPage(BaseModel):
 
 class SeriesPoints(BaseModel):
     series: SeriesRead
+    # Whether the series has points older than the first returned, in the range asked for: the
+    # next older window is `until` = the first `t` (plus a microsecond, so that points sharing
+    # that time are not skipped).
+    older: bool = False
     t: list[dt.datetime]
     value: list[float]
     # Every column unless `fields` names the ones wanted.
@@ -297,7 +301,8 @@ def get_series_points(
     # cost more than reading them.
     return Response(
         content=orjson.dumps(
-            {"series": header, **points.columns}, option=service.POINTS_JSON_OPTIONS
+            {"series": header, "older": points.older, **points.columns},
+            option=service.POINTS_JSON_OPTIONS,
         ),
         media_type="application/json",
     )

@@ -49,6 +49,8 @@ class SeriesPoints:
     columns: dict[str, Any]
     total: int  # points in the whole series
     last_at: dt.datetime | None
+    # Points older than the first returned are there, in the range asked for (past `limit`).
+    older: bool
 
 
 def series_points(
@@ -80,7 +82,7 @@ def series_points(
                 series_id=series_id,
                 limit=limit,
             )
-            return SeriesPoints(_for_json(rolled), total, last_at)
+            return SeriesPoints(_for_json(rolled), total, last_at, total > len(rolled["t"]))
         return _pg_series_points(
             raw,  # type: ignore[arg-type]
             names,
@@ -100,8 +102,11 @@ def series_points(
         query = query.where(Result.started_at >= since)
     if until:
         query = query.where(Result.started_at < until)
-    query = query.order_by(Result.started_at.desc()).limit(limit)
-    rows = list(reversed(connection.execute(query).all()))
+    # One point more than asked for, to know whether there are older ones.
+    query = query.order_by(Result.started_at.desc()).limit(limit + 1)
+    rows = connection.execute(query).all()
+    older = len(rows) > limit
+    rows = list(reversed(rows[:limit]))
     if "run" in names:  # ties in time by run, as runs/series_rolled.py orders them
         t, run = names.index("t"), names.index("run")
         rows.sort(key=lambda row: (row[t], str(row[run])))
@@ -109,7 +114,7 @@ def series_points(
     total, last_at = connection.execute(
         select(func.count(), func.max(Result.started_at)).where(*history)
     ).one()
-    return SeriesPoints(dict(zip(names, columns, strict=True)), total, last_at)
+    return SeriesPoints(dict(zip(names, columns, strict=True)), total, last_at, older)
 
 
 def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples: bool) -> str:
@@ -198,7 +203,7 @@ def _pg_series_points(
     if with_samples:
         samples = arranged(arrays[-1] or [])
         columns["samples"] = orjson.Fragment(("[" + ",".join(samples) + "]").encode())
-    return SeriesPoints(columns, total, last_at)
+    return SeriesPoints(columns, total, last_at, more)
 
 
 def _for_json(columns: dict[str, Any]) -> dict[str, Any]:

@@ -3914,6 +3914,11 @@ export interface components {
             min?: number[] | null;
             /** N */
             n?: number[] | null;
+            /**
+             * Older
+             * @default false
+             */
+            older: boolean;
             /** P5 */
             p5?: number[] | null;
             /** P95 */

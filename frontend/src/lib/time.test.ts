@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatInZone, isTimeZone, relativeTime } from "./time";
+import { afterMicrosecond, formatInZone, isTimeZone, relativeTime } from "./time";
 
 describe("formatInZone", () => {
   it("reads one instant on each zone's wall clock, summer and winter offsets", () => {
@@ -38,5 +38,21 @@ describe("isTimeZone", () => {
     expect(isTimeZone("Europe/Paris")).toBe(true);
     expect(isTimeZone("Mars/Olympus")).toBe(false);
     expect(isTimeZone("")).toBe(false);
+  });
+});
+
+describe("afterMicrosecond", () => {
+  it("adds a microsecond to the times the API writes, in UTC", () => {
+    expect(afterMicrosecond("2025-01-02T17:39:30+00:00")).toBe("2025-01-02T17:39:30.000001Z");
+    expect(afterMicrosecond("2025-01-02T17:39:30.123456+00:00")).toBe("2025-01-02T17:39:30.123457Z");
+    expect(afterMicrosecond("2025-01-02T17:39:30.5Z")).toBe("2025-01-02T17:39:30.500001Z");
+    expect(afterMicrosecond("2025-01-02T19:39:30.25+02:00")).toBe("2025-01-02T17:39:30.250001Z");
+  });
+  it("carries into the next second, minute and year", () => {
+    expect(afterMicrosecond("2025-12-31T23:59:59.999999+00:00")).toBe("2026-01-01T00:00:00.000000Z");
+  });
+  it("refuses what is not such a time", () => {
+    expect(afterMicrosecond("yesterday")).toBeNull();
+    expect(afterMicrosecond("2025-01-02")).toBeNull();
   });
 });

@@ -86,6 +86,7 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
         want = _expected(runs, limit)
         where = f"{what}, series {series_id}, limit {limit}"
         assert whole.total == len(runs) and whole.last_at == newest, where
+        assert whole.older == (len(runs) > limit), where
         assert got["t"] == want["t"], where
         assert got["run"] == want["run"], where
         for name in ("value", "n", "min", "max", "p5", "p95"):
@@ -106,6 +107,26 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
     )
     everything, _ = _points(session, series_id, 10_000)
     assert orjson.loads(orjson.dumps(ranged.columns, option=POINTS_JSON_OPTIONS)) == everything
+    assert not ranged.older
+    # Older windows, each ending a microsecond after the first point of the one before, as the
+    # series page steps back: together they hold every point, oldest first, and only the
+    # oldest says it has none older.
+    step, until, walked = 7, None, []
+    while True:
+        window = runs_service.series_points(
+            session, series_id=series_id, limit=step, until=until,
+            since=BASE_TIME - dt.timedelta(days=1) if until is None else None,
+        )  # fmt: skip
+        got = orjson.loads(orjson.dumps(window.columns, option=POINTS_JSON_OPTIONS))
+        assert window.total == len(runs), what
+        fresh = [r for r in got["run"] if r not in walked]
+        assert fresh, what  # every window steps back
+        walked = fresh + walked
+        if not window.older:
+            break
+        first = dt.datetime.fromisoformat(got["t"][0])
+        until = first + dt.timedelta(microseconds=1)
+    assert walked == everything["run"], what
     narrow, _ = _points(session, series_id, 25, fields=("run", "p95"))
     assert set(narrow) == {"t", "value", "run", "p95"}
     full, _ = _points(session, series_id, 25)

@@ -1,7 +1,7 @@
 import { useParams, useSearchParams } from "react-router-dom";
 import { QueryView } from "../../components/ui/States";
 import { useChangePoints } from "../../features/alerts/api/get-change-points";
-import { useSeriesPoints } from "../../features/series/api/get-series-points";
+import { DEFAULT_WINDOW, useSeriesPoints, WINDOW_SIZES } from "../../features/series/api/get-series-points";
 import { SeriesChart } from "../../features/series/components/SeriesChart";
 import { SeriesHeader } from "../../features/series/components/SeriesHeader";
 
@@ -11,15 +11,25 @@ export function SeriesHistory() {
   const { id = "" } = useParams();
   const [params, setParams] = useSearchParams();
   const samples = params.get("samples") === "1";
-  const points = useSeriesPoints(Number(id), samples);
+  // An older window of a long series (the newest points before this time), and its size.
+  const until = params.get("until") ?? undefined;
+  const asked = Number(params.get("points"));
+  const limit = (WINDOW_SIZES as readonly number[]).includes(asked) ? asked : DEFAULT_WINDOW;
+  const points = useSeriesPoints(Number(id), samples, { until, limit: limit === DEFAULT_WINDOW ? undefined : limit });
   const changes = useChangePoints(Number(id));
+  const set = (key: string, value: string | null) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    setParams(next, { replace: key === "samples" });
+  };
   return (
     <div className="page">
       <QueryView query={points} what={`series ${id}`}>
         {(data) => (
           <>
-            <SeriesHeader series={data.series} samples={samples} onSamples={(on) => setParams(on ? { samples: "1" } : {}, { replace: true })} />
-            <SeriesChart points={data} changePoints={changes.data?.change_points ?? NO_CHANGE_POINTS} />
+            <SeriesHeader series={data.series} samples={samples} onSamples={(on) => set("samples", on ? "1" : null)} />
+            <SeriesChart points={data} changePoints={changes.data?.change_points ?? NO_CHANGE_POINTS} until={until ?? null} limit={limit} loading={points.isPlaceholderData} onWindow={(to) => set("until", to)} onLimit={(n) => set("points", n === DEFAULT_WINDOW ? null : String(n))} />
           </>
         )}
       </QueryView>

@@ -8,17 +8,27 @@ type Asked = (typeof SERIES_POINT_FIELDS)[number];
 
 export type SeriesPoints = Omit<Schemas["SeriesPoints"], Asked> & { [K in Asked]: NonNullable<Schemas["SeriesPoints"][K]> };
 
-export function getSeriesPoints(id: number, samples: boolean, signal?: AbortSignal): Promise<SeriesPoints> {
-  return apiGet<SeriesPoints>(`/series/${id}/points`, { samples, fields: SERIES_POINT_FIELDS.join(",") }, signal);
+/** How many points a window of the series page may hold; the API's default first. */
+export const WINDOW_SIZES = [10_000, 1_000, 100_000] as const;
+export const DEFAULT_WINDOW = WINDOW_SIZES[0];
+
+/** Which points of a series: the newest `limit`, or with `until` the newest before it (an older
+ * window of a long series). */
+export type SeriesWindow = { until?: string; limit?: number };
+
+export function getSeriesPoints(id: number, samples: boolean, window: SeriesWindow = {}, signal?: AbortSignal): Promise<SeriesPoints> {
+  return apiGet<SeriesPoints>(`/series/${id}/points`, { samples, fields: SERIES_POINT_FIELDS.join(","), until: window.until, limit: window.limit }, signal);
 }
 
-export function seriesPointsQueryOptions(id: number, samples: boolean) {
+export function seriesPointsQueryOptions(id: number, samples: boolean, window: SeriesWindow = {}) {
   return queryOptions({
-    queryKey: ["series-points", id, samples],
-    queryFn: ({ signal }) => getSeriesPoints(id, samples, signal),
+    queryKey: ["series-points", id, samples, window.until ?? null, window.limit ?? DEFAULT_WINDOW],
+    queryFn: ({ signal }) => getSeriesPoints(id, samples, window, signal),
+    // Stepping to another window of the same series keeps the one shown until the next arrives.
+    placeholderData: (previous) => (previous?.series.id === id ? previous : undefined),
   });
 }
 
-export function useSeriesPoints(id: number, samples: boolean) {
-  return useQuery({ ...seriesPointsQueryOptions(id, samples), enabled: Number.isFinite(id) });
+export function useSeriesPoints(id: number, samples: boolean, window: SeriesWindow = {}) {
+  return useQuery({ ...seriesPointsQueryOptions(id, samples, window), enabled: Number.isFinite(id) });
 }

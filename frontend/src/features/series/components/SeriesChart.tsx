@@ -3,17 +3,34 @@ import { useNavigate } from "react-router-dom";
 import { Plot, type PointClick } from "../../../components/charts/Plot";
 import { Empty } from "../../../components/ui/States";
 import { formatCount, formatNumber, formatTime } from "../../../lib/format";
+import { afterMicrosecond } from "../../../lib/time";
 import { useTheme } from "../../../lib/use-theme";
 import { withChangePoints, type SeriesChangePoint } from "../../alerts";
-import type { SeriesPoints } from "../api/get-series-points";
+import { DEFAULT_WINDOW, WINDOW_SIZES, type SeriesPoints } from "../api/get-series-points";
 import { seriesFigure } from "../figures";
 
 /** A series' history with its change points drawn over it (they come from their own request and
  * join the plot when they arrive); a click opens a point's run, or a change point's alert. */
-export function SeriesChart({ points, changePoints }: { points: SeriesPoints; changePoints: SeriesChangePoint[] }) {
+type Props = {
+  points: SeriesPoints;
+  changePoints: SeriesChangePoint[];
+  /** the window shown: the newest points before this time, or the newest of all (null) */
+  until?: string | null;
+  /** whether another window is on its way (this one stays shown meanwhile) */
+  loading?: boolean;
+  /** to another window: the newest points before this time, or the newest of all (null) */
+  onWindow?: (until: string | null) => void;
+  /** how many points a window holds, and a way to change it */
+  limit?: number;
+  onLimit?: (limit: number) => void;
+};
+
+export function SeriesChart({ points, changePoints, until = null, loading = false, onWindow, limit = DEFAULT_WINDOW, onLimit }: Props) {
   const navigate = useNavigate();
   const { theme } = useTheme();
-  const figure = useMemo(() => withChangePoints(seriesFigure(points, theme), changePoints, points.series.unit), [points, changePoints, theme]);
+  // The change points among the points shown (an older window holds none of the newest).
+  const shownChanges = useMemo(() => changePointsWithin(changePoints, points.t), [changePoints, points.t]);
+  const figure = useMemo(() => withChangePoints(seriesFigure(points, theme), shownChanges, points.series.unit), [points, shownChanges, theme]);
   const onClick = useCallback(
     (p: PointClick) => {
       if (typeof p.customdata !== "string") return;
@@ -27,28 +44,69 @@ export function SeriesChart({ points, changePoints }: { points: SeriesPoints; ch
   const first = values[0];
   return (
     <section className="card">
-      <p className="muted small" data-testid="series-summary">
-        {formatCount(s.points)} points
-        {values.length < s.points
-          ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}`
-          : ` · first ${formatTime(points.t[0])}`}
-        {" · "}last {formatTime(s.last_at)}
-        {first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
-        {" · "}
-        {s.direction === "higher" ? "higher is better" : s.direction === "lower" ? "lower is better" : ""}
-      </p>
+      <div className="summary-row">
+        <p className="muted small" data-testid="series-summary">
+          {formatCount(s.points)} points
+          {until !== null
+            ? ` · ${formatCount(values.length)} shown, ${points.older ? "" : "the oldest, "}from ${formatTime(points.t[0])} to ${formatTime(points.t[points.t.length - 1])} · last of all ${formatTime(s.last_at)}`
+            : `${values.length < s.points ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}` : ` · first ${formatTime(points.t[0])}`} · last ${formatTime(s.last_at)}`}
+          {until === null && first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
+          {" · "}
+          {s.direction === "higher" ? "higher is better" : s.direction === "lower" ? "lower is better" : ""}
+        </p>
+        {onWindow && (
+          <div className="pager" data-testid="series-window">
+            {onLimit && points.series.points > Math.min(...WINDOW_SIZES) && (
+              <label className="field inline">
+                <span>points shown</span>
+                <select value={limit} disabled={loading} onChange={(e) => onLimit(Number(e.target.value))}>
+                  {[...WINDOW_SIZES].sort((a, b) => a - b).map((n) => (
+                    <option key={n} value={n}>
+                      {formatCount(n)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+            {points.older && points.t[0] && (
+              <button type="button" className="button small" disabled={loading} onClick={() => onWindow(afterMicrosecond(points.t[0] ?? ""))}>
+                ← Older {formatCount(values.length)}
+              </button>
+            )}
+            {until !== null && (
+              <button type="button" className="button small" disabled={loading} onClick={() => onWindow(null)}>
+                Newest →
+              </button>
+            )}
+          </div>
+        )}
+      </div>
       {values.length === 0 ? (
         <Empty title="This series has no points yet." />
       ) : (
         <>
-          <Plot figure={figure} onPointClick={onClick} label={`history of ${s.metric}`} />
+          <div className={loading ? "loading-dim" : undefined}>
+            <Plot figure={figure} onPointClick={onClick} label={`history of ${s.metric}`} />
+          </div>
           <p className="muted small">
             Bars span p5 to p95 of each run's samples; click a point to open its run.
-            {changePoints.length > 0 &&
+            {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
+            {until !== null && " Change points are marked among the series' newest 1,000 points only."}
           </p>
         </>
       )}
     </section>
   );
+}
+
+/** The change points whose time falls within the points shown (`t`, oldest first). */
+export function changePointsWithin(changePoints: SeriesChangePoint[], t: string[]): SeriesChangePoint[] {
+  if (t.length === 0) return [];
+  const from = Date.parse(t[0] ?? "");
+  const to = Date.parse(t[t.length - 1] ?? "");
+  return changePoints.filter((c) => {
+    const at = Date.parse(c.started_at);
+    return at >= from && at <= to;
+  });
 }
