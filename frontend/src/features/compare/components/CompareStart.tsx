@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useSearchParams } from "react-router-dom";
+import { CursorPager, useCursorStack } from "../../../components/ui/CursorPager";
 import { Empty, QueryView } from "../../../components/ui/States";
 import { describePage } from "../../../lib/format";
 import { useAgents } from "../../agents";
@@ -16,16 +17,14 @@ export function RunPicker({ initial }: { initial: string[] }) {
   const [selected, setSelected] = useState<string[]>(initial);
   const [workload, setWorkload] = useState("");
   const [agent, setAgent] = useState("");
-  // The cursors of the pages walked so far ("" for the newest): the last is the page shown.
-  const [cursors, setCursors] = useState<string[]>([""]);
-  const cursor = cursors[cursors.length - 1] ?? "";
-  const runs = useRuns({ workload: workload || undefined, agent: agent || undefined, cursor: cursor || undefined, limit: PICKER_PAGE });
+  const pages = useCursorStack();
+  const runs = useRuns({ workload: workload || undefined, agent: agent || undefined, cursor: pages.cursor || undefined, limit: PICKER_PAGE });
   const catalog = useCatalog("");
   const agents = useAgents();
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
   const narrow = (set: (value: string) => void) => (value: string) => {
     set(value);
-    setCursors([""]);
+    pages.reset();
   };
   return (
     <section className="card">
@@ -71,21 +70,10 @@ export function RunPicker({ initial }: { initial: string[] }) {
           ) : (
             <>
               <p className="muted" data-testid="picker-count">
-                {describePage({ noun: ["run", "runs"], total: page.total ?? null, at: 1 + (cursors.length - 1) * PICKER_PAGE, shown: page.items.length, filtered: Boolean(workload || agent), order: "newest first" })}
+                {describePage({ noun: ["run", "runs"], total: page.total ?? null, at: 1 + pages.depth * PICKER_PAGE, shown: page.items.length, filtered: Boolean(workload || agent), order: "newest first" })}
               </p>
               <RunsTable runs={page.items} selected={selected} onToggle={toggle} />
-              <div className="pager">
-                {cursors.length > 1 && (
-                  <button type="button" className="button small" onClick={() => setCursors(cursors.slice(0, -1))}>
-                    ← Newer
-                  </button>
-                )}
-                {page.next_cursor && (
-                  <button type="button" className="button small" onClick={() => setCursors([...cursors, page.next_cursor ?? ""])}>
-                    Older →
-                  </button>
-                )}
-              </div>
+              <CursorPager stack={pages} next={page.next_cursor} />
             </>
           )
         }

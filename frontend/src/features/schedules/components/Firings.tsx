@@ -1,5 +1,5 @@
-import { useState } from "react";
 import { Link } from "react-router-dom";
+import { CursorPager, useCursorStack } from "../../../components/ui/CursorPager";
 import { Empty, QueryView } from "../../../components/ui/States";
 import { formatInZone, relativeTime, userTimeZone } from "../../../lib/time";
 import { JobStatusBadge } from "../../jobs";
@@ -7,9 +7,8 @@ import { useFirings } from "../api/get-schedules";
 
 /** The schedule's firings, newest first, each with its jobs (agent, status, percent) linked. */
 export function Firings({ scheduleId }: { scheduleId: number }) {
-  const [cursors, setCursors] = useState<string[]>([""]);
-  const cursor = cursors[cursors.length - 1] ?? "";
-  const firings = useFirings(scheduleId, cursor);
+  const pages = useCursorStack();
+  const firings = useFirings(scheduleId, pages.cursor);
   const zone = userTimeZone();
   return (
     <QueryView query={firings} what="the firings">
@@ -46,18 +45,7 @@ export function Firings({ scheduleId }: { scheduleId: number }) {
                 ))}
               </tbody>
             </table>
-            <div className="pager">
-              {cursors.length > 1 && (
-                <button type="button" className="button small" onClick={() => setCursors(cursors.slice(0, -1))}>
-                  ← Newer
-                </button>
-              )}
-              {page.next_cursor && (
-                <button type="button" className="button small" onClick={() => setCursors([...cursors, page.next_cursor ?? ""])}>
-                  Older →
-                </button>
-              )}
-            </div>
+            <CursorPager stack={pages} next={page.next_cursor} />
           </>
         )
       }
