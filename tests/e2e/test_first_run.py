@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,44 +26,64 @@ from tests.e2e.conftest import shot, use_token
 STUDIES = ["smallfiles-000", "treewalk-002"]
 
 
+class DaemonHold:
+    """Stops the first run's daemon (SIGSTOP) as soon as its pid file appears, from a thread
+    watching it closely while the server starts: the two quick studies on tmpfs take some six
+    seconds, which on a busy machine can pass before the server's worker is ready and the test
+    begins. The helper queues both jobs before it starts the daemon."""
+
+    def __init__(self, pid_file: Path) -> None:
+        self.pid_file = pid_file
+        self.pid: int | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(0.01):
+            pid = pid_in(self.pid_file)
+            if pid is not None and alive(pid):
+                os.kill(pid, signal.SIGSTOP)
+                self.pid = pid
+                return
+
+    def release(self) -> None:
+        self._done.set()
+        self._thread.join()
+        if self.pid is not None and alive(self.pid):
+            os.kill(self.pid, signal.SIGCONT)
+
+
 @pytest.fixture
-def first_run_server(tmp_path: Path) -> Iterator[FirstRunServer]:
+def first_run_server(tmp_path: Path) -> Iterator[tuple[FirstRunServer, DaemonHold]]:
     if not (REPO / "frontend" / "dist" / "index.html").is_file():
         pytest.fail("the web UI is not built: run `make ui` (make test builds it first)")
     server = FirstRunServer(tmp_path)
     server.env["PERFATLAS_FIRST_RUN_STUDIES"] = ",".join(STUDIES)
     server.env["PERFATLAS_FIRST_RUN_FILESYSTEMS"] = "tmpfs"
-    server.start()
-    yield server
-    server.close()
+    hold = DaemonHold(server.helper_dir / "daemon.pid")
+    try:
+        server.start()
+        yield server, hold
+    finally:
+        hold.release()
+        server.close()
     helper = pid_in(server.helper_dir / "first-run.pid")
     if helper:
         wait_for("the helper's cleanup", lambda: not alive(helper), timeout=120)
 
 
-def test_the_overview_follows_the_first_run(page: Any, first_run_server: FirstRunServer) -> None:
-    server = first_run_server
+def test_the_overview_follows_the_first_run(
+    page: Any, first_run_server: tuple[FirstRunServer, DaemonHold]
+) -> None:
+    server, hold = first_run_server
     use_token(page, server.admin_token)
 
     final = ("succeeded", "failed", "cancelled", "expired")
-    daemon_pid = server.helper_dir / "daemon.pid"
-
-    def jobs_left() -> list[dict[str, Any]] | None:
-        try:
-            jobs = server.jobs()
-        except ValueError:  # not enrolled yet
-            return None
-        left = len(jobs) == 2 and any(j["status"] not in final for j in jobs)
-        return jobs if left and daemon_pid.exists() else None
-
-    wait_for("the first run's daemon, with jobs left", jobs_left, timeout=120)
-    # The daemon held while the card is drawn, so that no job ends under it: the two quick
-    # studies on tmpfs take seconds, less than a page load on a busy machine.
-    daemon = pid_in(daemon_pid)
-    assert daemon is not None
-    os.kill(daemon, signal.SIGSTOP)
+    # The daemon held while the card is drawn, so that no job ends under it.
+    wait_for("the first run's daemon, held", lambda: hold.pid, timeout=120)
     try:
-        jobs = server.jobs()
+        jobs = wait_for("the first run's two jobs", lambda: two_jobs(server))
         done = sum(j["status"] in final for j in jobs)
         assert done < 2, f"the first run ended before its daemon was held: {jobs}"
         page.goto(f"{server.url}/")
@@ -77,7 +98,7 @@ def test_the_overview_follows_the_first_run(page: Any, first_run_server: FirstRu
             "href", f"/jobs?agent={server.agent()['name']}"
         )
     finally:
-        os.kill(daemon, signal.SIGCONT)
+        hold.release()
 
     wait_for("the first run to finish", lambda: "first run: done," in server.log(), timeout=180)
     page.reload()
@@ -97,3 +118,8 @@ def test_the_overview_follows_the_first_run(page: Any, first_run_server: FirstRu
     expect(page).to_have_url(f"{server.url}/reports/study-{STUDIES[0]}")
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     shot(page, "first-run-first-report", full_page=False)
+
+
+def two_jobs(server: FirstRunServer) -> list[dict[str, Any]] | None:
+    jobs = server.jobs()
+    return jobs if len(jobs) == 2 else None
