@@ -75,6 +75,9 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         "series_by_workload": ("other", [("/api/v1/series", {"workload": w}) for w in workloads]),
         "series_by_agent_and_metric": (
             "other", [("/api/v1/series", {"agent": a, "metric": "m0.mb_per_s"}) for a in agents]),
+        # A later page of every series: the page says how many there are (a count of series).
+        "series_later_page": ("other", [("/api/v1/series", {"limit": 100, "cursor": c})
+                                        for c in (100, 2000, 5000)]),
         # The long series' agent (bench_server.py's long_series.py): its series' counts.
         "series_of_the_long_history": ("other", [("/api/v1/series", {"agent": "host-long"})]),
         "catalog": ("other", [("/api/v1/catalog", {"workload": w}) for w in workloads]),
