@@ -107,3 +107,45 @@ def test_runs_list_says_how_many_match(
     count.filter(has_text="1 run matches").wait_for()
     page.goto(f"{ui_server.url}/runs?agent=pager-b&label=mode:connected")
     count.filter(has_text="Runs 1–50 that match").wait_for()
+
+
+def test_an_older_window_marks_its_own_change_points(page: Any, ui_server: LiveServer) -> None:
+    # 1,100 runs a minute apart with a step down at run 50: the newest 1,000 hold no change;
+    # the window before them (runs 0 to 100) marks the step, at run 50's time, with its run.
+    workload, count, step = "older_window", 1100, 50
+    t0 = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
+    runs = [
+        run_body(
+            workload=workload, agent="window-host", environment={"hostname": "window-host"},
+            started_at=(t0 + dt.timedelta(minutes=i)).isoformat(), finished_at=None,
+            results=[result("create.ops_per_s", [v * 0.99, v, v * 1.01])],
+        )
+        for i in range(count)
+        for v in [1000.0 if i < step else 700.0]
+    ]  # fmt: skip
+    for start in range(0, count, 550):
+        upload_runs(ui_server, runs[start : start + 550], timeout=120)
+    use_token(page, ui_server.read_token)
+    page.goto(f"{ui_server.url}/series?workload={workload}")
+    # The newest points' changes: none (the answer awaited, so that none drawn means none).
+    with page.expect_response(lambda r: "/change-points" in r.url) as newest:
+        page.get_by_role("link", name="create.ops_per_s").click()
+    assert newest.value.json()["change_points"] == []
+    page.wait_for_selector("[data-testid=plot][data-drawn='1']")
+    page.get_by_label("points shown").select_option("1000")
+    summary = page.get_by_test_id("series-summary")
+    summary.filter(has_text="(the newest 1,000 shown)").wait_for()
+    names = "() => document.querySelector('.js-plotly-plot').data.map(t => t.name)"
+    assert "change points" not in page.evaluate(names)
+
+    page.get_by_role("button", name="← Older 1,000").click()
+    summary.filter(has_text="101 shown, the oldest").wait_for()
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')?.data?.some(t => t.name === 'change points')"
+    )
+    marks = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot').data.find(t => t.name === 'change points')"
+    )
+    assert marks["customdata"] == [runs[step]["uuid"]]
+    assert dt.datetime.fromisoformat(marks["x"][0]) == t0 + dt.timedelta(minutes=step)
+    shot(page, "series-older-window-change-point", full_page=False)

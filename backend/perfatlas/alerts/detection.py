@@ -7,6 +7,7 @@ again, the nightly pass after the on-ingest one) changes nothing the second time
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -61,11 +62,11 @@ def _contexts(points: Sequence[Point], envs: dict[int, dict[str, Any]]) -> list[
 
 
 def change_points(
-    session: Session, series: Series, window: int
+    session: Session, series: Series, window: int, until: dt.datetime | None = None
 ) -> tuple[list[Point], list[ChangePoint]]:
-    """The newest `window` points of one series and the changes in them, causes attached
-    (improvements too, at the detector's default confidence)."""
-    points = history.load_points(session, series.id, window)
+    """The newest `window` points of one series (before `until`, when given) and the changes
+    in them, causes attached (improvements too, at the detector's default confidence)."""
+    points = history.load_points(session, series.id, window, until)
     cps = detect([p.samples for p in points], series.direction)  # type: ignore[arg-type]
     envs = _environments(session, (p.environment_id for p in points))
     return points, attach_causes(cps, _contexts(points, envs))

@@ -63,7 +63,7 @@ def _history(window: int) -> Any:
 # the binary format. A row per point cost more to fetch and unpack than to find: 200 points of
 # 200 series are 40,000 rows.
 _ORDER = "ORDER BY started_at, run_id"
-_PG_WINDOWS = text(
+_PG_WINDOWS_SQL = (
     "SELECT s.id, w.run_ids, w.started, w.vals, w.samples, w.envs"
     " FROM unnest(CAST(:ids AS integer[])) AS s(id) CROSS JOIN LATERAL"
     f" (SELECT array_agg(run_id {_ORDER}) AS run_ids,"
@@ -72,21 +72,27 @@ _PG_WINDOWS = text(
     f"   '[' || string_agg(coalesce(samples::text, 'null'), ',' {_ORDER}) || ']' AS samples,"
     f"   array_agg(environment_id {_ORDER}) AS envs"
     "  FROM (SELECT run_id, started_at, value, samples, environment_id FROM results"
-    f"   WHERE series_id = s.id AND {_DETECTED}"
+    f"   WHERE series_id = s.id AND {_DETECTED}{{until}}"
     "   ORDER BY started_at DESC, run_id DESC LIMIT :window) AS newest) AS w"
 )
+_PG_WINDOWS = text(_PG_WINDOWS_SQL.format(until=""))
+# The same, of the points that started before :until (a window further back in a series).
+_PG_WINDOWS_UNTIL = text(_PG_WINDOWS_SQL.format(until=" AND started_at < :until"))
 
 
-def load_windows(session: Session, series_ids: Sequence[int], window: int) -> dict[int, Window]:
-    """The newest `window` points of each series, oldest first (an empty Window for a series
-    with none)."""
+def load_windows(
+    session: Session, series_ids: Sequence[int], window: int, until: dt.datetime | None = None
+) -> dict[int, Window]:
+    """The newest `window` points of each series (that started before `until`, when given),
+    oldest first (an empty Window for a series with none)."""
     found: dict[int, Window] = {sid: Window() for sid in series_ids}
     if not series_ids:
         return found
     if session.get_bind().dialect.name == "postgresql":
         rows_of_series = session.execute(
-            _PG_WINDOWS,
-            {"ids": list(series_ids), "window": window},
+            _PG_WINDOWS if until is None else _PG_WINDOWS_UNTIL,
+            {"ids": list(series_ids), "window": window}
+            | ({} if until is None else {"until": until}),
             execution_options={BINARY_RESULTS: True},
         )
         for sid, run_ids, started, values, samples, env_ids in rows_of_series:
@@ -98,7 +104,10 @@ def load_windows(session: Session, series_ids: Sequence[int], window: int) -> di
             )  # fmt: skip
         return found
     for sid in series_ids:
-        rows = list(session.execute(_history(window).where(Result.series_id == sid)))
+        query = _history(window).where(Result.series_id == sid)
+        if until is not None:
+            query = query.where(Result.started_at < until)
+        rows = list(session.execute(query))
         rows.reverse()
         found[sid] = Window(
             [r[0] for r in rows], [r[1] for r in rows],
@@ -126,8 +135,10 @@ def complete(session: Session, lists: Iterable[Sequence[Point]]) -> None:
             p.started_at = p.started_at.astimezone(dt.UTC)
 
 
-def load_points(session: Session, series_id: int, window: int) -> list[Point]:
-    """One series' newest `window` points, oldest first, complete."""
-    points = load_windows(session, [series_id], window)[series_id].points()
+def load_points(
+    session: Session, series_id: int, window: int, until: dt.datetime | None = None
+) -> list[Point]:
+    """One series' newest `window` points (before `until`, when given), oldest first, complete."""
+    points = load_windows(session, [series_id], window, until)[series_id].points()
     complete(session, [points])
     return points

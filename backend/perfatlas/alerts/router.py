@@ -35,6 +35,7 @@ from perfatlas.api.deps import (
     json_body,
 )
 from perfatlas.core.errors import Invalid, NotFound
+from perfatlas.core.inputs import UTCTime
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.service import get_series
 
@@ -215,11 +216,16 @@ def series_change_points(
     session: SessionDep,
     _: ReadPrincipal,
     points: Annotated[int, Query(ge=10, le=5000, description="newest points to look at")] = 1000,
+    until: Annotated[
+        UTCTime | None,
+        Query(description="look at the newest points that started before this time instead"),
+    ] = None,
 ) -> SeriesChangePoints:
-    """Every change the detector finds in the series' newest points, improvements too, with
-    the alert each one opened; for marking changes on a plot."""
+    """Every change the detector finds in the series' newest points (or the newest before
+    `until`: a window further back), improvements too, with the alert each one opened; for
+    marking changes on a plot."""
     series = get_series(session, series_id=series_id)
-    loaded, cps = service.change_points(session, series, points)
+    loaded, cps = service.change_points(session, series, points, until)
     run_ids = [loaded[cp.index].run_id for cp in cps]
     uuids = dict(session.execute(select(Run.id, Run.uuid).where(Run.id.in_(run_ids))).all())
     alerts = dict(

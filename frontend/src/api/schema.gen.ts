@@ -1144,8 +1144,9 @@ export interface paths {
         };
         /**
          * Series Change Points
-         * @description Every change the detector finds in the series' newest points, improvements too, with
-         *     the alert each one opened; for marking changes on a plot.
+         * @description Every change the detector finds in the series' newest points (or the newest before
+         *     `until`: a window further back), improvements too, with the alert each one opened; for
+         *     marking changes on a plot.
          */
         get: operations["series_change_points"];
         put?: never;
@@ -8036,6 +8037,8 @@ export interface operations {
             query?: {
                 /** @description newest points to look at */
                 points?: number;
+                /** @description look at the newest points that started before this time instead */
+                until?: string | null;
             };
             header?: never;
             path: {

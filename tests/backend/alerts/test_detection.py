@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 
 from perfatlas.alerts import service
+from perfatlas.analysis.detector import detect
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
 from perfatlas.notifications.models import Notification
@@ -286,6 +287,46 @@ def test_series_change_points_include_improvements(
     (cp,) = found["change_points"]
     assert cp["kind"] == "improvement" and cp["alert_id"] is None
     assert cp["change_pct"] == pytest.approx(30, abs=3)
+
+
+def test_series_change_points_in_a_window_further_back(
+    client: TestClient, upload: Upload, read_headers: dict[str, str]
+) -> None:
+    # A step up at run 12 of 64, a day apart: the newest points hold no change; the newest 30
+    # before day 30 hold the step, as the detector finds it in those runs' own samples (the
+    # oracle: the runs read back one by one, not the series).
+    uuids = upload([1000.0] * 12 + [1300.0] * 52)
+    (series,) = client.get(
+        "/api/v1/series", params={"metric": "create.ops_per_s"}, headers=read_headers
+    ).json()["items"]
+    url = f"/api/v1/series/{series['id']}/change-points"
+
+    def found(**params: Any) -> dict[str, Any]:
+        answer = client.get(url, params=params, headers=read_headers)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    assert found(points=20) == {"series_id": series["id"], "points": 20, "change_points": []}
+    until = (BASE_TIME + dt.timedelta(days=30)).isoformat()
+    back = found(points=30, until=until)
+    assert back["points"] == 30
+    samples = [
+        next(r["samples"] for r in client.get(f"/api/v1/runs/{u}", headers=read_headers).json()[
+            "results"] if r["metric"] == "create.ops_per_s")
+        for u in uuids[:30]
+    ]  # fmt: skip
+    expected = detect(samples, "higher")
+    assert [cp["run_uuid"] for cp in back["change_points"]] == [uuids[c.index] for c in expected]
+    (cp,) = back["change_points"]
+    assert cp["run_uuid"] == uuids[12] and cp["kind"] == "improvement"
+    assert dt.datetime.fromisoformat(cp["started_at"]) == BASE_TIME + dt.timedelta(days=12)
+    assert (cp["before"], cp["after"]) == pytest.approx((expected[0].before, expected[0].after))
+    # Ten points before day 30 are runs 20 to 29: level, and so no change.
+    assert found(points=10, until=until)["change_points"] == []
+    # Before the first run, nothing.
+    assert found(until=BASE_TIME.isoformat()) == {
+        "series_id": series["id"], "points": 0, "change_points": [],
+    }  # fmt: skip
 
 
 def test_a_tentative_change_that_fades_is_withdrawn(

@@ -1,5 +1,6 @@
 """What a check reads of each series (alerts/history.py), against the uploads themselves: the
-newest `window` points, oldest first (runs started at the same moment in id order), a run's
+newest `window` points (or the newest before a time), oldest first (runs started at the same
+moment in id order), a run's
 samples or its value alone, a series without points empty; on PostgreSQL (one statement for
 the lot) and SQLite (a statement a series) alike. That reference figures stay out is
 test_references.py's."""
@@ -49,15 +50,19 @@ def bodies() -> list[dict[str, Any]]:
     return runs
 
 
-def expected(engine: Engine, runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[Any]]:
-    """Per (agent, metric): (run id, start, samples or [value]) of the newest WINDOW runs, oldest
-    first, from the bodies (the run ids read back by uuid)."""
+def expected(
+    engine: Engine, runs: list[dict[str, Any]], until: dt.datetime | None = None
+) -> dict[tuple[str, str], list[Any]]:
+    """Per (agent, metric): (run id, start, samples or [value]) of the newest WINDOW runs (that
+    started before `until`), oldest first, from the bodies (the run ids read back by uuid)."""
     with session_factory(engine)() as session:
         ids = {str(u): i for u, i in session.execute(select(Run.uuid, Run.id))}
     out: dict[tuple[str, str], list[Any]] = {}
     for body in runs:
         for res in body["results"]:
             started = dt.datetime.fromisoformat(body["started_at"]).astimezone(dt.UTC)
+            if until is not None and started >= until:
+                continue
             point = (ids[body["uuid"]], started, res.get("samples") or [res["value"]])
             out.setdefault((body["agent"], res["metric"]), []).append(point)
     return {
@@ -66,7 +71,14 @@ def expected(engine: Engine, runs: list[dict[str, Any]]) -> dict[tuple[str, str]
 
 
 def check_windows(engine: Engine, runs: list[dict[str, Any]]) -> None:
-    want = expected(engine, runs)
+    for until in (None, BASE_TIME + dt.timedelta(minutes=9), BASE_TIME + dt.timedelta(minutes=3)):
+        _check_windows(engine, runs, until)
+
+
+def _check_windows(engine: Engine, runs: list[dict[str, Any]], until: dt.datetime | None) -> None:
+    # A window further back ends before `until`: before the two runs that share minute 9, and
+    # with fewer than WINDOW runs before minute 3.
+    want = expected(engine, runs, until)
     with session_factory(engine)() as session:
         series = {
             (s.agent.name, s.metric): s.id
@@ -74,16 +86,16 @@ def check_windows(engine: Engine, runs: list[dict[str, Any]]) -> None:
         }
         assert set(series) == set(want)
         missing = max(series.values()) + 1000
-        windows = history.load_windows(session, [*series.values(), missing], WINDOW)
+        windows = history.load_windows(session, [*series.values(), missing], WINDOW, until)
         assert windows[missing].run_ids == [] and windows[missing].points() == []
         for key, series_id in series.items():
             window = windows[series_id]
             got = list(zip(window.run_ids, window.started, window.samples, strict=True))
             got = [(r, t.astimezone(dt.UTC) if t.tzinfo else t.replace(tzinfo=dt.UTC), s)
                    for r, t, s in got]  # fmt: skip
-            assert got == want[key], key
+            assert got == want[key], (key, until)
             # The points of a series to reconcile: the same, with their runs' labels, in UTC.
-            points = history.load_points(session, series_id, WINDOW)
+            points = history.load_points(session, series_id, WINDOW, until)
             assert [(p.run_id, p.started_at, p.samples) for p in points] == want[key]
             assert all(p.labels == {"fs_version": "6.1", "mode": "connected"} for p in points)
             assert all(p.started_at.tzinfo is dt.UTC for p in points)

@@ -16,7 +16,8 @@ export function SeriesHistory() {
   const asked = Number(params.get("points"));
   const limit = (WINDOW_SIZES as readonly number[]).includes(asked) ? asked : DEFAULT_WINDOW;
   const points = useSeriesPoints(Number(id), samples, { until, limit: limit === DEFAULT_WINDOW ? undefined : limit });
-  const changes = useChangePoints(Number(id));
+  // The changes among the window's newest points (the series' newest, or the newest before until).
+  const changes = useChangePoints(Number(id), 1000, until);
   const set = (key: string, value: string | null) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);

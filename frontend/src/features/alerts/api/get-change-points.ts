@@ -4,14 +4,16 @@ import { apiGet, type Schemas } from "../../../api/client";
 export type SeriesChangePoints = Schemas["SeriesChangePoints"];
 export type SeriesChangePoint = Schemas["SeriesChangePoint"];
 
-export function getChangePoints(seriesId: number, points: number, signal?: AbortSignal): Promise<SeriesChangePoints> {
-  return apiGet<SeriesChangePoints>(`/series/${seriesId}/change-points`, { points }, signal);
+/** The changes in a series' newest `points`, or, with `until`, in the newest before that time
+ * (a window further back). */
+export function getChangePoints(seriesId: number, points: number, until?: string, signal?: AbortSignal): Promise<SeriesChangePoints> {
+  return apiGet<SeriesChangePoints>(`/series/${seriesId}/change-points`, { points, until }, signal);
 }
 
-export function changePointsQueryOptions(seriesId: number, points = 1000) {
-  return queryOptions({ queryKey: ["change-points", seriesId, points], queryFn: ({ signal }) => getChangePoints(seriesId, points, signal) });
+export function changePointsQueryOptions(seriesId: number, points = 1000, until?: string) {
+  return queryOptions({ queryKey: ["change-points", seriesId, points, until ?? null], queryFn: ({ signal }) => getChangePoints(seriesId, points, until, signal) });
 }
 
-export function useChangePoints(seriesId: number, points = 1000) {
-  return useQuery({ ...changePointsQueryOptions(seriesId, points), enabled: Number.isFinite(seriesId) });
+export function useChangePoints(seriesId: number, points = 1000, until?: string) {
+  return useQuery({ ...changePointsQueryOptions(seriesId, points, until), enabled: Number.isFinite(seriesId) });
 }

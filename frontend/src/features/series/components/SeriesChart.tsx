@@ -92,7 +92,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
             Bars span p5 to p95 of each run's samples; click a point to open its run.
             {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
-            {until !== null && " Change points are marked among the series' newest 1,000 points only."}
+            {values.length > 1000 && " Change points are looked for among the newest 1,000 points shown."}
           </p>
         </>
       )}
