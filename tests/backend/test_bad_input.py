@@ -175,6 +175,15 @@ def test_bad_cursors_and_times_in_queries(client, read_headers):
         for stamp in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
             response = client.get("/api/v1/runs", params={name: stamp}, headers=read_headers)
             _assert_names(response, f"query.{name}")
+            response = client.get(
+                "/api/v1/series/1/points", params={name: stamp}, headers=read_headers
+            )
+            _assert_names(response, f"query.{name}")
+    for stamp in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "yesterday"):
+        response = client.get(
+            "/api/v1/series/1/change-points", params={"until": stamp}, headers=read_headers
+        )
+        _assert_names(response, "query.until")
 
 
 def test_nul_in_any_query_or_path(client, read_headers, tokens):
