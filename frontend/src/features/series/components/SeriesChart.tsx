@@ -9,8 +9,6 @@ import { withChangePoints, type SeriesChangePoint } from "../../alerts";
 import { DEFAULT_WINDOW, WINDOW_SIZES, type SeriesPoints } from "../api/get-series-points";
 import { seriesFigure } from "../figures";
 
-/** A series' history with its change points drawn over it (they come from their own request and
- * join the plot when they arrive); a click opens a point's run, or a change point's alert. */
 type Props = {
   points: SeriesPoints;
   changePoints: SeriesChangePoint[];
@@ -25,6 +23,8 @@ type Props = {
   onLimit?: (limit: number) => void;
 };
 
+/** A series' history with its change points drawn over it (they come from their own request and
+ * join the plot when they arrive); a click opens a point's run, or a change point's alert. */
 export function SeriesChart({ points, changePoints, until = null, loading = false, onWindow, limit = DEFAULT_WINDOW, onLimit }: Props) {
   const navigate = useNavigate();
   const { theme } = useTheme();
@@ -47,7 +47,9 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
       <div className="summary-row">
         <p className="muted small" data-testid="series-summary">
           {formatCount(s.points)} points
-          {until !== null
+          {until !== null && values.length === 0
+            ? ` · none before ${formatTime(until)} · last of all ${formatTime(s.last_at)}`
+            : until !== null
             ? ` · ${formatCount(values.length)} shown, ${points.older ? "" : "the oldest, "}from ${formatTime(points.t[0])} to ${formatTime(points.t[points.t.length - 1])} · last of all ${formatTime(s.last_at)}`
             : `${values.length < s.points ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}` : ` · first ${formatTime(points.t[0])}`} · last ${formatTime(s.last_at)}`}
           {until === null && first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
@@ -82,7 +84,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
         )}
       </div>
       {values.length === 0 ? (
-        <Empty title="This series has no points yet." />
+        <Empty title={until !== null ? `This series has no points before ${formatTime(until)}.` : "This series has no points yet."} />
       ) : (
         <>
           <div className={loading ? "loading-dim" : undefined}>
