@@ -21,7 +21,13 @@ from perfatlas.alerts.enums import AlertKind
 from perfatlas.alerts.models import Alert, AlertRule
 from perfatlas.alerts.reconcile import Point, Report, reconcile
 from perfatlas.alerts.rules import thresholds_for
-from perfatlas.analysis.detector import ChangePoint, attach_causes, detect, detect_many
+from perfatlas.analysis.detector import (
+    CONFIRM_POINTS,
+    ChangePoint,
+    attach_causes,
+    detect,
+    detect_many,
+)
 from perfatlas.core.config import Settings
 from perfatlas.runs.models import Environment, Result, Run, Series
 
@@ -65,11 +71,21 @@ def change_points(
     session: Session, series: Series, window: int, until: dt.datetime | None = None
 ) -> tuple[list[Point], list[ChangePoint]]:
     """The newest `window` points of one series (before `until`, when given) and the changes
-    in them, causes attached (improvements too, at the detector's default confidence)."""
+    in them, causes attached (improvements too, at the detector's default confidence).
+
+    A window further back is looked at with the points that follow it (CONFIRM_POINTS of
+    them), so that a change near its end is judged, and its level after read, as it was once
+    those points had come, not left tentative for want of them; a change among them is the
+    next window's, and left out."""
     points = history.load_points(session, series.id, window, until)
-    cps = detect([p.samples for p in points], series.direction)  # type: ignore[arg-type]
-    envs = _environments(session, (p.environment_id for p in points))
-    return points, attach_causes(cps, _contexts(points, envs))
+    following = (
+        [] if until is None else history.load_following(session, series.id, until, CONFIRM_POINTS)
+    )
+    seen = points + following
+    cps = detect([p.samples for p in seen], series.direction)  # type: ignore[arg-type]
+    envs = _environments(session, (p.environment_id for p in seen))
+    within = [cp for cp in attach_causes(cps, _contexts(seen, envs)) if cp.index < len(points)]
+    return points, within
 
 
 def series_for_runs(session: Session, run_uuids: Sequence[str]) -> list[int]:

@@ -135,6 +135,25 @@ def complete(session: Session, lists: Iterable[Sequence[Point]]) -> None:
             p.started_at = p.started_at.astimezone(dt.UTC)
 
 
+def load_following(session: Session, series_id: int, since: dt.datetime, count: int) -> list[Point]:
+    """One series' oldest `count` points that started at or after `since`, oldest first,
+    complete: what follows a window further back."""
+    rows = session.execute(
+        select(
+            Result.run_id, Result.started_at, Result.value, Result.samples, Result.environment_id
+        )
+        .where(Result.series_id == series_id, Result.started_at >= since, text(_DETECTED))
+        .order_by(Result.started_at, Result.run_id)
+        .limit(count)
+    )
+    points = [
+        Point(run_id, started, list(samples or ()) or [value], env_id, {})
+        for run_id, started, value, samples, env_id in rows
+    ]
+    complete(session, [points])
+    return points
+
+
 def load_points(
     session: Session, series_id: int, window: int, until: dt.datetime | None = None
 ) -> list[Point]:

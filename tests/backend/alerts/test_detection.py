@@ -329,6 +329,53 @@ def test_series_change_points_in_a_window_further_back(
     }  # fmt: skip
 
 
+def test_a_change_near_the_end_of_a_window_further_back_is_judged_with_what_followed(
+    client: TestClient, upload: Upload, read_headers: dict[str, str]
+) -> None:
+    # A step down at run 30 of 60; the window before day 35 holds five runs after it. The runs
+    # that followed the window (six of them) count in judging it: the change is confirmed, its
+    # level after is that of the six runs after it, as the detector finds over runs 0 to 40 (the
+    # oracle: their own samples); and a change among those six would be the next window's.
+    uuids = upload([1000.0] * 30 + [700.0] * 30)
+    (series,) = client.get(
+        "/api/v1/series", params={"metric": "create.ops_per_s"}, headers=read_headers
+    ).json()["items"]
+    until = (BASE_TIME + dt.timedelta(days=35)).isoformat()
+    back = client.get(
+        f"/api/v1/series/{series['id']}/change-points", params={"until": until},
+        headers=read_headers,
+    ).json()  # fmt: skip
+    assert back["points"] == 35
+    samples = [
+        next(r["samples"] for r in client.get(f"/api/v1/runs/{u}", headers=read_headers).json()[
+            "results"] if r["metric"] == "create.ops_per_s")
+        for u in uuids[:41]
+    ]  # fmt: skip
+    (expected,) = [c for c in detect(samples, "higher") if c.index < 35]
+    (cp,) = back["change_points"]
+    assert cp["run_uuid"] == uuids[30] and cp["kind"] == "regression"
+    assert cp["tentative"] is False and not expected.tentative
+    assert (cp["before"], cp["after"]) == pytest.approx((expected.before, expected.after))
+    assert cp["after"] == pytest.approx(700, rel=0.02)
+    # Alone, the window would have had it tentative: only five runs follow it there.
+    assert detect(samples[:35], "higher")[0].tentative
+
+    def window_before(day: int) -> dict[str, Any]:
+        return client.get(
+            f"/api/v1/series/{series['id']}/change-points",
+            params={"until": (BASE_TIME + dt.timedelta(days=day)).isoformat()},
+            headers=read_headers,
+        ).json()  # fmt: skip
+
+    # The window before day 31 ends with the step's first run: with what followed, found and
+    # confirmed. The window before day 28 ends two runs short of it: the step is the next
+    # window's, though the runs that follow this one reach it.
+    (last,) = window_before(31)["change_points"]
+    assert last["run_uuid"] == uuids[30] and last["tentative"] is False
+    short = window_before(28)
+    assert short["points"] == 28 and short["change_points"] == []
+
+
 def test_a_tentative_change_that_fades_is_withdrawn(
     client: TestClient, engine: Engine, settings: Settings, upload: Upload,
     read_headers: dict[str, str],
