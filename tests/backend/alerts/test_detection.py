@@ -289,6 +289,23 @@ def test_series_change_points_include_improvements(
     assert cp["change_pct"] == pytest.approx(30, abs=3)
 
 
+def _samples(client: TestClient, headers: dict[str, str], uuids: list[str]) -> list[Any]:
+    """Each run's create.ops_per_s samples, read back run by run (not through its series)."""
+    return [
+        next(r["samples"] for r in client.get(f"/api/v1/runs/{u}", headers=headers).json()[
+            "results"] if r["metric"] == "create.ops_per_s")
+        for u in uuids
+    ]  # fmt: skip
+
+
+def _window_changes(
+    client: TestClient, headers: dict[str, str], uuids: list[str], *, window: int
+) -> list[Any]:
+    """The detector's changes over these runs (a window's and those that followed it) that
+    fall among the window's first `window`."""
+    return [c for c in detect(_samples(client, headers, uuids), "higher") if c.index < window]
+
+
 def test_series_change_points_in_a_window_further_back(
     client: TestClient, upload: Upload, read_headers: dict[str, str]
 ) -> None:
@@ -310,12 +327,8 @@ def test_series_change_points_in_a_window_further_back(
     until = (BASE_TIME + dt.timedelta(days=30)).isoformat()
     back = found(points=30, until=until)
     assert back["points"] == 30
-    samples = [
-        next(r["samples"] for r in client.get(f"/api/v1/runs/{u}", headers=read_headers).json()[
-            "results"] if r["metric"] == "create.ops_per_s")
-        for u in uuids[:30]
-    ]  # fmt: skip
-    expected = detect(samples, "higher")
+    # The 30 runs and the six that followed them, each read back on its own.
+    expected = _window_changes(client, read_headers, uuids[:36], window=30)
     assert [cp["run_uuid"] for cp in back["change_points"]] == [uuids[c.index] for c in expected]
     (cp,) = back["change_points"]
     assert cp["run_uuid"] == uuids[12] and cp["kind"] == "improvement"
@@ -346,19 +359,14 @@ def test_a_change_near_the_end_of_a_window_further_back_is_judged_with_what_foll
         headers=read_headers,
     ).json()  # fmt: skip
     assert back["points"] == 35
-    samples = [
-        next(r["samples"] for r in client.get(f"/api/v1/runs/{u}", headers=read_headers).json()[
-            "results"] if r["metric"] == "create.ops_per_s")
-        for u in uuids[:41]
-    ]  # fmt: skip
-    (expected,) = [c for c in detect(samples, "higher") if c.index < 35]
+    (expected,) = _window_changes(client, read_headers, uuids[:41], window=35)
     (cp,) = back["change_points"]
     assert cp["run_uuid"] == uuids[30] and cp["kind"] == "regression"
     assert cp["tentative"] is False and not expected.tentative
     assert (cp["before"], cp["after"]) == pytest.approx((expected.before, expected.after))
     assert cp["after"] == pytest.approx(700, rel=0.02)
     # Alone, the window would have had it tentative: only five runs follow it there.
-    assert detect(samples[:35], "higher")[0].tentative
+    assert detect(_samples(client, read_headers, uuids[:35]), "higher")[0].tentative
 
     def window_before(day: int) -> dict[str, Any]:
         return client.get(
