@@ -264,3 +264,7 @@ def test_the_run_picker_pages_by_agent_and_keeps_what_is_picked(
         f"runs={newest_first[0]},{newest_first[29]}"
     )
     page.get_by_test_id("compare-table").wait_for()
+    # Changing the runs starts from both picks, the baseline first.
+    page.get_by_role("link", name="Change runs").click()
+    page.get_by_text(f"2 picked, baseline {newest_first[0][:8]}").wait_for()
+    page.get_by_role("button", name="Compare 2 runs").wait_for()

@@ -110,8 +110,9 @@ def test_runs_list_says_how_many_match(
 
 
 def test_an_older_window_marks_its_own_change_points(page: Any, ui_server: LiveServer) -> None:
-    # 1,100 runs a minute apart with a step down at run 50: the newest 1,000 hold no change;
-    # the window before them (runs 0 to 100) marks the step, at run 50's time, with its run.
+    # 1,100 runs a minute apart with a step down at run 50: the default window (all of them)
+    # and the window before the newest 1,000 (runs 0 to 100) mark the step, at run 50's time,
+    # with its run; the newest 1,000 hold no change.
     workload, count, step = "older_window", 1100, 50
     t0 = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
     runs = [
@@ -127,25 +128,29 @@ def test_an_older_window_marks_its_own_change_points(page: Any, ui_server: LiveS
         upload_runs(ui_server, runs[start : start + 550], timeout=120)
     use_token(page, ui_server.read_token)
     page.goto(f"{ui_server.url}/series?workload={workload}")
-    # The newest points' changes: none (the answer awaited, so that none drawn means none).
-    with page.expect_response(lambda r: "/change-points" in r.url) as newest:
-        page.get_by_role("link", name="create.ops_per_s").click()
+    page.get_by_role("link", name="create.ops_per_s").click()
+    # The whole history fits the default window (10,000): its change points are looked for
+    # over all of it, and the step is marked.
+    marks = "document.querySelector('.js-plotly-plot')?.data?.find(t => t.name === 'change points')"
+    marked = f"() => {marks}?.customdata"
+    assert page.wait_for_function(marked).json_value() == [runs[step]["uuid"]]
+    # Windows of 1,000: the newest hold no change (the answer awaited, so that none drawn
+    # means none).
+    with page.expect_response(
+        lambda r: "/change-points" in r.url and "points=1000" in r.url
+    ) as newest:
+        page.get_by_label("points shown").select_option("1000")
     assert newest.value.json()["change_points"] == []
-    page.wait_for_selector("[data-testid=plot][data-drawn='1']")
-    page.get_by_label("points shown").select_option("1000")
     summary = page.get_by_test_id("series-summary")
     summary.filter(has_text="(the newest 1,000 shown)").wait_for()
-    names = "() => document.querySelector('.js-plotly-plot').data.map(t => t.name)"
-    assert "change points" not in page.evaluate(names)
+    page.wait_for_function(f"() => !{marks}")
 
-    page.get_by_role("button", name="← Older 1,000").click()
+    page.get_by_role("button", name="← Older").click()
     summary.filter(has_text="101 shown, the oldest").wait_for()
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot')?.data?.some(t => t.name === 'change points')"
     )
-    marks = page.evaluate(
-        "() => document.querySelector('.js-plotly-plot').data.find(t => t.name === 'change points')"
-    )
-    assert marks["customdata"] == [runs[step]["uuid"]]
-    assert dt.datetime.fromisoformat(marks["x"][0]) == t0 + dt.timedelta(minutes=step)
+    older = page.evaluate(f"() => {marks}")
+    assert older["customdata"] == [runs[step]["uuid"]]
+    assert dt.datetime.fromisoformat(older["x"][0]) == t0 + dt.timedelta(minutes=step)
     shot(page, "series-older-window-change-point", full_page=False)

@@ -13,13 +13,19 @@ export function formatCount(value: number | null | undefined): string {
 }
 
 /** Which rows of a cursor-paged list are shown: "Runs 51–100 of 1,234 that match, newest first."
- * `at` is the first row's place (1 on the first page); `total` is null when the server did not
- * count (then only the range is said), and a list that fits on one page is just counted. */
-export function describePage(p: { noun: [string, string]; total: number | null; at: number; shown: number; filtered: boolean; order: string }): string {
+ * `at` is the first row's place (1 on the first page; null when not known, as for an address
+ * typed with a cursor alone); `total` is null when the server did not count (then only the
+ * range is said), and a list that fits on one page is just counted. */
+export function describePage(p: { noun: [string, string]; total: number | null; at: number | null; shown: number; filtered: boolean; order: string }): string {
   const [one, many] = p.noun;
   const matching = p.filtered ? " that match" : "";
-  const range = `${formatCount(p.at)}–${formatCount(p.at + p.shown - 1)}`;
   const Many = many.charAt(0).toUpperCase() + many.slice(1);
+  if (p.at === null) {
+    const shown = `${formatCount(p.shown)} ${p.shown === 1 ? one : many}`;
+    if (p.total === null) return `${shown}${p.filtered ? (p.shown === 1 ? " that matches" : " that match") : ""}, ${p.order}.`;
+    return `${shown} of ${formatCount(p.total)}${matching}, ${p.order}.`;
+  }
+  const range = `${formatCount(p.at)}–${formatCount(p.at + p.shown - 1)}`;
   if (p.total === null) return `${Many} ${range}${matching}, ${p.order}.`;
   if (p.at === 1 && p.shown === p.total) return `${formatCount(p.total)} ${p.total === 1 ? one : many}${p.filtered ? (p.total === 1 ? " matches" : " match") : ""}, ${p.order}.`;
   return `${Many} ${range} of ${formatCount(p.total)}${matching}, ${p.order}.`;

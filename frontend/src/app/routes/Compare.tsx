@@ -44,7 +44,7 @@ function RunsPage({ query }: { query: CompareQuery }) {
         <div className="actions">
           <CsvDownload path="/compare.csv" query={compareCsvQuery(query)} filename="compare.csv" />
           <AddToReport block={compareRunsBlock(query.runs, query.metric, query.minEffect)} />
-          <Link className="button" to={`/compare?pick=${query.runs[0]}`}>
+          <Link className="button" to={`/compare?pick=${query.runs.join(",")}`}>
             Change runs
           </Link>
         </div>

@@ -23,12 +23,13 @@ export function Runs() {
     setParams(next);
   };
   // Where this page starts in the whole list (1 on the newest page), carried with the cursor.
-  const at = cursor ? Math.max(1, Number(params.get("at")) || 1) : 1;
-  const pageLink = (to: string, from: number) => {
+  // (unknown for an address with a cursor alone).
+  const at = !cursor ? 1 : params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
+  const pageLink = (to: string, from: number | null) => {
     const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor" && k !== "at"));
     if (to) {
       next.append("cursor", to);
-      next.append("at", String(from));
+      if (from !== null) next.append("at", String(from));
     }
     return `/runs?${next}`;
   };

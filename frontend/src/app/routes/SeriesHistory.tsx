@@ -11,13 +11,16 @@ export function SeriesHistory() {
   const { id = "" } = useParams();
   const [params, setParams] = useSearchParams();
   const samples = params.get("samples") === "1";
-  // An older window of a long series (the newest points before this time), and its size.
-  const until = params.get("until") ?? undefined;
+  // An older window of a long series (the newest points before this time), and its size. An
+  // address whose time is not one (typed by hand) shows the newest points.
+  const askedUntil = params.get("until");
+  const until = askedUntil !== null && !Number.isNaN(Date.parse(askedUntil)) ? askedUntil : undefined;
   const asked = Number(params.get("points"));
   const limit = (WINDOW_SIZES as readonly number[]).includes(asked) ? asked : DEFAULT_WINDOW;
   const points = useSeriesPoints(Number(id), samples, { until, limit: limit === DEFAULT_WINDOW ? undefined : limit });
-  // The changes among the window's newest points (the series' newest, or the newest before until).
-  const changes = useChangePoints(Number(id), 1000, until);
+  // The changes among the points shown: the whole window (the series' newest, or the newest
+  // before until).
+  const changes = useChangePoints(Number(id), limit, until);
   const set = (key: string, value: string | null) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);

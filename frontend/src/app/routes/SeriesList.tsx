@@ -15,7 +15,8 @@ export function SeriesList() {
   const agent = params.get("agent") ?? "";
   const cursor = params.get("cursor");
   // Where this page starts in the whole list (1 on the first), carried along with the cursor.
-  const at = Math.max(1, Number(params.get("at")) || 1);
+  // (unknown for an address with a cursor alone).
+  const at = !cursor ? 1 : params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
   const filtered = Boolean(workload || metric || agent);
   const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, limit: PAGE, cursor: cursor ? Number(cursor) : undefined });
   // A filter starts the list again from its first page.
@@ -27,13 +28,13 @@ export function SeriesList() {
     next.delete("at");
     setParams(next);
   };
-  const page = (nextCursor: number | null, from: number) => {
+  const page = (nextCursor: number | null, from: number | null) => {
     const next = new URLSearchParams(params);
     next.delete("cursor");
     next.delete("at");
     if (nextCursor !== null) {
       next.set("cursor", String(nextCursor));
-      next.set("at", String(from));
+      if (from !== null) next.set("at", String(from));
     }
     setParams(next);
   };
@@ -80,7 +81,7 @@ export function SeriesList() {
                       </button>
                     )}
                     {found.next_cursor !== null && (
-                      <button type="button" className="button small" onClick={() => page(found.next_cursor, at + found.items.length)}>
+                      <button type="button" className="button small" onClick={() => page(found.next_cursor, at === null ? null : at + found.items.length)}>
                         Next →
                       </button>
                     )}

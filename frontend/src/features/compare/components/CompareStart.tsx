@@ -31,7 +31,7 @@ export function RunPicker({ initial }: { initial: string[] }) {
       <div className="card-head">
         <h2>Or pick single runs</h2>
         <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => setParams({ runs: selected.join(",") })}>
-          Compare {selected.length} runs
+          {selected.length < 2 ? "Pick 2 or more runs" : `Compare ${selected.length} runs`}
         </button>
       </div>
       <p className="muted">

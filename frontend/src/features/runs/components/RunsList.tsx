@@ -12,11 +12,11 @@ type Props = {
   selected: string[];
   onToggle: (uuid: string) => void;
   /** the address of the page at a cursor ("" for the newest) whose first run is the `from`th */
-  pageLink: (cursor: string, from: number) => string;
+  pageLink: (cursor: string, from: number | null) => string;
   /** whether this is a later page (then "← Newest" leads back) */
   paged: boolean;
-  /** where this page starts in the whole list (1 on the newest page) */
-  at: number;
+  /** where this page starts in the whole list (1 on the newest page; null when not known) */
+  at: number | null;
 };
 
 /** One page of runs to select from, with links to the newest and older ones, or why there are none. */
@@ -39,7 +39,7 @@ export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged, 
                 </Link>
               )}
               {page.next_cursor && (
-                <Link className="button small" to={pageLink(page.next_cursor, at + page.items.length)}>
+                <Link className="button small" to={pageLink(page.next_cursor, at === null ? null : at + page.items.length)}>
                   Older →
                 </Link>
               )}

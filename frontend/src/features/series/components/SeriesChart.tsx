@@ -72,7 +72,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
             )}
             {points.older && points.t[0] && (
               <button type="button" className="button small" disabled={loading} onClick={() => onWindow(afterMicrosecond(points.t[0] ?? ""))}>
-                ← Older {formatCount(values.length)}
+                ← Older
               </button>
             )}
             {until !== null && (
@@ -94,7 +94,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
             Bars span p5 to p95 of each run's samples; click a point to open its run.
             {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
-            {values.length > 1000 && " Change points are looked for among the newest 1,000 points shown."}
+
           </p>
         </>
       )}
