@@ -215,9 +215,7 @@ def series_change_points(
     series_id: int,
     session: SessionDep,
     _: ReadPrincipal,
-    points: Annotated[
-        int, Query(ge=10, le=10_000, description="newest points to look at")
-    ] = 1000,
+    points: Annotated[int, Query(ge=10, le=10_000, description="newest points to look at")] = 1000,
     until: Annotated[
         UTCTime | None,
         Query(description="look at the newest points that started before this time instead"),
