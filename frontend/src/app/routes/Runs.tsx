@@ -22,8 +22,8 @@ export function Runs() {
     next.delete("at");
     setParams(next);
   };
-  // Where this page starts in the whole list (1 on the newest page), carried with the cursor.
-  // (unknown for an address with a cursor alone).
+  // Where this page starts in the whole list: 1 on the first page, carried along with the
+  // cursor, unknown (null) for an address with a cursor alone.
   const at = !cursor ? 1 : params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
   const pageLink = (to: string, from: number | null) => {
     const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor" && k !== "at"));

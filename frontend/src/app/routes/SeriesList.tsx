@@ -14,8 +14,8 @@ export function SeriesList() {
   const metric = params.get("metric") ?? "";
   const agent = params.get("agent") ?? "";
   const cursor = params.get("cursor");
-  // Where this page starts in the whole list (1 on the first), carried along with the cursor.
-  // (unknown for an address with a cursor alone).
+  // Where this page starts in the whole list: 1 on the first page, carried along with the
+  // cursor, unknown (null) for an address with a cursor alone.
   const at = !cursor ? 1 : params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
   const filtered = Boolean(workload || metric || agent);
   const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, limit: PAGE, cursor: cursor ? Number(cursor) : undefined });
