@@ -131,9 +131,11 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
             assert "(the newest 1,000 shown)" in (summary.text_content() or "")
         else:
             page.wait_for_url("**until=**")
+        # The window shown meanwhile is the one before (kept while the next loads): wait for
+        # this one's own first run.
         page.wait_for_function(
-            "(n) => document.querySelector('.js-plotly-plot')?.data?.[0]?.customdata?.length === n",
-            arg=last - first + 1,
+            "(u) => document.querySelector('.js-plotly-plot')?.data?.[0]?.customdata?.[0] === u",
+            arg=runs[first]["uuid"],
         )
         shown = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].customdata")
         assert shown == [r["uuid"] for r in runs[first : last + 1]], window
