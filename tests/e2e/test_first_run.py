@@ -41,7 +41,10 @@ class DaemonHold:
 
     def _watch(self) -> None:
         while not self._done.wait(0.01):
-            pid = pid_in(self.pid_file)
+            try:
+                pid = pid_in(self.pid_file)
+            except ValueError:  # read while the helper was writing it
+                continue
             if pid is not None and alive(pid):
                 os.kill(pid, signal.SIGSTOP)
                 self.pid = pid
