@@ -3,6 +3,7 @@ and downgrade back to nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from perfatlas.rollups import service as rollups
 from perfatlas.rollups.models import ChunkBounds, ExploreRollup
 from perfatlas.rollups.records import unpack
 from perfatlas.runs import service as runs_service
-from perfatlas.runs.models import CatalogValue, RunCount
+from perfatlas.runs.models import CatalogValue, RunCount, RunValueDay
 from perfatlas.runs.schemas import RunCreate
 from tests.backend.rollups.history import bodies
 from tests.conftest import _db_name, create_database, drop_database
@@ -173,3 +174,56 @@ def test_run_counts_and_catalog_values_are_computed_from_the_runs_stored_before(
     }  # fmt: skip
     assert set(values) == expect and len(values) == len(expect)
     assert ("smallfile", "parameter", "ratio", "2.0") in expect  # 2.0 stays a float
+
+
+def test_run_value_days_are_computed_from_the_runs_stored_before(empty_db: str) -> None:
+    """Migration 0020 on runs stored before it: the days of each label's, parameter's, status's
+    and target's value, the same as ingest keeps them and as the runs sent hold them (on
+    PostgreSQL; on SQLite the runs list walks the runs and nothing is kept)."""
+    config = _alembic_config(empty_db)
+    command.upgrade(config, "head")  # type: ignore[arg-type]
+    start = dt.datetime(2026, 2, 27, 22, tzinfo=dt.UTC)
+    made = [
+        run_body(workload=w, status=s, target=f"/mnt/{t}", started_at=(start + dt.timedelta(hours=9 * d + t)).isoformat(),
+                 parameters={"k": d % 3, "ratio": 0.5 * (d % 2), "cached": d % 2 == 0, "size": "4KiB"},
+                 labels={"fs_version": f"6.{d // 3}"})
+        for w in ("smallfile", "treeops") for d in range(8) for t in range(2)
+        for s in (("ok", "failed") if d == 5 else ("ok",))
+    ]  # fmt: skip
+    engine = make_engine(empty_db)
+    columns = RunValueDay.__table__.primary_key.columns
+
+    def read() -> set[tuple[object, ...]]:
+        with engine.connect() as conn:
+            return {tuple(r) for r in conn.execute(select(*columns))}
+
+    try:
+        with session_factory(engine)() as session:
+            runs_service.ingest(
+                session, runs=[RunCreate.model_validate(b) for b in made],
+                ignore_labels=Settings.model_fields["series_ignore_labels"].default,
+            )  # fmt: skip
+            session.commit()
+        kept = read()
+        command.downgrade(config, "0019")  # type: ignore[arg-type]
+        assert "run_value_days" not in _tables(empty_db)
+        command.upgrade(config, "head")  # type: ignore[arg-type]
+        computed = read()
+    finally:
+        engine.dispose()
+    assert computed == kept
+    if not empty_db.startswith("postgresql"):
+        assert computed == set()
+        return
+    expect = {
+        (kind, name, str(value).lower() if isinstance(value, bool) else str(value),
+         b["workload"], dt.datetime.fromisoformat(b["started_at"]).date())
+        for b in made
+        for kind, name, value in [
+            *(("parameter", k, v) for k, v in b["parameters"].items()),
+            *(("label", k, v) for k, v in b["labels"].items()),
+            ("status", "", b["status"]), ("target", "", b["target"]),
+        ]
+    }  # fmt: skip
+    assert computed == expect
+    assert ("status", "", "failed", "treeops", dt.date(2026, 3, 1)) in expect

@@ -5,7 +5,7 @@ figures move with the machine more than with a change.
 Each round serves each tree in turn (`perfatlas serve` with the tree's backend first on
 PYTHONPATH, every explore answer computed) and times, one request at a time:
 a series' points (10 and 10,000, as the UI asks), each explore case, /health, and the other
-GET routes a user reads (runs, series, the series of the long series' agent, a run, catalog,
+GET routes a user reads (runs, runs filtered on a label, a parameter or a status, series, the series of the long series' agent, a run, catalog,
 compare, change points, alerts, incidents, agents), with their parameters cycling over
 workloads, agents, runs and series. Each
 is asked WARMUP times first: a connection prepares a statement the sixth time it runs it, and
@@ -60,6 +60,17 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         " ORDER BY s.id LIMIT 1"
     ).fetchone() or (None,)
     points = f"/api/v1/series/{points_series}/points"
+    # The runs list filtered on values: the version labels of the oldest runs (their runs come
+    # after every newer one in the list's order), values no run has, and common ones.
+    oldest = [
+        r[0]
+        for r in conn.execute(
+            "SELECT labels->>'version' FROM runs GROUP BY 1 ORDER BY min(started_at) LIMIT 3"
+        )
+    ]
+    newest = conn.execute(
+        "SELECT labels->>'version', status FROM runs ORDER BY started_at DESC LIMIT 1"
+    ).fetchone()
     ui = {"samples": "false", "fields": "run,p5,p95"}
     found: dict[str, tuple[str, list[Request]]] = {
         "points_10": ("points", [(points, {**ui, "limit": 10})]),
@@ -71,6 +82,14 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
     found.update({
         "runs_by_workload": ("other", [("/api/v1/runs", {"workload": w}) for w in workloads]),
         "runs_by_agent": ("other", [("/api/v1/runs", {"agent": a}) for a in agents]),
+        "runs_filtered_old_label": (
+            "other", [("/api/v1/runs", {"label": f"version:{v}"}) for v in oldest]),
+        "runs_filtered_absent": ("other", [
+            ("/api/v1/runs", {"label": "version:none-such"}), ("/api/v1/runs", {"param": "k:-1"}),
+            ("/api/v1/runs", {"status": "aborted"})]),
+        "runs_filtered_common": ("other", [
+            ("/api/v1/runs", {"label": f"version:{newest[0]}"}),
+            ("/api/v1/runs", {"status": newest[1]})] if newest else []),
         "run": ("other", [(f"/api/v1/runs/{u}", None) for u in runs]),
         "series_by_workload": ("other", [("/api/v1/series", {"workload": w}) for w in workloads]),
         "series_by_agent_and_metric": (

@@ -331,7 +331,8 @@ def _store_new(
         runs=[(run.agent, run.started_at, run.agent_version) for run in runs],
         agent_ids=agent_ids,
     )
-    # After the agents' rows: a count of an agent's runs is written only under that row.
+    # After the agents' rows: a count of an agent's runs is written only under that row. With
+    # the counts, the catalog's values and the days of the values (runs/value_days.py).
     count_runs(session, runs, agent_ids)
     return {
         run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True, series_ids=tuple(ids))

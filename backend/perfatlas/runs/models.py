@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Date,
     Float,
     ForeignKey,
     Index,
@@ -132,6 +133,23 @@ class CatalogValue(Base):
     kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # parameter | label
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text, primary_key=True)
+
+
+class RunValueDay(Base):
+    """The days (UTC) on which a value of a run's labels, parameters, status or target was seen
+    with a workload, once: kept by ingest so that a runs list filtered on a rare or an old value
+    walks only the days that hold it (runs/value_days.py). `value` is the value as the runs
+    list's filter compares it (`->>`), cut to its first 200 characters (a longer value's days
+    are those of every value sharing them); `name` is empty for status and target. Written and
+    read on PostgreSQL only: on SQLite the list walks the runs."""
+
+    __tablename__ = "run_value_days"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text, primary_key=True)
+    workload: Mapped[str] = mapped_column(String(64), primary_key=True)
+    day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
 
 
 class Series(Base):

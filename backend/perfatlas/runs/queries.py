@@ -7,13 +7,13 @@ import uuid as uuid_mod
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, and_, false, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.agents.models import Agent
 from perfatlas.core.errors import NotFound
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
-from perfatlas.runs import series_rolled
+from perfatlas.runs import series_rolled, value_days
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.tallies import runs_stored
@@ -54,26 +54,51 @@ def list_runs(
         query = query.where(Run.workload == workload)
     if agent:
         query = query.join(Agent, Agent.id == Run.agent_id).where(Agent.name == agent)
-    if status:
-        query = query.where(Run.status == status)
-    if target:
-        query = query.where(Run.target == target)
-    dialect = session.get_bind().dialect.name
-    for key, wanted in parse_pairs("label", labels).items():
-        query = query.where(json_text(Run.labels, key, dialect).in_(wanted))
-    for key, wanted in parse_pairs("param", params).items():
-        query = query.where(json_text(Run.parameters, key, dialect).in_(wanted))
     if since:
         query = query.where(Run.started_at >= since)
     if until:
         query = query.where(Run.started_at < until)
+    c_started = None
     if cursor:
         c_started, c_id = decode_cursor(cursor)
         query = query.where(
             or_(Run.started_at < c_started, and_(Run.started_at == c_started, Run.id < c_id))
         )
-    query = query.order_by(Run.started_at.desc(), Run.id.desc()).limit(limit + 1)
-    rows = list(session.scalars(query))
+    query = query.order_by(Run.started_at.desc(), Run.id.desc())
+    # The filters on values: kept apart, since on PostgreSQL the runs that can match them are
+    # found from the days their values were seen (runs/value_days.py).
+    dialect = session.get_bind().dialect.name
+    by_label, by_param = parse_pairs("label", labels), parse_pairs("param", params)
+    wanted = [
+        *((value_days.LABEL, k, v, json_text(Run.labels, k, dialect)) for k, v in by_label.items()),
+        *((value_days.PARAMETER, k, v, json_text(Run.parameters, k, dialect))
+          for k, v in by_param.items()),
+        *([(value_days.STATUS, "", [status], Run.status)] if status else []),
+        *([(value_days.TARGET, "", [target], Run.target)] if target else []),
+    ]  # fmt: skip
+    if dialect != "postgresql" or not wanted:
+        matching = [column.in_(values) for _, _, values, column in wanted]
+        rows = list(session.scalars(query.where(*matching).limit(limit + 1)))
+    else:
+        # Each filter reckoned by the planner to hold for half the runs, as it does in the days
+        # walked (they were picked for holding its values): it walks them newest first until
+        # the page is full. Left bare, an old version label is reckoned rare among its own
+        # days, and every run of them was read, joined and sorted (76 ms for 10,000 runs).
+        query = query.where(
+            *(func.coalesce(column.in_(values), false()) for _, _, values, column in wanted)
+        )
+        latest = min((t for t in (until, c_started) if t is not None), default=None)
+        rows = []
+        for start, end in value_days.stretches(
+            session.connection(), [(kind, name, values) for kind, name, values, _ in wanted],
+            workload=workload, latest=latest, earliest=since,
+        ):  # fmt: skip
+            bounded = query.where(Run.started_at >= start)
+            if end is not None:
+                bounded = bounded.where(Run.started_at < end)
+            rows.extend(session.scalars(bounded.limit(limit + 1 - len(rows))))
+            if len(rows) > limit:
+                break
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]
