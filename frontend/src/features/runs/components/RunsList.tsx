@@ -17,10 +17,12 @@ type Props = {
   paged: boolean;
   /** where this page starts in the whole list (1 on the newest page; null when not known) */
   at: number | null;
+  /** the address of the list filtered on a run's label too */
+  labelLink?: (pair: string) => string;
 };
 
 /** One page of runs to select from, with links to the newest and older ones, or why there are none. */
-export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged, at }: Props) {
+export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged, at, labelLink }: Props) {
   return (
     <QueryView query={runs} what="runs">
       {(page) =>
@@ -31,7 +33,7 @@ export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged, 
             <p className="muted" data-testid="runs-count">
               {describePage({ noun: ["run", "runs"], total: page.total ?? null, at, shown: page.items.length, filtered, order: "newest first" })}
             </p>
-            <RunsTable runs={page.items} selected={selected} onToggle={onToggle} />
+            <RunsTable runs={page.items} selected={selected} onToggle={onToggle} labelLink={labelLink} />
             <div className="pager">
               {paged && (
                 <Link className="button small" to={pageLink("", 1)}>

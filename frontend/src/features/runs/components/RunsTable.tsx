@@ -9,9 +9,11 @@ type Props = {
   onToggle?: (uuid: string) => void;
   /** fewer columns, for narrow cards */
   compact?: boolean;
+  /** where a run's label `name=value` leads: the runs list filtered on it (each label a link) */
+  labelLink?: (pair: string) => string;
 };
 
-export function RunsTable({ runs, selected, onToggle, compact = false }: Props) {
+export function RunsTable({ runs, selected, onToggle, compact = false, labelLink }: Props) {
   return (
     <table className="table" data-testid="runs-table">
       <thead>
@@ -54,7 +56,18 @@ export function RunsTable({ runs, selected, onToggle, compact = false }: Props) 
             <td>{r.agent}</td>
             {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
             {!compact && <td className="mono small">{formatPairs(r.parameters)}</td>}
-            <td className="mono small">{formatPairs(r.labels)}</td>
+            <td className="mono small">
+              {labelLink
+                ? Object.entries(r.labels).map(([k, v], i) => (
+                    <span key={k}>
+                      {i > 0 && " "}
+                      <Link to={labelLink(`${k}:${v}`)} title={`the runs labelled ${k}=${v}`}>
+                        {k}={v}
+                      </Link>
+                    </span>
+                  ))
+                : formatPairs(r.labels)}
+            </td>
             {!compact && (
               <td>
                 <DurabilityBadges run={r} />
