@@ -39,8 +39,8 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name != "postgresql":
         return
-    # Uploads wait until this transaction commits, and are noted by the new code. The values
-    # as runs/value_days.py keeps them (its _PG_NOTE), from the runs' own columns.
+    # Uploads wait until this transaction commits, and are noted by the new code. Each value as
+    # `->>` gives it (runs/value_days.py PG_NOTE writes the same text), from the runs' columns.
     op.execute(sa.text("LOCK TABLE runs IN SHARE MODE"))
     op.execute(
         sa.text(

@@ -70,8 +70,10 @@ def _history(rng: random.Random) -> list[dict[str, Any]]:
         at = dt.datetime(2025, 1, 10, tzinfo=dt.UTC) + dt.timedelta(hours=7 * i)
         runs.append(run_body(agent="vd-a", labels={"fs_version": "5.9", "mode": "a"},
                              started_at=at.isoformat()))  # fmt: skip
-    runs.append(run_body(agent="vd-b", labels={"fs_version": "5.9", "rare": "yes"},
-                         started_at="1970-01-01T00:00:01+00:00"))  # fmt: skip
+    # The oldest stretch of the rare label's days is two days long.
+    for at in ("1970-01-01T00:00:01+00:00", "1970-01-02T23:59:59+00:00"):
+        runs.append(run_body(agent="vd-b", labels={"fs_version": "5.9", "rare": "yes"},
+                             started_at=at))  # fmt: skip
     soon = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(hours=12)
     runs.append(run_body(agent="vd-b", labels={"fs_version": "7.0", "rare": "yes"},
                          started_at=soon.isoformat(), finished_at=soon.isoformat()))  # fmt: skip
@@ -80,7 +82,7 @@ def _history(rng: random.Random) -> list[dict[str, Any]]:
 
 def _matches(run: dict[str, Any], filters: dict[str, Any]) -> bool:
     for field in ("workload", "agent", "status", "target"):
-        if field in filters and run[field] != filters[field]:
+        if filters.get(field) and run[field] != filters[field]:  # left empty: no filter
             return False
     for param, document in (("label", run["labels"]), ("param", run["parameters"])):
         wanted: dict[str, set[str]] = {}
@@ -137,6 +139,8 @@ FILTERS: list[dict[str, Any]] = [
     {"target": _LONG + "-b", "label": ["rare:yes"]},
     {"target": _LONG},
     {"target": "/mnt/xfs", "since": "2026-04-15T00:00:00+00:00"},
+    {"workload": "", "status": "failed"},
+    {"workload": "", "agent": "", "label": ["rare:yes"]},
 ]  # fmt: skip
 
 

@@ -91,7 +91,7 @@ def list_runs(
         rows = []
         for start, end in value_days.stretches(
             session.connection(), [(kind, name, values) for kind, name, values, _ in wanted],
-            workload=workload, latest=latest, earliest=since,
+            workload=workload or None, latest=latest, earliest=since,
         ):  # fmt: skip
             bounded = query.where(Run.started_at >= start)
             if end is not None:

@@ -40,8 +40,8 @@ _VALUES = cast(Table, CatalogValue.__table__)
 # never wait: an agent's count rows are written only under its agent's row, which this
 # transaction holds already. The values and the days are each taken in key order, and
 # PostgreSQL runs a statement's inserts in an order fixed by its text (the main one, then those
-# of the WITH), the same for every upload: two uploads adding the same new values and days wait
-# for each other in one order, never in a cycle.
+# of the WITH, the last first), the same for every upload: two uploads adding the same new
+# values and days wait for each other in one order, never in a cycle.
 _PG_TALLY = text(
     "WITH counted AS ("
     " INSERT INTO run_counts (agent_id, workload, runs)"

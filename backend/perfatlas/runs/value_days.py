@@ -5,15 +5,17 @@ the days that hold it.
 The list walks the runs newest first until it has a page. For a value that is common among the
 newest runs that is quick, but for one that is rare, old or absent it was every run stored: 190
 ms for an old version label at 200,000 runs, and ten times that at ten times the runs. With the
-days a value was seen, the walk covers those days and no others (`stretches`): a version label of
-last year walks last year's days, and a value never seen walks nothing. A value spread thinly
-over the whole history still walks until it has a page, as before, which costs what its rarity
-costs, not what the history holds.
+days a value was seen, the walk covers those days (`stretches`): a version label of last year
+walks last year's days, and a value never seen walks nothing. A value spread thinly over the
+whole history still walks until it has a page, as before, which costs what its rarity costs; so
+does one seen on more than STRETCHES_WALKED stretches of days apart, whose oldest stretches are
+walked as one, the days between them included.
 
-PostgreSQL only: the values are taken apart by PostgreSQL itself (`jsonb_each_text`, as the
-filter's `->>` reads them), and on SQLite, the embedded default for a small history, the list
-walks the runs. Written in the transaction that inserts the runs, by runs/tallies.py's
-statement, in key order.
+PostgreSQL only: each value is written as the text PostgreSQL's `->>` gives the filter (from
+its JSON, `#>> '{}'`), and on SQLite, the embedded default for a small history, the list walks
+the runs. Written in the transaction that inserts the runs, by runs/tallies.py's statement, in
+key order. Runs stored by an API process older than migration 0020 once it has run are not
+here: stop the API for the migration (as its text says).
 """
 
 from __future__ import annotations
