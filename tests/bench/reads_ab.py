@@ -7,7 +7,8 @@ PYTHONPATH, every explore answer computed) and times, one request at a time:
 a series' points (10 and 10,000, as the UI asks), each explore case, /health, and the other
 GET routes a user reads (runs, runs filtered on a label, a parameter or a status, series, the series of the long series' agent, a run, catalog,
 compare, change points, alerts, incidents, agents), with their parameters cycling over
-workloads, agents, runs and series. Each
+workloads, agents, runs and series (and the jobs list, once tests/bench/jobs_seed.py has
+added a year of jobs). Each
 is asked WARMUP times first: a connection prepares a statement the sixth time it runs it, and
 PostgreSQL plans it generically (when it judges that cheaper) from the sixth run of the prepared
 statement on, so the timed requests are the steady state (one request at a time is served by
@@ -60,6 +61,7 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         " ORDER BY s.id LIMIT 1"
     ).fetchone() or (None,)
     points = f"/api/v1/series/{points_series}/points"
+    (jobs,) = conn.execute("SELECT count(*) > 1000 FROM jobs").fetchone() or (False,)
     # The runs list filtered on values: the version labels of the oldest runs (their runs come
     # after every newer one in the list's order), values no run has, and common ones.
     oldest = [
@@ -90,6 +92,16 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         "runs_filtered_common": ("other", [
             ("/api/v1/runs", {"label": f"version:{newest[0]}"}),
             ("/api/v1/runs", {"status": newest[1]})] if newest else []),
+        # The jobs list (jobs_seed.py's jobs, when the database has them): an agent's jobs,
+        # made for it or held by it; agents whose jobs are a year or half a year old; a rare
+        # status.
+        **({
+            "jobs_by_agent": ("other", [("/api/v1/jobs", {"agent": a}) for a in agents]),
+            "jobs_of_a_retired_agent": ("other", [("/api/v1/jobs", {"agent": "retired-agent"})]),
+            "jobs_of_a_quiet_agent": ("other", [("/api/v1/jobs", {"agent": "quiet-agent"})]),
+            "jobs_by_status": ("other", [("/api/v1/jobs", {"status": s})
+                                         for s in ("running", "failed", "succeeded")]),
+        } if jobs else {}),
         "run": ("other", [(f"/api/v1/runs/{u}", None) for u in runs]),
         "series_by_workload": ("other", [("/api/v1/series", {"workload": w}) for w in workloads]),
         "series_by_agent_and_metric": (

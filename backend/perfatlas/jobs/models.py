@@ -27,6 +27,10 @@ class Job(Base):
         Index("ix_jobs_status_agent_id", "status", "agent_id"),
         Index("ix_jobs_created_at_id", "created_at", "id"),
         Index("ix_jobs_schedule_id_fire_at", "schedule_id", "fire_at"),
+        # The jobs list of an agent (jobs/queries.py), newest first: those made for it, and
+        # those it held.
+        Index("ix_jobs_agent_id_created_at_id", "agent_id", "created_at", "id"),
+        Index("ix_jobs_leased_by_id_created_at_id", "leased_by_id", "created_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

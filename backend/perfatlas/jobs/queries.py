@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid as uuid_mod
 from collections.abc import Sequence
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, or_, select, union_all
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
@@ -99,28 +99,36 @@ def list_jobs(
     limit: int = 50,
 ) -> JobPage:
     """Newest first. `agent` matches the agent a job was made for and the one that held it."""
-    query = select(Job)
+    matching = []
     if status is not None:
-        query = query.where(Job.status == status.value)
+        matching.append(Job.status == status.value)
     if kind is not None:
-        query = query.where(Job.kind == kind.value)
+        matching.append(Job.kind == kind.value)
     if schedule is not None:
-        query = query.where(Job.schedule_id == schedule)
-    if agent is not None:
-        agent_id = session.scalar(select(Agent.id).where(Agent.name == agent))
-        if agent_id is None:
-            return JobPage(items=[], next_cursor=None)
-        query = query.where(or_(Job.agent_id == agent_id, Job.leased_by_id == agent_id))
+        matching.append(Job.schedule_id == schedule)
     if cursor is not None:
         created, job_id = decode_cursor(cursor)
-        query = query.where(
+        matching.append(
             or_(Job.created_at < created, and_(Job.created_at == created, Job.id < job_id))
         )
     if not 1 <= limit <= 500:
         raise Invalid("limit", "between 1 and 500")
-    jobs = list(
-        session.scalars(query.order_by(Job.created_at.desc(), Job.id.desc()).limit(limit + 1))
-    )
+    newest = (Job.created_at.desc(), Job.id.desc())
+    query = select(Job).order_by(*newest).limit(limit + 1)
+    if agent is not None:
+        agent_id = session.scalar(select(Agent.id).where(Agent.name == agent))
+        if agent_id is None:
+            return JobPage(items=[], next_cursor=None)
+        # The newest jobs made for the agent and the newest it held, each read from its own
+        # index (`agent_id` or `leased_by_id`, then time), in one statement. One walk of the
+        # whole list newest first, filtered by either, read every job newer than the agent's
+        # own: 123 ms at 500,000 jobs for an agent whose jobs stopped half a year ago.
+        ids = union_all(
+            *(select(Job.id).where(*matching, tie == agent_id).order_by(*newest).limit(limit + 1)
+              for tie in (Job.agent_id, Job.leased_by_id))
+        ).subquery()  # fmt: skip
+        matching = [Job.id.in_(select(ids.c.id))]
+    jobs = list(session.scalars(query.where(*matching)))
     more = len(jobs) > limit
     jobs = jobs[:limit]
     next_cursor = encode_cursor(jobs[-1].created_at, jobs[-1].id) if more else None

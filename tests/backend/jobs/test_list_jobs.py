@@ -87,11 +87,21 @@ def test_filters_and_pages_match_an_independent_record(client, tokens, engine):
     victim = next(m for m in made if m.agent == "n3" and m.status == "queued")
     assert client.post(f"/api/v1/jobs/{victim.id}/cancel", headers=admin).status_code == 200
     victim.status = "cancelled"
+    # n4, enrolled later with no job of its own, takes n1's lapsed job (its selector picks n4)
+    # and finishes it: listed under the agent it was made for and under the one that held it.
+    agents["n4"] = enroll(client, tokens.admin, "n4", labels={"pool": "p"})
+    moved = claim(client, agents["n4"])
+    assert moved is not None and moved["id"] == got["id"]
+    resp = client.post(f"/api/v1/jobs/{got['id']}/complete",
+                       json={"attempt": moved["attempt"], "status": "succeeded"},
+                       headers=agents["n4"])  # fmt: skip
+    assert resp.status_code == 200, resp.text
+    by_id[got["id"]].status, by_id[got["id"]].leased_by = "succeeded", "n4"
 
     newest_first = sorted(made, key=lambda m: m.id, reverse=True)
     statuses = [None, "queued", "leased", "succeeded", "cancelled", "failed"]
     for status, agent, schedule, kind in itertools.product(
-        statuses, [None, *names, "nobody"], [None, s1, s2], [None, "run", "confirm"]
+        statuses, [None, *names, "n4", "nobody"], [None, s1, s2], [None, "run", "confirm"]
     ):
         if sum(x is not None for x in (status, agent, schedule, kind)) > 2:
             continue  # pairs of filters cover their combinations
