@@ -84,6 +84,10 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
     found.update({
         "runs_by_workload": ("other", [("/api/v1/runs", {"workload": w}) for w in workloads]),
         "runs_by_agent": ("other", [("/api/v1/runs", {"agent": a}) for a in agents]),
+        # An agent's runs, for the agent of the long series (its runs are 100,000 of a minute
+        # apart, older than most) and for a name no agent has.
+        "runs_of_agents_seldom_newest": ("other", [
+            ("/api/v1/runs", {"agent": "host-long"}), ("/api/v1/runs", {"agent": "nobody"})]),
         "runs_filtered_old_label": (
             "other", [("/api/v1/runs", {"label": f"version:{v}"}) for v in oldest]),
         "runs_filtered_absent": ("other", [

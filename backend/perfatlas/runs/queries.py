@@ -53,7 +53,13 @@ def list_runs(
     if workload:
         query = query.where(Run.workload == workload)
     if agent:
-        query = query.join(Agent, Agent.id == Run.agent_id).where(Agent.name == agent)
+        # The agent's id, known to the planner: an agent with few runs, or none, is read from
+        # the runs' agent index (joined by name, every run newer than its own was read: 210
+        # ms for an agent with no runs at 200,000 runs).
+        agent_id = session.scalar(select(Agent.id).where(Agent.name == agent))
+        if agent_id is None:
+            return [], None
+        query = query.where(Run.agent_id == agent_id)
     if since:
         query = query.where(Run.started_at >= since)
     if until:
