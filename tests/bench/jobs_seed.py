@@ -4,7 +4,8 @@ jobs list as long as a fleet's year of schedules makes it. Each of the database'
 its share; a tenth of the jobs were made for one agent and held by another (a selector's job
 taken by whichever agent matched); an agent enrolled a year ago, `retired-agent`, ran the 30
 oldest and nothing since; `quiet-agent` ran a tenth of the jobs of the first half year and
-nothing since; one job in a thousand failed and the newest four are running. Run again, it
+nothing since; one job in twenty came from a schedule, `paused-bench` in the first half year
+and `nightly-bench` since; one job in a thousand failed and the newest four are running. Run again, it
 replaces the jobs it added. Then VACUUM ANALYZE, as autovacuum would have by then.
 
     .venv/bin/python tests/bench/jobs_seed.py"""
@@ -34,10 +35,24 @@ def main() -> int:
         ids = dict(conn.execute(
             "SELECT name, id FROM agents WHERE name IN ('retired-agent', 'quiet-agent')").fetchall())  # fmt: skip
         retired, quiet = ids["retired-agent"], ids["quiet-agent"]
+        schedules = {}
+        for name in ("nightly-bench", "paused-bench"):
+            conn.execute(
+                'INSERT INTO schedules (name, spec, agents, "when", timezone, paused,'
+                " created_at, updated_at) VALUES (%s, %s, '[\"pool=bench\"]',"
+                " 'cron:0 3 * * *', 'UTC', true, now(), now()) ON CONFLICT DO NOTHING",
+                (name, '{"workload": "smallfile", "targets": ["/x"]}'),
+            )
+            (schedules[name],) = conn.execute(
+                "SELECT id FROM schedules WHERE name = %s", (name,)
+            ).fetchone()
         conn.execute(
-            "INSERT INTO jobs (kind, agent_id, leased_by_id, pinned, selector, spec, status,"
-            " attempts, max_attempts, progress, log_tail, created_at, started_at, finished_at)"
-            " SELECT 'run', CASE WHEN i <= 30 THEN %(retired)s"
+            "INSERT INTO jobs (kind, schedule_id, fire_at, agent_id, leased_by_id, pinned,"
+            " selector, spec, status, attempts, max_attempts, progress, log_tail, created_at,"
+            " started_at, finished_at)"
+            " SELECT 'run', CASE WHEN i %% 20 = 11 AND i <= %(jobs)s / 2 THEN %(paused)s"
+            "  WHEN i %% 20 = 11 THEN %(nightly)s END,"
+            " CASE WHEN i %% 20 = 11 THEN t END, CASE WHEN i <= 30 THEN %(retired)s"
             "  WHEN i <= %(jobs)s / 2 AND i %% 10 = 5 THEN %(quiet)s ELSE a[1 + i %% n] END,"
             " CASE WHEN i <= 30 THEN %(retired)s"
             "  WHEN i <= %(jobs)s / 2 AND i %% 10 = 5 THEN %(quiet)s"
@@ -49,7 +64,8 @@ def main() -> int:
             " LATERAL (SELECT now() - interval '365 days' + i * (interval '365 days' / %(jobs)s)"
             "  AS t) AS at, (SELECT %(agents)s::int[] AS a, %(n)s AS n) AS fleet",
             {"retired": retired, "quiet": quiet, "agents": agents, "n": len(agents),
-             "jobs": JOBS},
+             "jobs": JOBS,
+             "nightly": schedules["nightly-bench"], "paused": schedules["paused-bench"]},
         )  # fmt: skip
         (count,) = conn.execute("SELECT count(*) FROM jobs").fetchone()
     with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:

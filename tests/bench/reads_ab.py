@@ -62,6 +62,12 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
     ).fetchone() or (None,)
     points = f"/api/v1/series/{points_series}/points"
     (jobs,) = conn.execute("SELECT count(*) > 1000 FROM jobs").fetchone() or (False,)
+    nightly = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM schedules WHERE name IN ('nightly-bench', 'paused-bench') ORDER BY name"
+        )
+    ]
     # The runs list filtered on values: the version labels of the oldest runs (their runs come
     # after every newer one in the list's order), values no run has, and common ones.
     oldest = [
@@ -97,12 +103,14 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
             ("/api/v1/runs", {"label": f"version:{newest[0]}"}),
             ("/api/v1/runs", {"status": newest[1]})] if newest else []),
         # The jobs list (jobs_seed.py's jobs, when the database has them): an agent's jobs,
-        # made for it or held by it; agents whose jobs are a year or half a year old; a rare
-        # status.
+        # made for it or held by it; agents whose jobs are a year or half a year old; a
+        # schedule's, and one paused half a year ago; a rare status.
         **({
             "jobs_by_agent": ("other", [("/api/v1/jobs", {"agent": a}) for a in agents]),
             "jobs_of_a_retired_agent": ("other", [("/api/v1/jobs", {"agent": "retired-agent"})]),
             "jobs_of_a_quiet_agent": ("other", [("/api/v1/jobs", {"agent": "quiet-agent"})]),
+            "jobs_of_a_schedule": ("other", [("/api/v1/jobs", {"schedule": nightly[0]})]),
+            "jobs_of_a_paused_schedule": ("other", [("/api/v1/jobs", {"schedule": nightly[1]})]),
             "jobs_by_status": ("other", [("/api/v1/jobs", {"status": s})
                                          for s in ("running", "failed", "succeeded")]),
         } if jobs else {}),

@@ -26,9 +26,10 @@ class Job(Base):
         UniqueConstraint("schedule_id", "fire_at", "agent_id"),
         Index("ix_jobs_status_agent_id", "status", "agent_id"),
         Index("ix_jobs_created_at_id", "created_at", "id"),
-        Index("ix_jobs_schedule_id_fire_at", "schedule_id", "fire_at"),
-        # The jobs list of an agent (jobs/queries.py), newest first: those made for it, and
-        # those it held.
+        # The jobs list of a schedule and of an agent (jobs/queries.py), newest first: those a
+        # schedule made, those made for an agent, and those it held. (A schedule's firings are
+        # read by the unique constraint's index: schedule, then firing time.)
+        Index("ix_jobs_schedule_id_created_at_id", "schedule_id", "created_at", "id"),
         Index("ix_jobs_agent_id_created_at_id", "agent_id", "created_at", "id"),
         Index("ix_jobs_leased_by_id_created_at_id", "leased_by_id", "created_at", "id"),
     )

@@ -123,10 +123,12 @@ def list_jobs(
         # index (`agent_id` or `leased_by_id`, then time), in one statement. One walk of the
         # whole list newest first, filtered by either, read every job newer than the agent's
         # own: 123 ms at 500,000 jobs for an agent whose jobs stopped half a year ago.
-        ids = union_all(
-            *(select(Job.id).where(*matching, tie == agent_id).order_by(*newest).limit(limit + 1)
-              for tie in (Job.agent_id, Job.leased_by_id))
-        ).subquery()  # fmt: skip
+        # (Each side a subquery of its own: SQLite takes no ORDER BY or LIMIT in a UNION's part.)
+        sides = [
+            select(Job.id).where(*matching, tie == agent_id).order_by(*newest).limit(limit + 1)
+            .subquery() for tie in (Job.agent_id, Job.leased_by_id)
+        ]  # fmt: skip
+        ids = union_all(*(select(side.c.id) for side in sides)).subquery()
         matching = [Job.id.in_(select(ids.c.id))]
     jobs = list(session.scalars(query.where(*matching)))
     more = len(jobs) > limit
