@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -28,6 +30,8 @@ from perfatlas.runs.schemas import RunCreate
 from tests.backend.rollups.history import bodies
 from tests.conftest import _db_name, create_database, drop_database
 from tests.factories import run_body
+
+T = TypeVar("T")
 
 
 def _diff(url: str) -> list[object]:
@@ -119,6 +123,31 @@ def test_full_chunks_bounds_are_computed_from_the_records_of_existing_rollups(
             for k, b in bounds.items()} == made_by_fold  # fmt: skip
 
 
+def _ingested_then_migrated(
+    url: str,
+    engine: Any,
+    made: list[dict[str, Any]],
+    read: Callable[[], T],
+    before: str,
+    table: str,
+) -> tuple[T, T]:
+    """What ingest keeps of these runs (`read`), then what the migrations compute from them
+    once they are stored: down to `before`, which has no `table`, and up again."""
+    config = _alembic_config(url)
+    with session_factory(engine)() as session:
+        runs_service.ingest(
+            session,
+            runs=[RunCreate.model_validate(b) for b in made],
+            ignore_labels=Settings.model_fields["series_ignore_labels"].default,
+        )
+        session.commit()
+    kept = read()
+    command.downgrade(config, before)  # type: ignore[arg-type]
+    assert table not in _tables(url)
+    command.upgrade(config, "head")  # type: ignore[arg-type]
+    return kept, read()
+
+
 def test_run_counts_and_catalog_values_are_computed_from_the_runs_stored_before(
     empty_db: str,
 ) -> None:
@@ -146,17 +175,7 @@ def test_run_counts_and_catalog_values_are_computed_from_the_runs_stored_before(
         return [tuple(r) for r in counts], [tuple(r) for r in values]
 
     try:
-        with session_factory(engine)() as session:
-            runs_service.ingest(
-                session, runs=[RunCreate.model_validate(b) for b in made],
-                ignore_labels=Settings.model_fields["series_ignore_labels"].default,
-            )  # fmt: skip
-            session.commit()
-        kept = read()
-        command.downgrade(config, "0018")  # type: ignore[arg-type]
-        assert "run_counts" not in _tables(empty_db)
-        command.upgrade(config, "head")  # type: ignore[arg-type]
-        computed = read()
+        kept, computed = _ingested_then_migrated(empty_db, engine, made, read, "0018", "run_counts")
         with engine.connect() as conn:
             names = dict(conn.execute(select(Agent.id, Agent.name)).all())
     finally:
@@ -205,17 +224,9 @@ def test_run_value_days_are_computed_from_the_runs_stored_before(empty_db: str) 
             return {tuple(r) for r in conn.execute(select(*columns))}
 
     try:
-        with session_factory(engine)() as session:
-            runs_service.ingest(
-                session, runs=[RunCreate.model_validate(b) for b in made],
-                ignore_labels=Settings.model_fields["series_ignore_labels"].default,
-            )  # fmt: skip
-            session.commit()
-        kept = read()
-        command.downgrade(config, "0019")  # type: ignore[arg-type]
-        assert "run_value_days" not in _tables(empty_db)
-        command.upgrade(config, "head")  # type: ignore[arg-type]
-        computed = read()
+        kept, computed = _ingested_then_migrated(
+            empty_db, engine, made, read, "0019", "run_value_days"
+        )
     finally:
         engine.dispose()
     assert computed == kept
