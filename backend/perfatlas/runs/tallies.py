@@ -29,7 +29,8 @@ from perfatlas.runs import value_days
 from perfatlas.runs.models import CatalogValue, RunCount
 from perfatlas.runs.schemas import RunCreate
 
-PARAMETER, LABEL = "parameter", "label"
+# The kinds of a value, as both the catalog and the days of the values name them.
+PARAMETER, LABEL = value_days.PARAMETER, value_days.LABEL
 
 _COUNTS = cast(Table, RunCount.__table__)
 _VALUES = cast(Table, CatalogValue.__table__)
