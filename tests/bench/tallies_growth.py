@@ -1,14 +1,16 @@
-"""The agents list and the catalog as the runs grow, the code before and after a change
-alternated: once on a copy of the database bench_server.py left (perfatlas_bench), and once
-with its runs copied FACTOR times over (new uuids, no results: these two reads look at runs,
-not results), so that a read which grows with the runs shows it and one that does not stays
-flat.
+"""The reads that look at runs, not results, as the runs grow, the code before and after a
+change alternated: once on a copy of the database bench_server.py left (perfatlas_bench), and
+once with its runs copied FACTOR times over (new uuids, the same times, no results), so that a
+read which grows with the runs shows it and one that does not stays flat.
 
 Each tree is served in turn (`perfatlas serve`, its backend first on PYTHONPATH) and asked,
 one request at a time after WARMUP requests (a connection prepares a statement the sixth time it runs it): `/agents` (the fleet page, every 5 s), the whole
-`/catalog` (what the Explore, heatmap, compare and schedule pages ask first) and the catalog
-of each workload. After the copies the kept counts are computed afresh by migration 0019
-(downgrade to 0018, upgrade), which is timed: it is what an existing installation runs once.
+`/catalog` (what the Explore, heatmap, compare and schedule pages ask first), the catalog
+of each workload, and the runs list filtered on an old version, on a value no run has, on the
+newest version and on the agent of the long series (whose runs are older than the others).
+After the copies what ingest keeps of the runs (counts, values and their days) is computed
+afresh by migrations 0019 and 0020 (downgrade to 0018, upgrade), which is timed: it is what an
+existing installation runs once.
 
 Usage: python tallies_growth.py BEFORE_BACKEND AFTER_BACKEND [FACTOR (10)]. Writes BENCH_OUT
 (default results/tallies-growth.json). Leaves perfatlas_bench untouched and drops its copy."""
@@ -46,10 +48,17 @@ sync_mount, write_cache, flush_to_device, memory_backed, cold_method, meta, crea
 def measure(trees: dict[str, str], env: dict[str, str], token: str) -> dict[str, Any]:
     with psycopg.connect(admin_dsn(DB)) as conn:
         workloads = [r[0] for r in conn.execute("SELECT DISTINCT workload FROM runs ORDER BY 1")]
+        versions = [r[0] for r in conn.execute(
+            "SELECT labels->>'version' FROM runs GROUP BY 1 ORDER BY min(started_at)")]  # fmt: skip
+    runs = "/api/v1/runs"
     cases = {
         "agents": [("/api/v1/agents", None)],
         "catalog": [("/api/v1/catalog", None)],
         "catalog_of_a_workload": [("/api/v1/catalog", {"workload": w}) for w in workloads],
+        "runs_of_an_old_version": [(runs, {"label": f"version:{versions[0]}"})],
+        "runs_of_an_absent_value": [(runs, {"label": "version:none-such"})],
+        "runs_of_the_newest_version": [(runs, {"label": f"version:{versions[-1]}"})],
+        "runs_of_the_long_series_agent": [(runs, {"agent": "host-long"})],
     }
     rows: dict[str, dict[str, list[dict[str, float]]]] = {c: {t: [] for t in trees} for c in cases}
     answers: dict[str, list[Any]] = {}
@@ -58,7 +67,8 @@ def measure(trees: dict[str, str], env: dict[str, str], token: str) -> dict[str,
         for case, requests in cases.items():
             rows[case][tree].append(timed(client, requests, TIMED, WARMUP))
         answers[tree] = [client.get(p, params=q).json() for p, q in
-                         (("/api/v1/agents", None), ("/api/v1/catalog", None))]  # fmt: skip
+                         (("/api/v1/agents", None), ("/api/v1/catalog", None),
+                          *(r for c, rs in cases.items() if c.startswith("runs_") for r in rs))]  # fmt: skip
 
     served_in_turn(trees, env, token, ROUNDS, visit, timeout=600)
     return {
@@ -102,13 +112,13 @@ def main() -> None:
             command.downgrade(config, "0018")  # type: ignore[arg-type]
             started = time.perf_counter()
             command.upgrade(config, "head")  # type: ignore[arg-type]
-            size["migration_0019_seconds"] = round(time.perf_counter() - started, 2)
+            size["migrations_0019_to_head_seconds"] = round(time.perf_counter() - started, 2)
         print(f"{size['runs']} runs: measuring", flush=True)
         size.update(measure(trees, env, token))
         report["sizes"].append(size)
         for case, by_tree in size["cases"].items():
             b, a = (by_tree[t]["p50_ms_median_of_rounds"] for t in trees)
-            print(f"  {case:24s} p50 {b:9.1f} -> {a:8.1f} ms", flush=True)
+            print(f"  {case:30s} p50 {b:9.1f} -> {a:8.1f} ms", flush=True)
     report["load_average"] = os.getloadavg()
     with psycopg.connect(admin_dsn(), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
