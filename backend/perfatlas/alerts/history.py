@@ -46,12 +46,14 @@ class Window:
         ]
 
 
+# What a point is read from: its run, time, value, samples and environment.
+_POINT = (Result.run_id, Result.started_at, Result.value, Result.samples, Result.environment_id)
+
+
 def _history(window: int) -> Any:
     """The newest `window` points of one series (`series_id`), newest first."""
     return (
-        select(
-            Result.run_id, Result.started_at, Result.value, Result.samples, Result.environment_id
-        )
+        select(*_POINT)
         .where(text(_DETECTED))
         .order_by(Result.started_at.desc(), Result.run_id.desc())
         .limit(window)
@@ -139,9 +141,7 @@ def load_following(session: Session, series_id: int, since: dt.datetime, count: 
     """One series' oldest `count` points that started at or after `since`, oldest first,
     complete: what follows a window further back."""
     rows = session.execute(
-        select(
-            Result.run_id, Result.started_at, Result.value, Result.samples, Result.environment_id
-        )
+        select(*_POINT)
         .where(Result.series_id == series_id, Result.started_at >= since, text(_DETECTED))
         .order_by(Result.started_at, Result.run_id)
         .limit(count)

@@ -69,17 +69,22 @@ def count_runs(session: Session, runs: Sequence[RunCreate], agent_ids: Mapping[s
         key = (run.workload, run.started_at.astimezone(dt.UTC).date(), run.status, run.target,
                canonical_json(run.parameters), canonical_json(run.labels))  # fmt: skip
         documents.setdefault(key, run)
+    connection = session.connection()
+    on_pg = connection.dialect.name == "postgresql"
     values: set[tuple[str, str, str, str]] = set()
-    # (kind, name, the value's JSON, workload, day): value_days.PG_NOTE writes it as text.
+    # (kind, name, the value's JSON, workload, day): value_days.PG_NOTE writes it as text
+    # (kept on PostgreSQL only).
     days: set[tuple[str, str, str, str, dt.date]] = set()
     for (workload, day, status, target, _, _), run in documents.items():
         for kind, document in ((PARAMETER, run.parameters), (LABEL, run.labels)):
             for name, value in document.items():
                 text_of = canonical_json(value).decode()
                 values.add((workload, kind, name, text_of))
-                days.add((kind, name, text_of, workload, day))
-        days.add((value_days.STATUS, "", orjson.dumps(status).decode(), workload, day))
-        days.add((value_days.TARGET, "", orjson.dumps(target).decode(), workload, day))
+                if on_pg:
+                    days.add((kind, name, text_of, workload, day))
+        if on_pg:
+            days.add((value_days.STATUS, "", orjson.dumps(status).decode(), workload, day))
+            days.add((value_days.TARGET, "", orjson.dumps(target).decode(), workload, day))
     count_rows = [
         {"agent_id": agent_id, "workload": workload, "runs": n}
         for (agent_id, workload), n in sorted(counts.items())
@@ -87,8 +92,7 @@ def count_runs(session: Session, runs: Sequence[RunCreate], agent_ids: Mapping[s
     value_rows = [
         {"workload": w, "kind": k, "name": n, "value": v} for w, k, n, v in sorted(values)
     ]
-    connection = session.connection()
-    if connection.dialect.name == "postgresql":
+    if on_pg:
         day_rows = [
             {"kind": k, "name": n, "value": orjson.Fragment(v), "workload": w, "day": d}
             for k, n, v, w, d in days

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describePage, formatCount, formatPairs } from "./format";
+import { describePage, formatCount, formatPairs, pageStart } from "./format";
 
 describe("formatPairs", () => {
   it("writes parameters and labels as k=v, in their order, values as the API gave them", () => {
@@ -36,5 +36,14 @@ describe("describePage", () => {
   });
   it("gives the range alone when the server did not count", () => {
     expect(describePage({ ...runs, total: null, at: 51, shown: 50, filtered: true })).toBe("Runs 51–100 that match, newest first.");
+  });
+});
+
+describe("pageStart", () => {
+  it("is 1 without a cursor, the carried place with one, and unknown with a cursor alone", () => {
+    expect(pageStart(new URLSearchParams("at=51"))).toBe(1);
+    expect(pageStart(new URLSearchParams("cursor=abc&at=51"))).toBe(51);
+    expect(pageStart(new URLSearchParams("cursor=abc&at=junk"))).toBe(1);
+    expect(pageStart(new URLSearchParams("cursor=abc"))).toBeNull();
   });
 });

@@ -12,6 +12,13 @@ export function formatCount(value: number | null | undefined): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
+/** Where a cursor-paged list's page starts, from its address: 1 on the first page (no cursor),
+ * the `at` carried along with the cursor, or null (not known) for a cursor alone. */
+export function pageStart(params: URLSearchParams): number | null {
+  if (!params.get("cursor")) return 1;
+  return params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
+}
+
 /** Which rows of a cursor-paged list are shown: "Runs 51–100 of 1,234 that match, newest first."
  * `at` is the first row's place (1 on the first page; null when not known, as for an address
  * typed with a cursor alone); `total` is null when the server did not count (then only the

@@ -3,6 +3,7 @@ import { useNavigate, useSearchParams } from "react-router-dom";
 import { FilterInput } from "../../components/ui/FilterInput";
 import { useRuns } from "../../features/runs/api/get-runs";
 import { RunsList } from "../../features/runs/components/RunsList";
+import { pageStart } from "../../lib/format";
 
 export function Runs() {
   const [params, setParams] = useSearchParams();
@@ -26,9 +27,8 @@ export function Runs() {
     next.delete("at");
     setParams(next);
   };
-  // Where this page starts in the whole list: 1 on the first page, carried along with the
-  // cursor, unknown (null) for an address with a cursor alone.
-  const at = !cursor ? 1 : params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
+  // Where this page starts in the whole list (null: not known).
+  const at = pageStart(params);
   const pageLink = (to: string, from: number | null) => {
     const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor" && k !== "at"));
     if (to) {

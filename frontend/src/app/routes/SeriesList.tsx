@@ -4,7 +4,7 @@ import { FilterInput } from "../../components/ui/FilterInput";
 import { Empty, QueryView } from "../../components/ui/States";
 import { useSeriesList } from "../../features/series/api/get-series";
 import { SeriesTable } from "../../features/series/components/SeriesTable";
-import { describePage } from "../../lib/format";
+import { describePage, pageStart } from "../../lib/format";
 
 const PAGE = 100;
 
@@ -14,9 +14,8 @@ export function SeriesList() {
   const metric = params.get("metric") ?? "";
   const agent = params.get("agent") ?? "";
   const cursor = params.get("cursor");
-  // Where this page starts in the whole list: 1 on the first page, carried along with the
-  // cursor, unknown (null) for an address with a cursor alone.
-  const at = !cursor ? 1 : params.has("at") ? Math.max(1, Number(params.get("at")) || 1) : null;
+  // Where this page starts in the whole list (null: not known).
+  const at = pageStart(params);
   const filtered = Boolean(workload || metric || agent);
   const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, limit: PAGE, cursor: cursor ? Number(cursor) : undefined });
   // A filter starts the list again from its first page.

@@ -94,7 +94,6 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
             Bars span p5 to p95 of each run's samples; click a point to open its run.
             {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
-
           </p>
         </>
       )}
