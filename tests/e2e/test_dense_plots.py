@@ -147,6 +147,20 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
     page.get_by_role("button", name="Newest →").click()
     summary.filter(has_text="(the newest 1,000 shown)").wait_for()
 
+    # A window asked for before a time to come holds the newest points, and says so: no way
+    # "newer", the newest median shown.
+    page.goto(f"{server.url}/series/{history['id']}?points=1000&until=2099-01-01T00:00:00Z")
+    summary.filter(has_text="(the newest 1,000 shown)").wait_for()
+    assert "newest median" in (summary.text_content() or "")
+    assert page.get_by_role("button", name="← Older").count() == 1
+    assert page.get_by_role("button", name="Newest →").count() == 0
+    # A size not offered and a time that is not one, typed by hand: the default window, and an
+    # address that says so.
+    page.goto(f"{server.url}/series/{history['id']}?points=5000&until=yesterday")
+    page.wait_for_function("() => location.search === ''")
+    summary.filter(has_text=f"{RUNS:,} points · first ").wait_for()
+    assert page.get_by_label("points shown").input_value() == "10000"
+
 
 def test_a_small_plot_stays_svg(page: Any, dense_server: LiveServer) -> None:
     server = dense_server

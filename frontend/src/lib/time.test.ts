@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterMicrosecond, formatInZone, isTimeZone, relativeTime } from "./time";
+import { afterMicrosecond, formatInZone, isTimeZone, microsecondsOf, relativeTime } from "./time";
 
 describe("formatInZone", () => {
   it("reads one instant on each zone's wall clock, summer and winter offsets", () => {
@@ -54,5 +54,27 @@ describe("afterMicrosecond", () => {
   it("refuses what is not such a time", () => {
     expect(afterMicrosecond("yesterday")).toBeNull();
     expect(afterMicrosecond("2025-01-02")).toBeNull();
+  });
+  it("steps across 1970 too", () => {
+    expect(afterMicrosecond("1969-12-31T23:59:59.999999Z")).toBe("1970-01-01T00:00:00.000000Z");
+    expect(afterMicrosecond("1969-12-31T23:59:59.000001Z")).toBe("1969-12-31T23:59:59.000002Z");
+  });
+});
+
+describe("microsecondsOf", () => {
+  it("reads every microsecond, whatever the offset", () => {
+    expect(microsecondsOf("1970-01-01T00:00:00Z")).toBe(0);
+    expect(microsecondsOf("1970-01-01T00:00:01.000001+00:00")).toBe(1_000_001);
+    expect(microsecondsOf("1970-01-01T02:00:00.5+02:00")).toBe(500_000);
+    expect(microsecondsOf("1969-12-31T23:59:59.999999Z")).toBe(-1);
+  });
+  it("orders times one microsecond apart, which milliseconds cannot", () => {
+    const a = microsecondsOf("2026-11-29T10:00:00.123456Z") ?? 0;
+    const b = microsecondsOf("2026-11-29T10:00:00.123457+00:00") ?? 0;
+    expect(b - a).toBe(1);
+  });
+  it("refuses what is not such a time", () => {
+    expect(microsecondsOf("2026-11-29")).toBeNull();
+    expect(microsecondsOf("2026-13-45T10:00:00Z")).toBeNull();
   });
 });

@@ -64,18 +64,26 @@ export function relativeTime(iso: string | null | undefined, now: number = Date.
   return seconds >= 0 ? `${span(seconds)} ago` : `in ${span(-seconds)}`;
 }
 
+const ISO_MICROS = /^(.+T\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?(Z|[+-]\d\d:\d\d)$/;
+
+/** An ISO time as the API writes it (microseconds at most) as microseconds since 1970, exactly
+ * (a double holds them for 285 years either side). Null for what is not such a time. */
+export function microsecondsOf(iso: string): number | null {
+  const m = ISO_MICROS.exec(iso);
+  if (!m) return null;
+  const ms = new Date(`${m[1]}${m[3]}`).getTime();
+  if (Number.isNaN(ms)) return null;
+  return ms * 1000 + Number((m[2] ?? "").padEnd(6, "0"));
+}
+
 /** The instant one microsecond after an ISO time as the API writes it (microseconds at most),
  * in UTC: the `until` of a window that still holds every point at that time (`until` is
  * exclusive). Null for what is not such a time. */
 export function afterMicrosecond(iso: string): string | null {
-  const m = /^(.+T\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?(Z|[+-]\d\d:\d\d)$/.exec(iso);
-  if (!m) return null;
-  let ms = new Date(`${m[1]}${m[3]}`).getTime();
-  if (Number.isNaN(ms)) return null;
-  let micros = Number((m[2] ?? "").padEnd(6, "0")) + 1;
-  if (micros === 1_000_000) {
-    ms += 1000;
-    micros = 0;
-  }
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, `.${String(micros).padStart(6, "0")}Z`);
+  const micros = microsecondsOf(iso);
+  if (micros === null) return null;
+  const next = micros + 1;
+  const ms = Math.floor(next / 1000);
+  const fraction = String(next - ms * 1000).padStart(3, "0");
+  return new Date(ms).toISOString().replace(/Z$/, `${fraction}Z`);
 }

@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { useParams, useSearchParams } from "react-router-dom";
 import { QueryView } from "../../components/ui/States";
 import { useChangePoints } from "../../features/alerts/api/get-change-points";
@@ -12,11 +13,21 @@ export function SeriesHistory() {
   const [params, setParams] = useSearchParams();
   const samples = params.get("samples") === "1";
   // An older window of a long series (the newest points before this time), and its size. An
-  // address whose time is not one (typed by hand) shows the newest points.
+  // address whose time is not one, or whose size is not offered (typed by hand), shows the
+  // newest points, or the default size, and is replaced by one that says so.
   const askedUntil = params.get("until");
   const until = askedUntil !== null && !Number.isNaN(Date.parse(askedUntil)) ? askedUntil : undefined;
-  const asked = Number(params.get("points"));
-  const limit = (WINDOW_SIZES as readonly number[]).includes(asked) ? asked : DEFAULT_WINDOW;
+  const askedPoints = params.get("points");
+  const limit = (WINDOW_SIZES as readonly number[]).includes(Number(askedPoints)) ? Number(askedPoints) : DEFAULT_WINDOW;
+  const untilRefused = askedUntil !== null && until === undefined;
+  const pointsRefused = askedPoints !== null && limit !== Number(askedPoints);
+  useEffect(() => {
+    if (!untilRefused && !pointsRefused) return;
+    const next = new URLSearchParams(params);
+    if (untilRefused) next.delete("until");
+    if (pointsRefused) next.delete("points");
+    setParams(next, { replace: true });
+  }, [params, setParams, untilRefused, pointsRefused]);
   const points = useSeriesPoints(Number(id), samples, { until, limit: limit === DEFAULT_WINDOW ? undefined : limit });
   // The changes among the points shown: the whole window (the series' newest, or the newest
   // before until).

@@ -8,6 +8,7 @@ import { useTheme } from "../../../lib/use-theme";
 import { withChangePoints, type SeriesChangePoint } from "../../alerts";
 import { DEFAULT_WINDOW, WINDOW_SIZES, type SeriesPoints } from "../api/get-series-points";
 import { seriesFigure } from "../figures";
+import { holdsNewest } from "../window";
 
 type Props = {
   points: SeriesPoints;
@@ -42,6 +43,9 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
   const values = points.value;
   const last = values[values.length - 1];
   const first = values[0];
+  // An older window, or the newest one: a window asked for before a time after the series'
+  // newest point (a time to come, typed or kept in an address) holds the newest points.
+  const older = until !== null && !holdsNewest(points.t, s.last_at);
   return (
     <section className="card">
       <div className="summary-row">
@@ -49,10 +53,10 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
           {formatCount(s.points)} points
           {until !== null && values.length === 0
             ? ` · none before ${formatTime(until)} · last of all ${formatTime(s.last_at)}`
-            : until !== null
+            : older
             ? ` · ${formatCount(values.length)} shown, ${points.older ? "" : "the oldest, "}from ${formatTime(points.t[0])} to ${formatTime(points.t[points.t.length - 1])} · last of all ${formatTime(s.last_at)}`
             : `${values.length < s.points ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}` : ` · first ${formatTime(points.t[0])}`} · last ${formatTime(s.last_at)}`}
-          {until === null && first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
+          {!older && first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
           {" · "}
           {s.direction === "higher" ? "higher is better" : s.direction === "lower" ? "lower is better" : ""}
         </p>
@@ -75,7 +79,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
                 ← Older
               </button>
             )}
-            {until !== null && (
+            {older && (
               <button type="button" className="button small" disabled={loading} onClick={() => onWindow(null)}>
                 Newest →
               </button>
