@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
@@ -32,6 +32,14 @@ class Job(Base):
         Index("ix_jobs_schedule_id_created_at_id", "schedule_id", "created_at", "id"),
         Index("ix_jobs_agent_id_created_at_id", "agent_id", "created_at", "id"),
         Index("ix_jobs_leased_by_id_created_at_id", "leased_by_id", "created_at", "id"),
+        # An alert's confirmation jobs (confirm/), which every alerts page, alert and incident
+        # reads: only confirmation jobs have an alert, a few among the fleet's run jobs.
+        Index(
+            "ix_jobs_alert_id",
+            "alert_id",
+            postgresql_where=text("alert_id IS NOT NULL"),
+            sqlite_where=text("alert_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
