@@ -18,9 +18,10 @@ export function SeriesHistory() {
   const askedUntil = params.get("until");
   const until = askedUntil !== null && !Number.isNaN(Date.parse(askedUntil)) ? askedUntil : undefined;
   const askedPoints = params.get("points");
-  const limit = (WINDOW_SIZES as readonly number[]).includes(Number(askedPoints)) ? Number(askedPoints) : DEFAULT_WINDOW;
+  const offered = (WINDOW_SIZES as readonly number[]).includes(Number(askedPoints));
+  const limit = offered ? Number(askedPoints) : DEFAULT_WINDOW;
   const untilRefused = askedUntil !== null && until === undefined;
-  const pointsRefused = askedPoints !== null && limit !== Number(askedPoints);
+  const pointsRefused = askedPoints !== null && !offered;
   useEffect(() => {
     if (!untilRefused && !pointsRefused) return;
     const next = new URLSearchParams(params);
