@@ -15,6 +15,8 @@
    ones: explore/answers.py), then the same readers on a second server that keeps no answer
    (PERFATLAS_EXPLORE_CACHE_MB=0), the anchor.
 
+BENCH_LOAD_HOLD_WORKER=1 stops the worker through phase 1 (see HOLD_WORKER).
+
 A real `perfatlas serve` and `perfatlas worker` (its own Redis queue) serve it. The database is
 perfatlas_bench_load, seeded through the API like bench_server's (same runs) and kept for the
 next run; BENCH_LOAD_DB names another one to use as it is (bench_server's perfatlas_bench)
@@ -23,16 +25,19 @@ BENCH_LOAD_OUT)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +88,10 @@ PLANT_AT = float(os.environ.get("BENCH_LOAD_PLANT_AT", str(UPLOAD_SECONDS / 6)))
 PACED_SECONDS = float(os.environ.get("BENCH_LOAD_PACED_SECONDS", "30"))
 PACED_INTERVAL = float(os.environ.get("BENCH_LOAD_PACED_INTERVAL", "4"))
 NOTIFY_WAIT = float(os.environ.get("BENCH_LOAD_NOTIFY_WAIT", "180"))
+# BENCH_LOAD_HOLD_WORKER=1: the worker's processes stopped (SIGSTOP) through the unpaced upload
+# load and let go after it. A bound, not a way to run: what the uploads reach with no background
+# work beside them (the checks, and so the notification, wait until the load is over).
+HOLD_WORKER = os.environ.get("BENCH_LOAD_HOLD_WORKER", "0") == "1"
 AGENTS = 8  # the seeded agents host-0 .. host-7: uploads extend their series
 RUNS_PER_BATCH, LOAD_METRICS = 10, 5
 TARGETS = {"upload_p99_ms": 500, "notify_delay_s": 60, "explore_p99_ms": 1000}
@@ -220,20 +229,38 @@ def paced_phase(
     return {**paced, **cpu_split(procs_cpu, cpu0)}
 
 
+@contextlib.contextmanager
+def held(proc: subprocess.Popen[bytes], hold: bool) -> Iterator[None]:
+    """With `hold`, `proc` and its children stopped inside the block (BENCH_LOAD_HOLD_WORKER)."""
+    stopped = []
+    if hold:
+        parent = psutil.Process(proc.pid)
+        stopped = [parent, *parent.children(recursive=True)]
+        for each in stopped:
+            each.send_signal(signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for each in stopped:
+            each.send_signal(signal.SIGCONT)
+
+
 def upload_phase(
     base: str, tokens: dict[str, str], tag: str, planted: str, procs_cpu: list[Any]
 ) -> dict[str, Any]:
     """The upload load from the client processes; this process plants the step at PLANT_AT."""
     cpu0 = cpu_now(procs_cpu)
-    procs, start_at = start_uploads(base, tokens["upload"], tag, UPLOAD_SECONDS)
-    time.sleep(max(0.0, start_at + PLANT_AT - time.time()))
-    # The upload that makes the change: the step's run and nine more at the new level.
-    step = planted_runs(planted, tag, first=30, count=10, scale=0.8)
-    with httpx.Client(base_url=base, timeout=120) as client:
-        client.post("/api/v1/runs/batch", json={"runs": step},
-                    headers={"Authorization": f"Bearer {tokens['upload']}"}).raise_for_status()  # fmt: skip
-    planted_at = time.time()
-    upload = gather(procs)
+    _, worker = procs_cpu  # the server's and the worker's processes
+    with held(worker, HOLD_WORKER):
+        procs, start_at = start_uploads(base, tokens["upload"], tag, UPLOAD_SECONDS)
+        time.sleep(max(0.0, start_at + PLANT_AT - time.time()))
+        # The upload that makes the change: the step's run and nine more at the new level.
+        step = planted_runs(planted, tag, first=30, count=10, scale=0.8)
+        with httpx.Client(base_url=base, timeout=120) as client:
+            client.post("/api/v1/runs/batch", json={"runs": step},
+                        headers={"Authorization": f"Bearer {tokens['upload']}"}).raise_for_status()  # fmt: skip
+        planted_at = time.time()
+        upload = gather(procs)
     upload["start_at"], upload["planted_at"], upload["end_at"] = start_at, planted_at, time.time()
     upload["step_run"] = step[0]["uuid"]
     return {**upload, **cpu_split(procs_cpu, cpu0)}
@@ -327,6 +354,7 @@ def build_report(
         "setup": {
             "api_workers": API_WORKERS,
             "worker": f"perfatlas worker (concurrency {WORKER_CONCURRENCY}, beat)",
+            "worker_held_through_upload": HOLD_WORKER,
             "keepalive_seconds": int(os.environ.get("PERFATLAS_KEEPALIVE_SECONDS", "75")),
             "notify_delay_seconds": float(os.environ.get("PERFATLAS_NOTIFY_DELAY_SECONDS", "30")),
             "postgresql": pg_settings(DB),
