@@ -16,7 +16,8 @@ one pooled connection, the most recently returned).
 
 Usage: python reads_ab.py BEFORE_BACKEND AFTER_BACKEND [ROUNDS] (a backend is a folder holding
 the perfatlas package: `git worktree add /tmp/base <commit>` gives /tmp/base/backend).
-BENCH_READS_CASES (comma-separated prefixes) times only the cases named so. Writes BENCH_OUT
+BENCH_READS_CASES (comma-separated prefixes) times only the cases named so; BENCH_READS_DB reads
+another database than perfatlas_bench (bench_load.py's, say). Writes BENCH_OUT
 (default results/reads-ab.json): per case and tree each round's p50 and p95."""
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from common import (  # isort: skip
     start_server, stop_process,
 )  # fmt: skip
 
-DB = "perfatlas_bench"
+DB = os.environ.get("BENCH_READS_DB", "perfatlas_bench")
 WARMUP = 25
 TIMED = {"points": 100, "explore": 30, "other": 30}
 Request = tuple[str, dict[str, Any] | None]
@@ -61,6 +62,11 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         " ORDER BY s.id LIMIT 1"
     ).fetchone() or (None,)
     points = f"/api/v1/series/{points_series}/points"
+    # The series with the most points (the long series, in perfatlas_bench), as its page asks
+    # for its changes over the largest window it offers.
+    longest = [r[0] for r in conn.execute(
+        "SELECT series_id FROM explore_digests GROUP BY series_id ORDER BY sum(count) DESC LIMIT 2"
+    )]  # fmt: skip
     (jobs,) = conn.execute("SELECT count(*) > 1000 FROM jobs").fetchone() or (False,)
     nightly = [
         r[0]
@@ -127,6 +133,8 @@ def cases(conn: psycopg.Connection[Any]) -> dict[str, tuple[str, list[Request]]]
         "compare": ("other", [("/api/v1/compare", {"runs": f"{a},{b}"}) for a, b in pairs]),
         "change_points": (
             "other", [(f"/api/v1/series/{s}/change-points", None) for s in series]),
+        f"change_points_{SERIES_POINTS}": ("other", [
+            (f"/api/v1/series/{s}/change-points", {"points": SERIES_POINTS}) for s in longest]),
         "alerts": ("other", [("/api/v1/alerts", {"limit": 50})]),
         "incidents": ("other", [("/api/v1/incidents", None)]),
         "agents": ("other", [("/api/v1/agents", None)]),

@@ -25,6 +25,7 @@ from perfatlas.analysis.detector import (
     CONFIRM_POINTS,
     ChangePoint,
     attach_causes,
+    context_indices,
     detect,
     detect_many,
 )
@@ -57,14 +58,30 @@ def _environments(session: Session, ids: Iterable[int | None]) -> dict[int, dict
     return out
 
 
-def _contexts(points: Sequence[Point], envs: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "environment": envs.get(p.environment_id, {}) if p.environment_id else {},
-            "labels": p.labels,
-        }
-        for p in points
-    ]
+def _with_causes(
+    session: Session, found: Sequence[tuple[Sequence[Point], Sequence[ChangePoint]]]
+) -> list[list[ChangePoint]]:
+    """Each series' change points with their causes (analysis.causes), from the labels and
+    environments of the points next to them, read here for every series at once, and of no
+    other point."""
+    nears = [context_indices(cps, len(points)) for points, cps in found]
+    history.complete(
+        session, [[points[i] for i in near] for (points, _), near in zip(found, nears, strict=True)]
+    )
+    envs = _environments(
+        session,
+        (points[i].environment_id for (points, _), near in zip(found, nears, strict=True)
+         for i in near),
+    )  # fmt: skip
+    out = []
+    for (points, cps), near in zip(found, nears, strict=True):
+        contexts: list[dict[str, Any] | None] = [None] * len(points)
+        for i in near:
+            env_id = points[i].environment_id
+            contexts[i] = {"environment": envs.get(env_id, {}) if env_id else {},
+                           "labels": points[i].labels}  # fmt: skip
+        out.append(attach_causes(cps, contexts))
+    return out
 
 
 def change_points(
@@ -83,8 +100,8 @@ def change_points(
     )
     seen = points + following
     cps = detect([p.samples for p in seen], series.direction)  # type: ignore[arg-type]
-    envs = _environments(session, (p.environment_id for p in seen))
-    within = [cp for cp in attach_causes(cps, _contexts(seen, envs)) if cp.index < len(points)]
+    (caused,) = _with_causes(session, [(seen, cps)])
+    within = [cp for cp in caused if cp.index < len(points)]
     return points, within
 
 
@@ -149,10 +166,8 @@ def check_series(
             for (series, w), cps in zip(loaded, found, strict=True)
             if cps or series.id in alerted
         ]
-        history.complete(session, (points for _, points, _ in changed))
-        envs = _environments(session, (p.environment_id for _, pts, _ in changed for p in pts))
-        for series, points, cps in changed:
-            cps = attach_causes(cps, _contexts(points, envs))
+        caused = _with_causes(session, [(points, cps) for _, points, cps in changed])
+        for (series, points, _), cps in zip(changed, caused, strict=True):
             limits = thresholds_for(series, series.agent.name, rules, settings)
             reconcile(session, series, points, cps, limits, settings, report)
         # A series that had stopped reporting and has a run again.

@@ -1,5 +1,6 @@
 """What a check reads of a series: its newest points, as columns (a Window), and, for the few
-series with something to reconcile, the points themselves with their runs' labels."""
+series with something to reconcile, the points themselves; the runs' labels are read only for
+the points a cause is looked for at (analysis.causes.context_indices)."""
 
 from __future__ import annotations
 
@@ -37,13 +38,19 @@ class Window:
     environment_ids: list[int | None] = field(default_factory=list)
 
     def points(self) -> list[Point]:
-        """The points, without their runs' labels (`complete` adds them)."""
+        """The points, their times in UTC, without their runs' labels (`complete` adds them)."""
         return [
-            Point(run_id, started, samples, env_id, {})
+            Point(run_id, _utc(started), samples, env_id, {})
             for run_id, started, samples, env_id in zip(
                 self.run_ids, self.started, self.samples, self.environment_ids, strict=True
             )
         ]
+
+
+def _utc(moment: dt.datetime) -> dt.datetime:
+    if moment.tzinfo is None:  # SQLite keeps no zone
+        return moment.replace(tzinfo=dt.UTC)
+    return moment if moment.tzinfo is dt.UTC else moment.astimezone(dt.UTC)
 
 
 # What a point is read from: its run, time, value, samples and environment.
@@ -119,7 +126,7 @@ def load_windows(
 
 
 def complete(session: Session, lists: Iterable[Sequence[Point]]) -> None:
-    """Each point's run labels, read once per run, and its time in UTC."""
+    """Each point's run labels, read once per run."""
     points = [p for ps in lists for p in ps]
     wanted = sorted({p.run_id for p in points})
     labels: dict[int, dict[str, str]] = {}
@@ -131,33 +138,26 @@ def complete(session: Session, lists: Iterable[Sequence[Point]]) -> None:
             labels[run_id] = run_labels
     for p in points:
         p.labels = dict(labels.get(p.run_id) or {})
-        if p.started_at.tzinfo is None:  # SQLite keeps no zone
-            p.started_at = p.started_at.replace(tzinfo=dt.UTC)
-        elif p.started_at.tzinfo is not dt.UTC:
-            p.started_at = p.started_at.astimezone(dt.UTC)
 
 
 def load_following(session: Session, series_id: int, since: dt.datetime, count: int) -> list[Point]:
-    """One series' oldest `count` points that started at or after `since`, oldest first,
-    complete: what follows a window further back."""
+    """One series' oldest `count` points that started at or after `since`, oldest first, as
+    Window.points() makes them: what follows a window further back."""
     rows = session.execute(
         select(*_POINT)
         .where(Result.series_id == series_id, Result.started_at >= since, text(_DETECTED))
         .order_by(Result.started_at, Result.run_id)
         .limit(count)
     )
-    points = [
-        Point(run_id, started, list(samples or ()) or [value], env_id, {})
+    return [
+        Point(run_id, _utc(started), list(samples or ()) or [value], env_id, {})
         for run_id, started, value, samples, env_id in rows
     ]
-    complete(session, [points])
-    return points
 
 
 def load_points(
     session: Session, series_id: int, window: int, until: dt.datetime | None = None
 ) -> list[Point]:
-    """One series' newest `window` points (before `until`, when given), oldest first, complete."""
-    points = load_windows(session, [series_id], window, until)[series_id].points()
-    complete(session, [points])
-    return points
+    """One series' newest `window` points (before `until`, when given), oldest first, as
+    Window.points() makes them."""
+    return load_windows(session, [series_id], window, until)[series_id].points()

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from perfatlas.analysis.causes import attach_causes, context_changes
+from perfatlas.analysis.causes import attach_causes, context_changes, context_indices
 from perfatlas.analysis.changepoint import ChangePoint, Direction, Kind
 from perfatlas.analysis.ranks import MIN_SIDE
 from perfatlas.analysis.robust import (
@@ -74,6 +74,7 @@ __all__ = [
     "Point",
     "attach_causes",
     "context_changes",
+    "context_indices",
     "detect",
     "detect_many",
     "point_samples",

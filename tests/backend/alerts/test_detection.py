@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 
 from perfatlas.alerts import service
-from perfatlas.analysis.detector import detect
+from perfatlas.analysis.detector import attach_causes, detect
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
 from perfatlas.notifications.models import Notification
@@ -287,6 +287,52 @@ def test_series_change_points_include_improvements(
     (cp,) = found["change_points"]
     assert cp["kind"] == "improvement" and cp["alert_id"] is None
     assert cp["change_pct"] == pytest.approx(30, abs=3)
+
+
+def test_series_change_points_carry_the_causes_next_to_them(
+    client: TestClient, upload: Upload, read_headers: dict[str, str]
+) -> None:
+    # Two machines step down at run 15 of 25. On host-a the filesystem's version changes with
+    # the step; on host-b the kernel changes two runs after it (the far edge of where a cause
+    # is looked for), and a build label changed long before (no cause). Only the points next
+    # to a change have their labels and environments read: the causes must be those found
+    # over every point's context (the oracle: the contexts the runs were uploaded with).
+    levels = [1000.0] * 15 + [800.0] * 10
+    shapes: dict[str, tuple[Callable[[int], dict[str, str]], Callable[[int], str]]] = {
+        "host-a": (lambda i: {"fs_version": "6.1" if i < 15 else "6.2"}, lambda i: "6.1.0-18"),
+        "host-b": (
+            lambda i: {"fs_version": "6.1", "build": "a" if i < 5 else "b"},
+            lambda i: "6.1.0-18" if i < 17 else "6.1.0-19",
+        ),
+    }
+    runs = {
+        agent: upload(levels, agent=agent, labels_at=labels_at, kernel_at=kernel_at, seed=n)
+        for n, (agent, (labels_at, kernel_at)) in enumerate(shapes.items())
+    }
+    items = client.get(
+        "/api/v1/series", params={"metric": "create.ops_per_s"}, headers=read_headers
+    ).json()["items"]
+    causes = {}
+    for item in items:
+        labels_at, kernel_at = shapes[item["agent"]]
+        uuids = runs[item["agent"]]
+        environment = {**run_body()["environment"], "hostname": item["agent"]}
+        contexts = [
+            {"environment": {**environment, "kernel": kernel_at(i)},
+             "labels": {"mode": "connected", **labels_at(i)}}
+            for i in range(len(levels))
+        ]  # fmt: skip
+        expected = attach_causes(detect(_samples(client, read_headers, uuids), "higher"), contexts)
+        found = client.get(
+            f"/api/v1/series/{item['id']}/change-points", headers=read_headers
+        ).json()["change_points"]
+        assert [cp["run_uuid"] for cp in found] == [uuids[cp.index] for cp in expected]
+        assert [cp["cause"] for cp in found] == [cp.cause for cp in expected]
+        causes[item["agent"]] = [cp["cause"] for cp in found]
+    assert causes == {
+        "host-a": [{"labels.fs_version": {"before": "6.1", "after": "6.2"}}],
+        "host-b": [{"environment.kernel": {"before": "6.1.0-18", "after": "6.1.0-19"}}],
+    }
 
 
 def _samples(client: TestClient, headers: dict[str, str], uuids: list[str]) -> list[Any]:

@@ -94,11 +94,13 @@ def _check_windows(engine: Engine, runs: list[dict[str, Any]], until: dt.datetim
             got = [(r, t.astimezone(dt.UTC) if t.tzinfo else t.replace(tzinfo=dt.UTC), s)
                    for r, t, s in got]  # fmt: skip
             assert got == want[key], (key, until)
-            # The points of a series to reconcile: the same, with their runs' labels, in UTC.
+            # The points of a series to reconcile: the same, in UTC; `complete` adds their runs'
+            # labels (a check reads them only next to a change: detection._with_causes).
             points = history.load_points(session, series_id, WINDOW, until)
             assert [(p.run_id, p.started_at, p.samples) for p in points] == want[key]
+            assert all(p.started_at.tzinfo is dt.UTC and p.labels == {} for p in points)
+            history.complete(session, [points])
             assert all(p.labels == {"fs_version": "6.1", "mode": "connected"} for p in points)
-            assert all(p.started_at.tzinfo is dt.UTC for p in points)
 
 
 def test_windows_on_postgresql_are_the_uploads_newest_points(

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 
-from perfatlas.analysis.detector import ChangePoint, attach_causes, context_changes, detect
+from perfatlas.analysis.detector import (
+    ChangePoint,
+    attach_causes,
+    context_changes,
+    context_indices,
+    detect,
+)
 from perfatlas.analysis.synthetic import NOISES, Noise, series
 
 
@@ -241,6 +248,40 @@ def test_attach_causes_tolerates_a_change_located_a_point_off() -> None:
     far = [{"mount": "noatime"}] * 15 + [{"mount": "relatime"}] * 5
     assert attach_causes([cp], far)[0].cause is None
     assert attach_causes([cp], [None] * 20)[0].cause is None
+
+
+class _Read(list[dict[str, int]]):
+    """Contexts that record which of them were read."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__({"at": i} for i in range(count))
+        self.read: set[int] = set()
+
+    def __getitem__(self, index: Any) -> Any:
+        self.read.add(index)
+        return super().__getitem__(index)
+
+
+@pytest.mark.parametrize("count", [8, 9, 20])
+def test_context_indices_are_the_contexts_attach_causes_reads(count: int) -> None:
+    """A check reads the labels and environments of `context_indices` alone: they must be
+    every context attach_causes may look at, whatever the change points (at the edges too, two
+    close together)."""
+
+    def cp(index: int) -> ChangePoint:
+        return ChangePoint(index, 1.0, 0.8, -20.0, 0.999, "regression", False, count - index)
+
+    cases = [[cp(i)] for i in range(count)] + [[cp(4), cp(6)], [cp(0), cp(count - 1)], []]
+    for cps in cases:
+        # No context differing from the one before: each change point looks at every offset.
+        same = _Read(count)
+        same[:] = [{"at": 0}] * count
+        attach_causes(cps, same)
+        assert same.read == set(context_indices(cps, count)), cps
+        # Each one differing: each change point stops at the first offset it may look at.
+        differing = _Read(count)
+        attach_causes(cps, differing)
+        assert differing.read <= same.read, cps
 
 
 def test_context_changes_reports_added_and_removed_keys() -> None:
