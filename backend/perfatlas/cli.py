@@ -71,7 +71,6 @@ def serve(
     ] = False,
 ) -> None:
     """Run the API (and the built web UI) with uvicorn."""
-    import subprocess
 
     import uvicorn
 
@@ -83,17 +82,19 @@ def serve(
         run_migrations(settings.effective_database_url)
     # Before the worker and the server's first send, so that neither makes the queues' rows.
     prepare_broker(settings)
-    child = None
+    supervisor = None
     if with_worker:
+        from perfatlas.worker.supervise import WorkerSupervisor
+
         # The worker logs to a file: its banner would bury the URL and the token.
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         log_path = settings.data_dir / "worker.log"
-        with log_path.open("ab") as log:
-            child = subprocess.Popen(
-                [sys.executable, "-m", "perfatlas", "worker", "--beat"],
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
-            )  # fmt: skip
-        typer.echo(f"background worker started (pid {child.pid}); its log: {log_path}")
+        supervisor = WorkerSupervisor(settings, log_path, typer.echo, _die_with_parent)
+        supervisor.start()
+        typer.echo(
+            f"background worker started (pid {supervisor.child.pid}, restarted if it stops); "  # type: ignore[union-attr]
+            f"its log: {log_path}"
+        )
     helper = None
     if first_run:
         helper = launch.start(settings, host or settings.host, port or settings.port, typer.echo,
@@ -102,12 +103,8 @@ def serve(
         _run_uvicorn(uvicorn, settings, host, port, workers)
     finally:
         launch.stop(helper, typer.echo)
-        if child is not None:
-            child.terminate()
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        if supervisor is not None:
+            supervisor.stop()
 
 
 def _die_with_parent() -> None:

@@ -6,6 +6,7 @@ from perfatlas.alerts.models import Alert, AlertRule, DetectionRequest, Incident
 from perfatlas.attachments.models import Attachment
 from perfatlas.auth.models import ApiToken
 from perfatlas.core.models import Base
+from perfatlas.health.models import WorkerHeartbeat
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.reports.models import Report
@@ -37,4 +38,5 @@ __all__ = [
     "RunVariant",
     "Schedule",
     "Series",
+    "WorkerHeartbeat",
 ]

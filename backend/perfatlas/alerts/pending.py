@@ -8,7 +8,7 @@ An upload only ever inserts, and never waits for a check: a claim is committed a
 claimed row is out of the waiting rows' unique index, so an upload during the check inserts a
 new waiting row (the check may have read the series before that upload; it is checked again).
 The check deletes the rows it claimed with its outcome (`finish`); a claim older than
-STALE_CLAIM (its check died) is taken again.
+STALE_CLAIM (its check died, 40 s) is taken again.
 
 An upload that finds its series waiting already relies on that row's check; but the row may be
 claimed, and the series read, between the upload's insert and its commit, when the check cannot
@@ -35,8 +35,11 @@ from perfatlas.core.models import UTCDateTime, utcnow
 
 logger = logging.getLogger(__name__)
 
-# Longer than any check of one batch takes; a claim this old belongs to a check that died.
-STALE_CLAIM = dt.timedelta(minutes=10)
+# Far longer than a check of one batch takes (200 series, about 0.3 s here; a pass hands over
+# after 5 s): a claim this old belongs to a check that died (a worker killed with -9), and the
+# beat's pass (every 15 s) takes it again, within a minute of the death. A check that was only
+# slow and is overtaken does no harm: both reconcile the series in turn (alerts/reconcile.py).
+STALE_CLAIM = dt.timedelta(seconds=40)
 _WAITING = DetectionRequest.claimed_at.is_(None)
 
 

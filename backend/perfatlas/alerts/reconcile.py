@@ -80,6 +80,14 @@ def reconcile(
 ) -> None:
     if not points:
         return
+    if session.get_bind().dialect.name == "postgresql":
+        # Two checks of one series at once (a claim taken over from a check that seemed dead,
+        # pending.STALE_CLAIM) take turns here, and the second reads the alerts the first
+        # stored instead of opening them again. NO KEY UPDATE: an upload's check request
+        # (a key share of the series row) never waits for it.
+        session.execute(
+            select(Series.id).where(Series.id == series.id).with_for_update(key_share=True)
+        )
     index_of = {p.run_id: i for i, p in enumerate(points)}
     existing = [
         a

@@ -29,8 +29,10 @@ MAX_RETRIES = 5
 # long burst does not hold the worker from the other queues' work: a notification falling due,
 # a fold of the uploads explore reads.
 PENDING_PASS_SECONDS = 5.0
-# The beat's pass over the pending checks (uploads queue their own).
-PENDING_EVERY_SECONDS = 60.0
+# The beat's pass over the pending checks (uploads queue their own): it takes a dead check's
+# stale claims (pending.STALE_CLAIM) and what the broker lost; one that finds nothing ends at
+# once (one indexed read).
+PENDING_EVERY_SECONDS = 15.0
 
 
 @shared_task(name=DETECT_RUNS, bind=True, max_retries=MAX_RETRIES)  # type: ignore[untyped-decorator]

@@ -29,7 +29,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from perfatlas.api.deps import authorize, principal_for
 from perfatlas.auth.permissions import Permission
-from perfatlas.core.errors import DomainError, Invalid, NotFound, error_body
+from perfatlas.core import outage
+from perfatlas.core.errors import (
+    DomainError,
+    Invalid,
+    NotFound,
+    error_body,
+    error_headers,
+    unavailable,
+)
 from perfatlas.core.inputs import INT32_MAX
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -65,6 +73,12 @@ class RequestGuard:
             await self._check(scope)
         except DomainError as exc:
             await _answer(send, exc)
+            return
+        except Exception as exc:
+            # A write's token is read from the database here, before any route's handler.
+            if not outage.is_unavailable(exc):
+                raise
+            await _answer(send, unavailable(f"{scope['method']} {scope['path']}", exc))
             return
         await self.app(scope, receive, send)
 
@@ -180,7 +194,9 @@ async def _answer(send: Send, exc: DomainError) -> None:
         (b"content-type", b"application/json"),
         (b"content-length", str(len(payload)).encode()),
     ]
-    if exc.status_code == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
+    headers += [
+        (name.lower().encode(), value.encode())
+        for name, value in (error_headers(exc) or {}).items()
+    ]
     await send({"type": "http.response.start", "status": exc.status_code, "headers": headers})
     await send({"type": "http.response.body", "body": payload})

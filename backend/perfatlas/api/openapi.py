@@ -36,6 +36,7 @@ _MEANING = {
     "409": "stored already, with another body",
     "413": "the request body is larger than PERFATLAS_MAX_BODY_BYTES",
     "422": "a parameter or the body is invalid; the message and `errors` name the field",
+    "503": "the database does not answer: nothing was read or stored; retry after Retry-After",
 }
 
 
@@ -81,6 +82,8 @@ def _error_responses(operation: dict[str, Any], method: str, dependant: Dependan
     if method in _WRITES:
         codes.add("413")
     responses = operation.setdefault("responses", {})
+    if "503" not in responses:  # /health and /ready say what is down in their own shape
+        codes.add("503")
     for code in sorted(codes):
         responses[code] = {
             "description": _MEANING[code],

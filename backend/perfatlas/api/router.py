@@ -1,20 +1,17 @@
-"""The /api/v1 router: every domain's routes, plus health."""
+"""The /api/v1 router: every domain's routes."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel
-from sqlalchemy import text
 
-from perfatlas import __version__
 from perfatlas.agents.router import router as agents_router
 from perfatlas.alerts.router import router as alerts_router
-from perfatlas.api.deps import SessionDep
 from perfatlas.attachments.router import router as attachments_router
 from perfatlas.auth.router import router as auth_router
 from perfatlas.compare.router import router as compare_router
 from perfatlas.confirm.router import router as confirm_router
 from perfatlas.explore.router import router as explore_router
+from perfatlas.health.router import router as health_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
 from perfatlas.notifications.router import router as channels_router
@@ -38,16 +35,4 @@ api_router.include_router(jobs_router)
 api_router.include_router(confirm_router)
 api_router.include_router(schedules_router)
 api_router.include_router(reports_router)
-
-
-class Health(BaseModel):
-    status: str
-    version: str
-    database: str
-
-
-@api_router.get("/health", operation_id="health", tags=["health"], response_model=Health)
-def health(session: SessionDep) -> Health:
-    """Liveness and database reachability; needs no token."""
-    session.execute(text("SELECT 1"))
-    return Health(status="ok", version=__version__, database=session.get_bind().dialect.name)
+api_router.include_router(health_router)

@@ -64,6 +64,11 @@ class Settings(BaseSettings):
     # when the machine is saturated, uploads and readers go first and the background work
     # (checks, folds) takes what they leave; the checks of a burst then cover more uploads each.
     worker_nice: int = Field(default=10, ge=0, le=19)
+    # /ready says the worker is down when its heartbeat (a task beat sends every 10 s) is older
+    # than this; the Overview shows a banner when the oldest run waiting for the fold or series
+    # waiting for a check waits longer than ready_backlog_seconds.
+    ready_heartbeat_seconds: float = Field(default=60.0, gt=0)
+    ready_backlog_seconds: float = Field(default=300.0, gt=0)
     # Re-check the series of every upload for change points (coalesced per series).
     detect_on_ingest: bool = True
     # Uploads wake the worker (a check of the waiting series, a fold into explore's rollups) at

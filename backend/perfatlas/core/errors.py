@@ -10,8 +10,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from perfatlas.core import outage
 
 log = logging.getLogger("perfatlas")
 
@@ -61,6 +64,21 @@ class Forbidden(DomainError):
 class PayloadTooLarge(DomainError):
     status_code = 413
     code = "payload_too_large"
+
+
+class Unavailable(DomainError):
+    """A part the request needs (the database) does not answer: try again later."""
+
+    status_code = 503
+    code = "unavailable"
+
+
+def error_headers(exc: DomainError) -> dict[str, str] | None:
+    if exc.status_code == 401:
+        return {"WWW-Authenticate": "Bearer"}
+    if exc.status_code == 503:
+        return {"Retry-After": str(outage.RETRY_AFTER_SECONDS)}
+    return None
 
 
 class FieldError(BaseModel):
@@ -118,14 +136,17 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"detail": message, "code": code, **extra}
 
 
+def _line(request: Request) -> str:
+    return f"{request.method} {request.url.path}"
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(_: Request, exc: DomainError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
         return JSONResponse(
             error_body(exc.code, exc.message, **exc.extra),
             status_code=exc.status_code,
-            headers=headers,
+            headers=error_headers(exc),
         )
 
     @app.exception_handler(RequestValidationError)
@@ -162,10 +183,44 @@ def install_error_handlers(app: FastAPI) -> None:
             status_code=422,
         )
 
+    # Registered by class, so that they are answered where routes raise them (Starlette's last
+    # handler, for Exception, answers and then raises again, and the server logs a traceback).
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    @app.exception_handler(DisconnectionError)
+    @app.exception_handler(PoolTimeout)
+    @app.exception_handler(psycopg.OperationalError)
+    @app.exception_handler(psycopg.InterfaceError)
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        if outage.is_unavailable(exc):
+            return await _domain(request, unavailable(_line(request), exc))
+        log.error("database error on %s %s", request.method, request.url.path, exc_info=exc)
+        return JSONResponse(
+            error_body("internal_error", "internal server error; the server log has the details"),
+            status_code=500,
+        )
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        if outage.is_unavailable(exc):
+            return await _domain(request, unavailable(_line(request), exc))
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return JSONResponse(
             error_body("internal_error", "internal server error; the server log has the details"),
             status_code=500,
         )
+
+
+def unavailable(request_line: str, exc: BaseException) -> Unavailable:
+    """The 503 for a database that does not answer: nothing was read or stored, and the same
+    request may be sent again (uploads are idempotent by run uuid)."""
+    since = outage.mark_down()
+    # One line, no traceback: a database restart would otherwise fill the log with them. The
+    # driver's message names the host and port, never a password (psycopg leaves it out).
+    first = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    log.warning("database unavailable on %s: %s", request_line,
+                first[0] if first else type(exc).__name__)  # fmt: skip
+    return Unavailable(
+        f"the database is not answering (since {since.isoformat(timespec='seconds')}); "
+        f"nothing was stored: retry in {outage.RETRY_AFTER_SECONDS} s"
+    )

@@ -33,6 +33,7 @@ TASK_MODULES = (
     "perfatlas.schedules.tasks",
     "perfatlas.confirm.tasks",
     "perfatlas.rollups.tasks",
+    "perfatlas.health.tasks",
 )
 
 

@@ -24,6 +24,8 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
         STOPPED_REPORTING,
     )
     from perfatlas.confirm.tasks import SETTLE_CONFIRMATIONS, SETTLE_EVERY_SECONDS
+    from perfatlas.health.service import HEARTBEAT
+    from perfatlas.health.tasks import HEARTBEAT_EVERY_SECONDS
     from perfatlas.jobs.tasks import EXPIRE_JOBS, EXPIRE_JOBS_SECONDS
     from perfatlas.notifications.tasks import NOTIFY_SWEEP
     from perfatlas.rollups.service import FOLD_ROLLUPS
@@ -73,6 +75,12 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": DETECT_PENDING,
             "schedule": PENDING_EVERY_SECONDS,
             "options": {"queue": settings.queue, "expires": PENDING_EVERY_SECONDS},
+        },
+        # Its age is /ready's word on the worker: beat, the broker and a worker all work.
+        "heartbeat": {
+            "task": HEARTBEAT,
+            "schedule": HEARTBEAT_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": HEARTBEAT_EVERY_SECONDS},
         },
         "stopped-reporting": {
             "task": STOPPED_REPORTING,

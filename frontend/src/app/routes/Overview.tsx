@@ -5,6 +5,7 @@ import { AgentsPanel } from "../../features/agents/components/AgentsPanel";
 import { OpenAlertsPanel } from "../../features/alerts/components/OpenAlertsPanel";
 import { FirstRunCard } from "../../features/firstrun";
 import { WorkloadLinks } from "../../features/explore/components/WorkloadLinks";
+import { ReadyBanner } from "../../features/health";
 import { useRuns } from "../../features/runs/api/get-runs";
 import { RecentRuns } from "../../features/runs/components/RecentRuns";
 
@@ -23,6 +24,7 @@ export function Overview() {
           </Link>
         </div>
       </div>
+      <ReadyBanner />
       <FirstRunCard />
       <WorkloadLinks />
       {/* Without a token on a server that needs one, one message says so instead of three. */}

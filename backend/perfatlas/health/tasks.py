@@ -1,0 +1,19 @@
+"""The heartbeat task: sent by beat every few seconds, run by a worker on the main queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+
+from perfatlas.health.service import HEARTBEAT, beat
+from perfatlas.worker.celery_app import task_session, task_settings
+
+HEARTBEAT_EVERY_SECONDS = 10.0
+
+
+@shared_task(name=HEARTBEAT, bind=True)  # type: ignore[untyped-decorator]
+def heartbeat(self: Any) -> None:
+    settings = task_settings(self.app)
+    with task_session(settings) as session:
+        beat(session, queue=settings.queue)

@@ -1,0 +1,1 @@
+export { ReadyBanner } from "./components/ReadyBanner";

@@ -1,0 +1,70 @@
+"""A check whose worker died holding its claims (killed with -9: the claimed requests stay, no
+process finishes them) is taken over within a minute by the next worker, and each series gets
+its alert once."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from perfatlas.alerts import pending
+from perfatlas.alerts.models import Alert, DetectionRequest
+from perfatlas.runs.models import Series
+from tests.backend.alerts.conftest import wait_until
+from tests.factories import BASE_TIME, result, run_body
+
+SERIES = 100
+
+
+def test_claims_of_a_dead_check_are_taken_over_within_a_minute_without_duplicates(
+    client: TestClient, factory: sessionmaker[Session], upload_headers: dict[str, str],
+    request: pytest.FixtureRequest,
+) -> None:  # fmt: skip
+    # 100 series (one per target) with a 20 % step, uploaded through the API on the idle
+    # queue: their checks wait, and no worker takes them yet.
+    rng = random.Random(41)
+    runs = [
+        run_body(
+            agent="lab-1", target=f"/mnt/t{s:03d}",
+            started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
+            results=[result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)])],
+        )
+        for s in range(SERIES)
+        for day, level in enumerate([1000.0] * 15 + [800.0] * 10)
+    ]  # fmt: skip
+    for i in range(0, len(runs), 500):
+        stored = client.post(
+            "/api/v1/runs/batch", json={"runs": runs[i : i + 500]}, headers=upload_headers
+        )
+        assert stored.status_code == 200, stored.text
+    with factory() as session:
+        assert session.scalar(select(func.count()).select_from(Series)) == SERIES
+        # The dead check: it claimed every waiting series, and then its worker was killed.
+        dead = pending.claim(session, 2 * SERIES)
+        assert dead is not None and len(dead.series_ids) == SERIES
+    died = time.monotonic()
+
+    request.getfixturevalue("worker")  # the next worker, with its beat
+
+    def alerts() -> list[tuple[int, int]]:
+        with factory() as session:
+            return list(
+                session.execute(  # type: ignore[arg-type]
+                    select(Alert.series_id, func.count()).group_by(Alert.series_id)
+                ).all()
+            )
+
+    wait_until(lambda: len(alerts()) == SERIES, timeout=120, what="an alert on every series")
+    took = time.monotonic() - died
+    # Stale after pending.STALE_CLAIM (40 s), taken by the beat's pass (every 15 s).
+    assert took < 90, took
+    with factory() as session:
+        assert session.scalar(select(func.count()).select_from(DetectionRequest)) == 0
+    # Once each.
+    assert sorted(count for _, count in alerts()) == [1] * SERIES
