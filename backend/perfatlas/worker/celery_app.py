@@ -64,6 +64,9 @@ def make_celery(settings: Settings) -> PerfAtlasCelery:
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         broker_connection_retry_on_startup=True,
+        # A broker outage of any length: the worker keeps trying to reconnect (Celery's default
+        # gives up after 100 tries and the worker exits), and catches up once it is back.
+        broker_connection_max_retries=None,
         broker_connection_timeout=3,
         # An upload must not hang on a broker that is down: two quick tries, then the upload
         # succeeds anyway and the nightly pass picks its series up.
