@@ -191,3 +191,30 @@ def test_the_image_is_built_from_sources_only() -> None:
     # The UI stage installs its own node_modules and never copies the whole frontend/ over it.
     assert "COPY frontend/ " not in dockerfile and "COPY frontend " not in dockerfile
     assert re.search(r"^RUN npm ci", dockerfile, flags=re.MULTILINE)
+
+
+def test_every_long_running_service_is_restarted_when_it_dies() -> None:
+    """Compose and the shipped systemd units restart the API and the worker, and run commands
+    this CLI has."""
+    services = compose()["services"]
+    for name in ("api", "worker"):
+        assert services[name]["restart"] in ("always", "unless-stopped"), name
+    from typer.testing import CliRunner
+
+    from perfatlas.cli import app
+
+    units = sorted((REPO / "backend" / "systemd").glob("*.service"))
+    assert [u.name for u in units] == ["perfatlas-api.service", "perfatlas-worker.service"]
+    for unit in units:
+        lines = dict(
+            line.split("=", 1) for line in unit.read_text().splitlines()
+            if "=" in line and not line.startswith("#")
+        )  # fmt: skip
+        assert lines["Restart"] == "always", unit.name
+        argv = shlex.split(lines["ExecStart"])
+        assert argv[0].endswith("/perfatlas"), unit.name
+        # Every option the unit passes is one the command takes.
+        helped = CliRunner().invoke(app, [*argv[1:2], "--help"])
+        assert helped.exit_code == 0, helped.output
+        for option in argv[2:]:
+            assert option in helped.output, (unit.name, option)
