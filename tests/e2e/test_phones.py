@@ -274,6 +274,9 @@ def test_the_phone_menu_opens_by_mouse_and_keyboard(
     assert page.evaluate("() => document.activeElement.getAttribute('aria-expanded')") == "false"
     page.keyboard.press("Space")
     assert button.get_attribute("aria-expanded") == "true"
+    # A tap on the page below closes it too.
+    page.locator("main h1").first.click()
+    assert button.get_attribute("aria-expanded") == "false" and not nav.is_visible()
 
 
 def test_explore_plot_takes_the_phone_width(

@@ -1,5 +1,5 @@
 import { NavLink, Outlet } from "react-router-dom";
-import { useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
 import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
 import { TokenDialog } from "./TokenDialog";
@@ -28,7 +28,17 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   // On narrow screens (styles.css) the links hide behind this button; wide screens never see it.
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
+  const header = useRef<HTMLElement>(null);
   const closeMenu = () => setMenuOpen(false);
+  // A tap on the page below an open menu closes it, as a phone's menus do.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onPointerDown = (event: PointerEvent) => {
+      if (!header.current?.contains(event.target as Node)) setMenuOpen(false);
+    };
+    document.addEventListener("pointerdown", onPointerDown);
+    return () => document.removeEventListener("pointerdown", onPointerDown);
+  }, [menuOpen]);
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Escape" && menuOpen) {
       setMenuOpen(false);
@@ -37,7 +47,7 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   };
   return (
     <div className="shell">
-      <header className="topbar" onKeyDown={onKeyDown}>
+      <header ref={header} className="topbar" onKeyDown={onKeyDown}>
         <NavLink to="/" className="brand" onClick={closeMenu}>
           PerfAtlas
         </NavLink>
