@@ -1,5 +1,5 @@
 import { NavLink, Outlet } from "react-router-dom";
-import { useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
 import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
 import { TokenDialog } from "./TokenDialog";
@@ -25,15 +25,52 @@ const NAV = [
 export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   const { theme, toggle } = useTheme();
   const token = useSyncExternalStore(onTokenChange, getToken);
+  // On narrow screens (styles.css) the links hide behind this button; wide screens never see it.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const header = useRef<HTMLElement>(null);
+  const closeMenu = () => setMenuOpen(false);
+  // A tap on the page below an open menu closes it, as a phone's menus do.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onPointerDown = (event: PointerEvent) => {
+      if (!header.current?.contains(event.target as Node)) setMenuOpen(false);
+    };
+    document.addEventListener("pointerdown", onPointerDown);
+    return () => document.removeEventListener("pointerdown", onPointerDown);
+  }, [menuOpen]);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Escape" && menuOpen) {
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    }
+  };
   return (
     <div className="shell">
-      <header className="topbar">
-        <NavLink to="/" className="brand">
+      <header ref={header} className="topbar" onKeyDown={onKeyDown}>
+        <NavLink to="/" className="brand" onClick={closeMenu}>
           PerfAtlas
         </NavLink>
-        <nav aria-label="Main">
+        <button
+          ref={menuButton}
+          type="button"
+          className="button menu-button"
+          aria-label="Menu"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span aria-hidden="true">{menuOpen ? "✕" : "☰"}</span> Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" className={menuOpen ? "open" : undefined}>
           {NAV.map((item) => (
-            <NavLink key={item.to} to={item.to} end={item.end} className={({ isActive }) => (isActive ? "nav active" : "nav")}>
+            <NavLink
+              key={item.to}
+              to={item.to}
+              end={item.end}
+              onClick={closeMenu}
+              className={({ isActive }) => (isActive ? "nav active" : "nav")}
+            >
               {item.label}
               {badges[item.to]}
             </NavLink>
