@@ -67,7 +67,7 @@ function seriesHtml(data: GroupCompare, m: GroupCompare["metrics"][number]): str
     });
     return `<tr><th class="key">${escapeHtml(key)}</th>${cells.join("")}</tr>`;
   });
-  return `<details><summary>${escapeHtml(`${m.metric}: ${plural(m.pairs.length, "series")} one by one`)}</summary><table data-table="series"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table></details>`;
+  return `<details><summary>${escapeHtml(`${m.metric}: ${m.pairs.length} series one by one`)}</summary><table data-table="series"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table></details>`;
 }
 
 export function groupsTableHtml(data: GroupCompare): string {
