@@ -416,7 +416,7 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
         "no series in both fs=tmpfs and the baseline fs=ext4: their series differ in target"
     )
     page.evaluate("() => window.scrollTo(0, 0)")
-    shot(page, "78-report-durability-banner")
+    shot(page, "81-report-durability-banner")
 
     # Open: the compare page with every setting of the block, pair_ignore included.
     with page.expect_navigation():
@@ -426,7 +426,7 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
     assert page.evaluate(CELLS, "body") == in_report
     assert page.get_by_test_id("durability-warning").inner_text() == banner_text(api)
     assert page.get_by_label("pair ignoring").input_value() == "target"
-    shot(page, "79-report-open-keeps-pair-ignore", full_page=False)
+    shot(page, "82-report-open-keeps-pair-ignore", full_page=False)
 
     # The one-click pairing of the second block opens the page paired across targets too.
     page.goto(f"{ui_server.url}/reports/durability")
@@ -455,7 +455,7 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
         assert f"{cell['agree']} of 4 agree" in text
         first.locator("details").first.evaluate("(d) => d.open = true")
         offline.set_viewport_size({"width": 1100, "height": 900})
-        shot(offline, "80-exported-durability-banner")
+        shot(offline, "83-exported-durability-banner")
     finally:
         page.context.set_offline(False)
         offline.close()
