@@ -111,3 +111,36 @@ describe("a run compare block in the offline HTML", () => {
     expect(section(1)).not.toContain("data-banner");
   });
 });
+
+describe("a split group compare in the offline HTML", () => {
+  // The answer splits the headline by fsync when the series disagree: file worse, none level.
+  const metric = groups.metrics[0]!;
+  const cell = (value: number, pct: number | null, verdict: "worse" | "noise" | null, pairs: number) => ({
+    ...metric.cells[1]!, value, change_pct: pct, verdict, pairs, tested: pairs, agree: verdict === "worse" ? pairs : 0, series: 2, samples: 18, flags: [],
+  });
+  const split = {
+    ...groups,
+    metrics: [{
+      ...metric,
+      split: {
+        dimension: "fsync",
+        subsets: [
+          { value: "file", cells: [cell(11175, null, null, 0), cell(9052, -19, "worse", 2)] },
+          { value: "none", cells: [cell(11058, null, null, 0), cell(11060, 0.25, "noise", 2)] },
+        ],
+      },
+    }],
+  } as unknown as GroupCompare;
+  const html = reportHtml({ ...data, blocks: [{ ...data.blocks[0]!, groups: split }, data.blocks[1]!] } as ReportData, "");
+  const table = /<table data-table="groups">(.*?)<\/table>/s.exec(html)![1]!;
+  const cells = [...table.matchAll(/<td class="num[^"]*">(.*?)<\/td>/gs)].map((m) => m[0]);
+  const [first, second] = [text(cells[0]!), cells[1]!];
+
+  it("gives each subset's headline with its verdict, and names the pooled figure", () => {
+    expect(first).toContain("fsync=file: 11,175 · 2 series · n 18");
+    expect(text(second)).toContain("fsync=file: -19 % median over 2 series, 2 of 2 agree, worse · 9,052");
+    expect(text(second)).toContain("fsync=none: +0.3 % median over 2 series, 0 of 2 agree, within noise · 11,060");
+    expect(text(second)).toContain("pooled: 9,052 (-19 %)");
+    expect(second).toContain('<div class="subset worse">');
+  });
+});

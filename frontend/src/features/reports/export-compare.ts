@@ -6,6 +6,19 @@ import { VERDICT_TEXT, changeText, groupSummary, unpairedGroups, type Compare, t
 import { escapeHtml } from "./markdown";
 
 type Change = NonNullable<Compare["metrics"][number]["changes"][number]>;
+type GroupMetric = GroupCompare["metrics"][number];
+type GroupCell = GroupMetric["cells"][number];
+// The compare answer's split of a metric's headline per subset, and a cell's durability reason,
+// read as optional: answers stored before them have neither.
+type Split = { dimension: string; subsets: { value: string; cells: GroupCell[] }[] };
+
+function splitOf(m: GroupMetric): Split | null {
+  return (m as { split?: Split | null }).split ?? null;
+}
+
+function reasonOf(c: GroupCell): string | null {
+  return (c as { reason?: string | null }).reason ?? null;
+}
 
 function line(text: string, cls = ""): string {
   return `<div${cls ? ` class="${cls}"` : ""}>${escapeHtml(text)}</div>`;
@@ -53,8 +66,22 @@ export function compareTableHtml(data: Compare): string {
   return durabilityBannerHtml(data.warning) + empty + legendHtml(data.min_effect_pct, data.confidence);
 }
 
+/** The headline per subset where the series disagree ("fsync=file: -19 % median over 2 series, 2
+ * of 2 agree, worse"), above the pooled figure, which no run has. */
+function subsetsHtml(split: Split, index: number): string {
+  const items = split.subsets.flatMap((s) => {
+    const c = s.cells[index];
+    if (!c) return [];
+    const name = `${split.dimension}=${s.value}`;
+    if (index === 0) return [`<div class="subset">${escapeHtml(`${name}: ${formatNumber(c.value, 4)} · ${c.series} series · n ${c.samples}`)}</div>`];
+    const verdict = c.verdict && c.pairs > 0 ? `, ${VERDICT_TEXT[c.verdict]}` : "";
+    return [`<div class="subset${tone(c.verdict)}">${escapeHtml(`${name}: ${groupSummary(c)}${verdict} · ${formatNumber(c.value, 4)}`)}</div>`];
+  });
+  return `<div class="subsets" data-split="${escapeHtml(split.dimension)}">${items.join("")}</div>`;
+}
+
 /** Per metric, its pairs of series one by one: each change with its interval, n and verdict. */
-function seriesHtml(data: GroupCompare, m: GroupCompare["metrics"][number]): string {
+function seriesHtml(data: GroupCompare, m: GroupMetric): string {
   const head = `<tr><th>series</th>${data.values.map((v) => `<th class="num">${escapeHtml(`${data.by} = ${v}`)}</th>`).join("")}</tr>`;
   const rows = m.pairs.map((pair) => {
     const key = Object.entries(pair.key)
@@ -75,13 +102,17 @@ export function groupsTableHtml(data: GroupCompare): string {
   const rows = data.metrics.map((m) => {
     const cells = m.cells.map((c, i) => {
       const change = i > 0 && c.change_pct !== null ? ` (${formatPercent(c.change_pct)})` : "";
-      let body = line(`${formatNumber(c.value, 4)}${change}`) + line(`${c.series} series · ${plural(c.runs, "run")} · n ${c.samples}`, "muted");
+      const split = splitOf(m);
+      let body = split ? subsetsHtml(split, i) : "";
+      body += line(`${split ? "pooled: " : ""}${formatNumber(c.value, 4)}${change}`) + line(`${c.series} series · ${plural(c.runs, "run")} · n ${c.samples}`, "muted");
       if (i > 0) {
         body += line(groupSummary(c), "diff");
         if (c.verdict && c.pairs > 0) body += line(VERDICT_TEXT[c.verdict], "verdict");
         if (c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1) body += line(`series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}`, "muted");
+        const reason = reasonOf(c);
+        if (reason) body += line(reason, "muted");
       }
-      return `<td class="num${i > 0 ? tone(c.verdict) : ""}">${body}${flagsLine(c.flags, data.reasons)}</td>`;
+      return `<td class="num${i > 0 && !split ? tone(c.verdict) : ""}">${body}${flagsLine(c.flags, data.reasons)}</td>`;
     });
     return `<tr><th>${escapeHtml(`${m.metric} (${m.unit}, ${m.direction} is better)`)}</th>${cells.join("")}</tr>`;
   });

@@ -16,7 +16,7 @@ table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums}
 td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.muted{color:#616e7c;font-size:.9em}
 pre{background:#f5f7fa;padding:.5rem;overflow:auto}blockquote{border-left:3px solid #cbd2d9;margin:0;padding-left:1rem;color:#52606d}
 .plot{width:100%;height:460px}.banner{background:#fff4e5;border:1px solid #f0b35b;color:#7a4a00;border-radius:8px;padding:.6rem 1rem;margin:.5rem 0}
-td .diff{font-weight:600}td .verdict,td .flags{font-size:.85em}.mixed{color:#8a5a00}details{margin:.3rem 0}th.key{font-weight:normal;font-size:.85em}`;
+td .diff{font-weight:600}td .verdict,td .flags{font-size:.85em}.mixed{color:#8a5a00}details{margin:.3rem 0}th.key{font-weight:normal;font-size:.85em}.subset{font-weight:600}.subsets{margin-bottom:.3rem}`;
 
 function cell(text: string, cls = ""): string {
   return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(text)}</td>`;
