@@ -378,6 +378,8 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
              "title": "Paired across targets"},
             {"kind": "compare", **query, "title": "Paired by target (the default)",
              "empty_note": "the runs of each filesystem sit on their own target"},
+            {"kind": "compare", **query, "values": ["ext4", "tmpfs", "xfs"],
+             "pair_ignore": ["target"], "empty_note": "xfs needs root here (a loop mount)"},
         ],
     }  # fmt: skip
     created = httpx.post(f"{ui_server.url}/api/v1/reports", json=report, headers=headers)
@@ -415,6 +417,11 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
     assert unpaired.inner_text().startswith(
         "no series in both fs=tmpfs and the baseline fs=ext4: their series differ in target"
     )
+    # A group without runs says so, with the block's own note on why.
+    third = page.get_by_test_id("block-2")
+    assert third.get_by_test_id("unpaired").inner_text() == "no runs with fs=xfs"
+    assert third.get_by_test_id("empty-note").inner_text() == "xfs needs root here (a loop mount)"
+    assert third.locator("[data-testid=group-summary]").last.inner_text() == "no runs"
     page.evaluate("() => window.scrollTo(0, 0)")
     shot(page, "81-report-durability-banner")
 

@@ -113,26 +113,33 @@ export function GroupTable({ data }: { data: Data }) {
 function Unpaired({ data, fixLink, note }: { data: Data; fixLink?: (pairIgnore: string[]) => string; note?: ReactNode }) {
   const items = unpairedGroups(data);
   if (items.length === 0) return null;
+  const noRuns = items.some((u) => u.pairIgnore === null && u.reason.startsWith("no runs"));
   return (
-    <ul className="unpaired small" data-testid="unpaired">
-      {items.map((u) => (
-        <li key={u.value}>
-          {u.reason}
-          {u.pairIgnore && fixLink && (
-            <>
-              {" "}
-              (
-              <Link to={fixLink(u.pairIgnore)} data-testid="pair-fix">
-                pair ignoring {u.pairIgnore.join(", ")}
-              </Link>
-              )
-            </>
-          )}
-          {u.pairIgnore && !fixLink && ` (pair ignoring ${u.pairIgnore.join(", ")} pairs them)`}
-          {note && u.reason.startsWith("no runs") && <>: {note}</>}
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul className="unpaired small" data-testid="unpaired">
+        {items.map((u) => (
+          <li key={u.value}>
+            {u.reason}
+            {u.pairIgnore && fixLink && (
+              <>
+                {" "}
+                (
+                <Link to={fixLink(u.pairIgnore)} data-testid="pair-fix">
+                  pair ignoring {u.pairIgnore.join(", ")}
+                </Link>
+                )
+              </>
+            )}
+            {u.pairIgnore && !fixLink && ` (pair ignoring ${u.pairIgnore.join(", ")} pairs them)`}
+          </li>
+        ))}
+      </ul>
+      {note && noRuns && (
+        <p className="small" data-testid="empty-note">
+          {note}
+        </p>
+      )}
+    </>
   );
 }
 
