@@ -323,3 +323,150 @@ def test_a_report_of_every_block_kind_and_its_export(
     finally:
         page.context.set_offline(False)
         offline.close()
+
+
+def _durability_runs() -> list[dict[str, Any]]:
+    """ext4 against tmpfs (each on its own target) on two agents, fsync file and none, 3 runs
+    each: tmpfs is 5 times as fast when flushing (it flushes nothing), level otherwise."""
+    runs = []
+    for agent in ("rep-dur-a", "rep-dur-b"):
+        for fs in ("ext4", "tmpfs"):
+            for fsync, gain in (("file", 5.0), ("none", 1.0)):
+                for rep in range(3):
+                    value = (700.0 if agent.endswith("a") else 1200.0) * (
+                        gain if fs == "tmpfs" else 1
+                    )
+                    value *= 1 + 0.01 * rep
+                    runs.append(
+                        run_body(
+                            uuid=str(uuid.uuid4()), workload="rep_dur", agent=agent,
+                            target=f"/mnt/{fs}", parameters={"fsync": fsync},
+                            labels={"fs": fs}, fsync_policy="file" if fsync == "file" else "none",
+                            environment={**run_body()["environment"], "hostname": agent,
+                                         "fs_type": fs},
+                            started_at=(T0 + dt.timedelta(minutes=len(runs))).isoformat(),
+                            results=[{"metric": "create.ops_per_s", "unit": "ops/s",
+                                      "samples": [value * 0.98, value, value * 1.01]}],
+                        )
+                    )  # fmt: skip
+    return runs
+
+
+CELLS = """(sel) => Array.from(document.querySelectorAll(sel + ' [data-testid=group-summary]'))
+    .map((d) => [d.innerText, d.parentElement.querySelector('.verdict')?.innerText ?? null,
+                 d.parentElement.dataset.tone])"""
+
+
+def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
+    page: Any, ui_server: LiveServer, tmp_path: Path
+) -> None:
+    """A group compare block of tmpfs against ext4, paired across targets: the report draws the
+    durability banner the API computes, and the block's Open shows the same verdicts (it keeps
+    pair_ignore); a block without pair_ignore says why it has no cell, with the pairing that
+    joins the series; the HTML export keeps the banner, intervals and verdicts."""
+    headers = {"Authorization": f"Bearer {ui_server.upload_token}"}
+    httpx.post(
+        f"{ui_server.url}/api/v1/runs/batch", json={"runs": _durability_runs()},
+        headers=headers, timeout=60,
+    ).raise_for_status()  # fmt: skip
+    query = {"workload": "rep_dur", "by": "fs", "values": ["ext4", "tmpfs"],
+             "metric": ["create.ops_per_s"]}  # fmt: skip
+    report = {
+        "slug": "durability", "title": "tmpfs against ext4",
+        "blocks": [
+            {"kind": "compare", **query, "pair_ignore": ["target"],
+             "title": "Paired across targets"},
+            {"kind": "compare", **query, "title": "Paired by target (the default)",
+             "empty_note": "the runs of each filesystem sit on their own target"},
+            {"kind": "compare", **query, "values": ["ext4", "tmpfs", "xfs"],
+             "pair_ignore": ["target"], "empty_note": "xfs needs root here (a loop mount)"},
+        ],
+    }  # fmt: skip
+    created = httpx.post(f"{ui_server.url}/api/v1/reports", json=report, headers=headers)
+    assert created.status_code == 201, created.text
+    api = httpx.get(
+        f"{ui_server.url}/api/v1/compare/groups", headers=headers,
+        params={"workload": "rep_dur", "by": "fs", "value": ["ext4", "tmpfs"],
+                "metric": "create.ops_per_s", "pair_ignore": "target"},
+    ).json()  # fmt: skip
+    assert api["warning"] and "memory_backed" in api["warning"]
+    (cell,) = api["metrics"][0]["cells"][1:]
+    assert cell["pairs"] == 4
+
+    use_token(page, ui_server.read_token)
+    page.goto(f"{ui_server.url}/reports/durability")
+    block = page.get_by_test_id("block-0")
+    banner = block.get_by_test_id("durability-warning")
+    banner.wait_for()
+    assert banner.inner_text() == f"Durability differs. {api['warning']}"
+    block.get_by_test_id("group-compare-table").wait_for()
+    in_report = page.evaluate(CELLS, "[data-testid=block-0]")
+    assert len(in_report) == 1 and "median over 4 series" in in_report[0][0]
+    # The breakdown per series: each pair's interval and verdict, as the page draws them.
+    block.get_by_role("button", name="4 series one by one").click()
+    breakdown = block.get_by_test_id("series-create.ops_per_s")
+    breakdown.wait_for()
+    for pair in api["metrics"][0]["pairs"]:
+        change = pair["cells"][1]["change"]
+        low, high = (f"{v:.0f}" if abs(v) >= 10 else f"{v:.1f}"
+                     for v in (change["ci_low_pct"], change["ci_high_pct"]))  # fmt: skip
+        assert f"{low} % … " in breakdown.inner_text().replace("+", "")
+        assert f" {high} %]" in breakdown.inner_text().replace("+", "")
+    # The second block: every series apart, said in words with the pairing that joins them.
+    unpaired = page.get_by_test_id("block-1").get_by_test_id("unpaired")
+    assert unpaired.inner_text().startswith(
+        "no series in both fs=tmpfs and the baseline fs=ext4: their series differ in target"
+    )
+    # A group without runs says so, with the block's own note on why.
+    third = page.get_by_test_id("block-2")
+    assert third.get_by_test_id("unpaired").inner_text() == "no runs with fs=xfs"
+    assert third.get_by_test_id("empty-note").inner_text() == "xfs needs root here (a loop mount)"
+    assert third.locator("[data-testid=group-summary]").last.inner_text() == "no runs"
+    page.evaluate("() => window.scrollTo(0, 0)")
+    shot(page, "81-report-durability-banner")
+
+    # Open: the compare page with every setting of the block, pair_ignore included.
+    with page.expect_navigation():
+        block.get_by_role("link", name="Open").click()
+    assert "pair_ignore=target" in page.url
+    page.get_by_test_id("group-compare-table").wait_for()
+    assert page.evaluate(CELLS, "body") == in_report
+    assert page.get_by_test_id("durability-warning").inner_text() == banner_text(api)
+    assert page.get_by_label("pair ignoring").input_value() == "target"
+    shot(page, "82-report-open-keeps-pair-ignore", full_page=False)
+
+    # The one-click pairing of the second block opens the page paired across targets too.
+    page.goto(f"{ui_server.url}/reports/durability")
+    fix = page.get_by_test_id("block-1").get_by_test_id("pair-fix")
+    assert fix.inner_text() == "pair ignoring target"
+    fix.click()
+    page.get_by_test_id("group-compare-table").wait_for()
+    page.wait_for_function("() => !document.body.innerText.includes('no series in both')")
+    assert page.evaluate(CELLS, "body") == in_report
+
+    # The export keeps the banner, the intervals, n and the verdicts.
+    page.goto(f"{ui_server.url}/reports/durability")
+    page.get_by_test_id("block-0").get_by_test_id("group-compare-table").wait_for()
+    with page.expect_download() as info:
+        page.get_by_test_id("export-html").click()
+    path = tmp_path / "durability.html"
+    info.value.save_as(path)
+    offline = page.context.new_page()
+    page.context.set_offline(True)
+    try:
+        offline.goto(path.as_uri())
+        first = offline.locator("section[data-index='0']")
+        assert first.locator("[data-banner=durability]").inner_text() == banner_text(api)
+        text = first.inner_text()
+        assert f"n {cell['samples']}" in text and in_report[0][0] in text
+        assert f"{cell['agree']} of 4 agree" in text
+        first.locator("details").first.evaluate("(d) => d.open = true")
+        offline.set_viewport_size({"width": 1100, "height": 900})
+        shot(offline, "83-exported-durability-banner")
+    finally:
+        page.context.set_offline(False)
+        offline.close()
+
+
+def banner_text(api: dict[str, Any]) -> str:
+    return f"Durability differs. {api['warning']}"

@@ -25,6 +25,11 @@ Filters = Annotated[
 class _Block(BaseModel):
     model_config = ConfigDict(extra="forbid")
     title: Text | None = Field(default=None, description="a caption above the block")
+    empty_note: Annotated[str, Field(max_length=500)] | None = Field(
+        default=None,
+        description="why the block may have no runs (a part of a study that needs root, say), "
+        "shown beside the reason the data gives when a group, a plot or a table has none",
+    )
 
 
 class ExploreBlock(_Block):

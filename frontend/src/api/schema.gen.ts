@@ -1758,6 +1758,12 @@ export interface components {
              */
             by: string | null;
             /**
+             * Empty Note
+             * @description why the block may have no runs (a part of a study that needs root, say), shown beside the reason the data gives when a group, a plot or a table has none
+             * @default null
+             */
+            empty_note: string | null;
+            /**
              * Filter
              * @description dimension:value, as Explore's
              */
@@ -2171,6 +2177,12 @@ export interface components {
          * @description Explore's query (GET /explore) and how its page draws it.
          */
         ExploreBlock: {
+            /**
+             * Empty Note
+             * @description why the block may have no runs (a part of a study that needs root, say), shown beside the reason the data gives when a group, a plot or a table has none
+             * @default null
+             */
+            empty_note: string | null;
             /**
              * Filter
              * @description dimension:value, as Explore's
@@ -2615,6 +2627,12 @@ export interface components {
              */
             diff: string | null;
             /**
+             * Empty Note
+             * @description why the block may have no runs (a part of a study that needs root, say), shown beside the reason the data gives when a group, a plot or a table has none
+             * @default null
+             */
+            empty_note: string | null;
+            /**
              * Filter
              * @description dimension:value, as Explore's
              */
@@ -2835,6 +2853,12 @@ export interface components {
         JobStatus: "queued" | "leased" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
         /** MarkdownBlock */
         MarkdownBlock: {
+            /**
+             * Empty Note
+             * @description why the block may have no runs (a part of a study that needs root, say), shown beside the reason the data gives when a group, a plot or a table has none
+             * @default null
+             */
+            empty_note: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3900,6 +3924,12 @@ export interface components {
          * @description A series' history (the series page).
          */
         SeriesBlock: {
+            /**
+             * Empty Note
+             * @description why the block may have no runs (a part of a study that needs root, say), shown beside the reason the data gives when a group, a plot or a table has none
+             * @default null
+             */
+            empty_note: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}

@@ -6,7 +6,7 @@ import { GroupStart, RunPicker } from "../../features/compare/components/Compare
 import { GroupCompare } from "../../features/compare/components/GroupCompare";
 import { MetricPicker } from "../../features/compare/components/MetricPicker";
 import { RunCompare } from "../../features/compare/components/RunCompare";
-import { parseMetrics, parseRuns } from "../../features/compare/diff";
+import { parseRuns, parseRunsCompare } from "../../features/compare/diff";
 import { AddToReport, compareGroupsBlock, compareRunsBlock } from "../../features/reports";
 import { groupCompareQuery, parseGroupCompare, type GroupCompareState } from "../../features/compare/group";
 
@@ -63,11 +63,8 @@ export function Compare() {
   const [params] = useSearchParams();
   const groups = parseGroupCompare(params);
   if (groups) return <GroupsPage state={groups} />;
-  const runs = parseRuns(params.get("runs"));
-  if (runs.length >= 2) {
-    const minEffect = Number.parseFloat(params.get("min_effect") ?? "");
-    return <RunsPage query={{ runs, metric: parseMetrics(params.getAll("metric")), minEffect: Number.isFinite(minEffect) ? minEffect : null }} />;
-  }
+  const runs = parseRunsCompare(params);
+  if (runs) return <RunsPage query={runs} />;
   const pick = parseRuns(params.get("pick"));
   return (
     <div className="page">

@@ -3,6 +3,7 @@
 // the noise stays neutral, and one that cannot be tested (too few repetitions) says so.
 import type { Schemas } from "../../api/client";
 import { formatPercent } from "../../lib/format";
+import type { CompareQuery } from "./api/get-compare";
 
 export type Change = Schemas["ChangeRead"];
 export type Verdict = Change["verdict"] | "mixed";
@@ -64,6 +65,21 @@ export function parseRuns(value: string | null): string[] {
     }
   }
   return out;
+}
+
+/** The runs page's URL (runs, metric, min_effect), or null when it names fewer than two runs. */
+export function parseRunsCompare(params: URLSearchParams): CompareQuery | null {
+  const runs = parseRuns(params.get("runs"));
+  if (runs.length < 2) return null;
+  const minEffect = Number.parseFloat(params.get("min_effect") ?? "");
+  return { runs, metric: parseMetrics(params.getAll("metric")), minEffect: Number.isFinite(minEffect) ? minEffect : null };
+}
+
+export function runsCompareSearch(q: CompareQuery): URLSearchParams {
+  const params = new URLSearchParams({ runs: q.runs.join(",") });
+  for (const m of q.metric) params.append("metric", m);
+  if (q.minEffect !== null) params.set("min_effect", String(q.minEffect));
+  return params;
 }
 
 /** Metric names or globs, as typed ("*.seconds, create.ops_per_s") or from the URL. */

@@ -30,5 +30,7 @@ describe("groupSummary", () => {
     expect(groupSummary(cell({ tested: 3, agree: 2 }))).toBe("-22 % median over 4 series, 2 of 4 agree (1 too few repetitions)");
     expect(groupSummary(cell({ tested: 0, agree: 0 }))).toBe("-22 % median over 4 series: not enough repetitions to test");
     expect(groupSummary(cell({ pairs: 0 }))).toBe("no series in both groups");
+    // A group without runs of the metric: nothing to pair, and the table says that, not more.
+    expect(groupSummary(cell({ pairs: 0, runs: 0, series: 0, value: null }))).toBe("no runs");
   });
 });

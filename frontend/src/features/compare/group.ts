@@ -62,6 +62,7 @@ export function groupCompareQuery(state: GroupCompareState) {
 
 /** "−22 % median over 4 series, 4 of 4 agree" (the words a reader checks the colour against). */
 export function groupSummary(cell: GroupCell): string {
+  if (cell.runs === 0) return "no runs";
   if (cell.pairs === 0) return "no series in both groups";
   const change = `${formatPercent(cell.change_pct)} median over ${cell.pairs} series`;
   if (cell.tested === 0) return `${change}: not enough repetitions to test`;

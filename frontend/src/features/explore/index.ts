@@ -7,4 +7,4 @@ export { ExploreSummary, FlagLegend } from "./components/ExploreSummary";
 export { ExploreTable } from "./components/ExploreTable";
 export { FilterEditor } from "./components/FilterEditor";
 export { exploreFigure, heatmapOf } from "./figures";
-export { exploreLink, type ExploreState, type ExploreView, type HeatmapState } from "./url-state";
+export { exploreLink, heatmapSearch, parseExploreState, parseHeatmapState, type ExploreState, type ExploreView, type HeatmapState } from "./url-state";

@@ -15,10 +15,10 @@ describe("report blocks", () => {
   it("takes a run compare or a group compare and links back to it", () => {
     const runs = compareRunsBlock(["u1", "u2"], ["create.*"], null);
     expect(runs).toMatchObject({ runs: ["u1", "u2"], metric: ["create.*"], min_effect: 5, workload: null });
-    expect(blockLink(runs)).toBe("/compare?runs=u1%2Cu2&metric=create.*");
+    expect(blockLink(runs)).toBe("/compare?runs=u1%2Cu2&metric=create.*&min_effect=5");
     const groups = compareGroupsBlock({ workload: "smallfile", by: "fs_version", values: ["6.1", "6.2"], filter: [], metric: [], pairIgnore: null, minEffect: 2 });
     expect(groups).toMatchObject({ runs: null, by: "fs_version", values: ["6.1", "6.2"], min_effect: 2 });
-    expect(blockLink(groups)).toBe("/compare?workload=smallfile&by=fs_version&value=6.1&value=6.2");
+    expect(blockLink(groups)).toBe("/compare?workload=smallfile&by=fs_version&value=6.1&value=6.2&min_effect=2");
     expect(blockLabel(groups)).toBe("smallfile by fs_version: 6.1 vs 6.2");
   });
 

@@ -1,7 +1,8 @@
 // A report's blocks: made from the page a reader is on (Explore, Heatmap, Compare), named for
 // the editor, linked back to their page, moved about.
 import type { Schemas } from "../../api/client";
-import { exploreLink, type ExploreState, type HeatmapState } from "../explore";
+import { groupCompareSearch, runsCompareSearch } from "../compare";
+import { exploreLink, heatmapSearch, type ExploreState, type HeatmapState } from "../explore";
 
 export type Block = Schemas["ReportRead"]["blocks"][number];
 export type ExploreBlock = Schemas["ExploreBlock"];
@@ -15,6 +16,7 @@ export function exploreBlock(state: ExploreState): ExploreBlock {
   return {
     kind: "explore",
     title: null,
+    empty_note: null,
     workload: state.workload,
     metric: state.metric,
     x: state.x || "time",
@@ -27,11 +29,11 @@ export function exploreBlock(state: ExploreState): ExploreBlock {
 }
 
 export function heatmapBlock(state: HeatmapState): HeatmapBlock {
-  return { kind: "heatmap", title: null, workload: state.workload, metric: state.metric, x: state.x, y: state.y, filter: state.filter, diff: state.diff || null, a: state.a || null, b: state.b || null };
+  return { kind: "heatmap", title: null, empty_note: null, workload: state.workload, metric: state.metric, x: state.x, y: state.y, filter: state.filter, diff: state.diff || null, a: state.a || null, b: state.b || null };
 }
 
 export function compareRunsBlock(runs: string[], metric: string[], minEffect: number | null): CompareBlock {
-  return { kind: "compare", title: null, runs, workload: null, by: null, values: null, pair_ignore: null, metric, filter: [], min_effect: minEffect ?? 5 };
+  return { kind: "compare", title: null, empty_note: null, runs, workload: null, by: null, values: null, pair_ignore: null, metric, filter: [], min_effect: minEffect ?? 5 };
 }
 
 export type GroupsInput = { workload: string; by: string; values: string[]; filter: string[]; metric: string[]; pairIgnore: string[] | null; minEffect: number | null };
@@ -40,6 +42,7 @@ export function compareGroupsBlock(state: GroupsInput): CompareBlock {
   return {
     kind: "compare",
     title: null,
+    empty_note: null,
     runs: null,
     workload: state.workload,
     by: state.by,
@@ -52,7 +55,7 @@ export function compareGroupsBlock(state: GroupsInput): CompareBlock {
 }
 
 export function markdownBlock(text: string): MarkdownBlock {
-  return { kind: "markdown", title: null, text };
+  return { kind: "markdown", title: null, empty_note: null, text };
 }
 
 function filters(filter: string[] | undefined): string {
@@ -76,35 +79,58 @@ export function blockLabel(block: Block): string {
   }
 }
 
-/** The page the block's query comes from, to look further. */
-export function blockLink(block: Block): string | null {
+const TIME = "time:";
+
+/**
+ * The filters with every time range ending at the pin at the latest, as the server reads a
+ * pinned report's blocks (reports/blocks.py pin_filters), so that the page opened shows the
+ * same runs.
+ */
+export function pinFilters(filter: string[], pinnedAt: string | null | undefined): string[] {
+  if (!pinnedAt) return filter;
+  const others = filter.filter((f) => !f.startsWith(TIME));
+  const ranges = filter.filter((f) => f.startsWith(TIME)).map((f) => f.slice(TIME.length));
+  if (ranges.length === 0) return [...others, `${TIME}..${pinnedAt}`];
+  const pin = Date.parse(pinnedAt);
+  return [
+    ...others,
+    ...ranges.map((item) => {
+      const at = item.indexOf("..");
+      if (at < 0) return `${TIME}${item}`;
+      const [start, end] = [item.slice(0, at), item.slice(at + 2)];
+      const endAt = end ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(end) || !end.includes("T") ? end : `${end}Z`) : Number.NaN;
+      return !end || (!Number.isNaN(endAt) && endAt > pin) ? `${TIME}${start}..${pinnedAt}` : `${TIME}${item}`;
+    }),
+  ];
+}
+
+/**
+ * The page the block's query comes from, to look further: every setting of the block, written by
+ * that page's own URL builder, so that the page reads back what the block holds (blocks.test.ts
+ * checks each key of each kind); a pinned report's pin goes along as the page's time filter.
+ */
+export function blockLink(block: Block, pinnedAt: string | null = null): string | null {
   switch (block.kind) {
     case "explore":
-      return exploreLink({ workload: block.workload, metric: block.metric, x: block.x ?? "time", group: block.group ?? "", filter: block.filter ?? [], view: block.view ?? "lines", logx: Boolean(block.logx), logy: Boolean(block.logy) });
+      return exploreLink({ workload: block.workload, metric: block.metric, x: block.x ?? "time", group: block.group ?? "", filter: pinFilters(block.filter ?? [], pinnedAt), view: block.view ?? "lines", logx: Boolean(block.logx), logy: Boolean(block.logy) });
     case "heatmap": {
-      const p = new URLSearchParams({ workload: block.workload, metric: block.metric, x: block.x, y: block.y });
-      for (const f of block.filter ?? []) p.append("filter", f);
-      if (block.diff && block.a && block.b) {
-        p.set("diff", block.diff);
-        p.set("a", block.a);
-        p.set("b", block.b);
-      }
-      return `/heatmap?${p}`;
+      const diff = block.diff && block.a && block.b ? { diff: block.diff, a: block.a, b: block.b } : { diff: "", a: "", b: "" };
+      return `/heatmap?${heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff })}`;
     }
     case "compare": {
-      const p = new URLSearchParams();
-      if (block.runs) p.set("runs", block.runs.join(","));
-      else {
-        p.set("workload", block.workload ?? "");
-        p.set("by", block.by ?? "");
-        for (const v of block.values ?? []) p.append("value", v);
-        for (const f of block.filter ?? []) p.append("filter", f);
-      }
-      for (const m of block.metric ?? []) p.append("metric", m);
-      return `/compare?${p}`;
+      const minEffect = block.min_effect ?? null;
+      if (block.runs) return `/compare?${runsCompareSearch({ runs: block.runs, metric: block.metric ?? [], minEffect })}`;
+      const filter = pinFilters(block.filter ?? [], pinnedAt);
+      const state = { workload: block.workload ?? "", by: block.by ?? "", values: block.values ?? [], filter, metric: block.metric ?? [], pairIgnore: block.pair_ignore ?? null, minEffect };
+      return `/compare?${groupCompareSearch(state)}`;
     }
-    case "series":
-      return `/series/${block.series_id}`;
+    case "series": {
+      // The series page offers windows of 1,000 and 10,000 (its default) newest points.
+      const p = new URLSearchParams();
+      if ((block.limit ?? 1000) <= 1000) p.set("points", "1000");
+      if (pinnedAt) p.set("until", pinnedAt);
+      return `/series/${block.series_id}${p.size ? `?${p}` : ""}`;
+    }
     case "markdown":
       return null;
   }

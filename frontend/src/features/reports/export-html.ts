@@ -1,12 +1,12 @@
 // A report as ONE self-contained HTML file that opens offline: plotly.js (the cartesian dist
 // bundle, inlined), every block's figure and data, the notes and the tables. Nothing in it asks
 // the network for anything: no script or style source, no image, no font.
-import { formatNumber, formatPercent, shortId } from "../../lib/format";
-import type { Compare, GroupCompare } from "../compare";
+import { formatNumber } from "../../lib/format";
 import type { Explore } from "../explore";
 import type { BlockData, ReportData } from "./api/get-report-data";
 import { blockFigure } from "./figures";
 import { blockLabel, type Block } from "./blocks";
+import { compareTableHtml, groupsTableHtml } from "./export-compare";
 import { escapeHtml, renderMarkdown } from "./markdown";
 
 const STYLE = `
@@ -15,7 +15,8 @@ h1{margin-bottom:.2rem}.meta{color:#616e7c;font-size:.9em}.block{border:1px soli
 table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums}th,td{border-bottom:1px solid #e4e7eb;padding:.25rem .6rem;text-align:left}
 td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.muted{color:#616e7c;font-size:.9em}
 pre{background:#f5f7fa;padding:.5rem;overflow:auto}blockquote{border-left:3px solid #cbd2d9;margin:0;padding-left:1rem;color:#52606d}
-.plot{width:100%;height:460px}`;
+.plot{width:100%;height:460px}.banner{background:#fff4e5;border:1px solid #f0b35b;color:#7a4a00;border-radius:8px;padding:.6rem 1rem;margin:.5rem 0}
+td .diff{font-weight:600}td .verdict,td .flags{font-size:.85em}.mixed{color:#8a5a00}details{margin:.3rem 0}th.key{font-weight:normal;font-size:.85em}.subset{font-weight:600}.subsets{margin-bottom:.3rem}`;
 
 function cell(text: string, cls = ""): string {
   return `<td${cls ? ` class="${cls}"` : ""}>${escapeHtml(text)}</td>`;
@@ -29,35 +30,11 @@ export function exploreTableHtml(data: Explore): string {
   return `<table data-table="explore"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
-export function compareTableHtml(data: Compare): string {
-  const head = `<tr><th>metric</th>${data.runs.map((r, i) => `<th class="num">${escapeHtml(`${shortId(r.uuid)} ${r.agent}`)}${i === 0 ? " (baseline)" : ""}</th>`).join("")}</tr>`;
-  const rows = data.metrics.map((m) => {
-    const cells = m.values.map((v, i) => {
-      const diff = i > 0 && m.diff_pct[i] !== null && m.diff_pct[i] !== undefined ? ` (${formatPercent(m.diff_pct[i])})` : "";
-      const verdict = m.changes[i]?.verdict;
-      return cell(`${formatNumber(v, 4)}${diff}`, `num${verdict === "better" || verdict === "worse" ? ` ${verdict}` : ""}`);
-    });
-    return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
-  });
-  return `<table data-table="compare"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
-}
-
-export function groupsTableHtml(data: GroupCompare): string {
-  const head = `<tr><th>metric</th>${data.groups.map((g, i) => `<th class="num">${escapeHtml(`${data.by} = ${g.value}`)}${i === 0 ? " (baseline)" : ""}</th>`).join("")}</tr>`;
-  const rows = data.metrics.map((m) => {
-    const cells = m.cells.map((c, i) => {
-      const change = i > 0 && c.change_pct !== null ? ` (${formatPercent(c.change_pct)})` : "";
-      return cell(`${formatNumber(c.value, 4)}${change}`, `num${c.verdict === "better" || c.verdict === "worse" ? ` ${c.verdict}` : ""}`);
-    });
-    return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
-  });
-  return `<table data-table="groups"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
-}
-
 function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
   const caption = block.title || (block.kind === "markdown" ? "" : blockLabel(block));
   const parts = [caption ? `<h2>${escapeHtml(caption)}</h2>` : ""];
-  if (data.error) parts.push(`<p class="muted">No data: ${escapeHtml(data.error)}.</p>`);
+  const note = block.empty_note ? ` ${escapeHtml(block.empty_note)}` : "";
+  if (data.error) parts.push(`<p class="muted">No data: ${escapeHtml(data.error)}.${note}</p>`);
   else if (block.kind === "markdown") parts.push(renderMarkdown(block.text));
   else {
     const figure = blockFigure(block, data, "light");
@@ -65,9 +42,10 @@ function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
       figures.push(figure);
       parts.push(`<div class="plot" id="plot-${figures.length - 1}" data-block="${data.index}"></div>`);
     }
-    if (data.explore) parts.push(data.explore.traces.length ? exploreTableHtml(data.explore) : `<p class="muted">No results match.</p>`);
+    if (data.explore) parts.push(data.explore.traces.length ? exploreTableHtml(data.explore) : `<p class="muted">No runs match${escapeHtml(data.explore.note ? `: ${data.explore.note}` : "")}.${note}</p>`);
     if (data.compare) parts.push(compareTableHtml(data.compare));
     if (data.groups) parts.push(groupsTableHtml(data.groups));
+    if (data.groups && note && data.groups.groups.some((g) => g.runs === 0)) parts.push(`<p class="muted">${note.trim()}</p>`);
   }
   return `<section class="block" data-kind="${block.kind}" data-index="${data.index}">${parts.join("\n")}</section>`;
 }

@@ -1,11 +1,12 @@
-import { Fragment, useState } from "react";
-import { useSearchParams } from "react-router-dom";
+import { Fragment, useState, type ReactNode } from "react";
+import { Link, useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
 import { formatNumber, formatPercent, plural } from "../../../lib/format";
 import { DimensionInput, FilterEditor, useCatalog } from "../../explore";
 import { useGroupCompare } from "../api/get-group-compare";
 import { VERDICT_TEXT, verdictTone } from "../diff";
 import { groupCompareSearch, groupSummary, type GroupCompare as Data, type GroupCompareState } from "../group";
+import { unpairedGroups } from "../unpaired";
 import { DurabilityWarning } from "./DurabilityWarning";
 import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
@@ -108,6 +109,72 @@ export function GroupTable({ data }: { data: Data }) {
   );
 }
 
+/** Each group with nothing to compare, and why; with the one-click pairing when keys keep it apart. */
+function Unpaired({ data, fixLink, note }: { data: Data; fixLink?: (pairIgnore: string[]) => string; note?: ReactNode }) {
+  const items = unpairedGroups(data);
+  if (items.length === 0) return null;
+  const noRuns = items.some((u) => u.pairIgnore === null && u.reason.startsWith("no runs"));
+  return (
+    <>
+      <ul className="unpaired small" data-testid="unpaired">
+        {items.map((u) => (
+          <li key={u.value}>
+            {u.reason}
+            {u.pairIgnore && fixLink && (
+              <>
+                {" "}
+                (
+                <Link to={fixLink(u.pairIgnore)} data-testid="pair-fix">
+                  pair ignoring {u.pairIgnore.join(", ")}
+                </Link>
+                )
+              </>
+            )}
+            {u.pairIgnore && !fixLink && ` (pair ignoring ${u.pairIgnore.join(", ")} pairs them)`}
+          </li>
+        ))}
+      </ul>
+      {note && noRuns && (
+        <p className="small" data-testid="empty-note">
+          {note}
+        </p>
+      )}
+    </>
+  );
+}
+
+/**
+ * A group compare's answer as its page draws it: the durability banner, the judged table (or why
+ * there is none), the groups left without a comparison and why, and how to read it. Reports draw
+ * their group compare blocks with this same component, so they show what the page shows.
+ */
+export function GroupResult({ data, fixLink, note }: { data: Data; fixLink?: (pairIgnore: string[]) => string; note?: ReactNode }) {
+  return (
+    <>
+      <DurabilityWarning warning={data.warning} />
+      <section className="card">
+        {data.metrics.length === 0 ? (
+          <Empty title={`No runs of ${data.workload} have ${data.by} = ${data.values.join(" or ")}${data.filters.length ? ` where ${data.filters.join(", ")}` : ""}.`}>
+            <Unpaired data={data} note={note} />
+          </Empty>
+        ) : (
+          <>
+            <Unpaired data={data} fixLink={fixLink} note={note} />
+            <GroupTable data={data} />
+          </>
+        )}
+        <p className="muted small">
+          Runs are paired series by series: a series is the runs that share agent, target, parameters and labels; the pairs differ only in {data.by}
+          {data.pair_ignore.length > 0 && ` (and ${data.pair_ignore.join(", ")}, left out of the pairing)`}. Each value is the median of its series&apos;
+          medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is real in the same
+          direction.
+        </p>
+        <Legend minEffectPct={data.min_effect_pct} confidence={data.confidence} />
+      </section>
+    </>
+  );
+}
+
 export function GroupCompare({ state }: { state: GroupCompareState }) {
   const [, setParams] = useSearchParams();
   const catalog = useCatalog(state.workload);
@@ -176,26 +243,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
         <Empty title={`Choose two or more values of ${state.by} to compare.`} />
       ) : (
         <QueryView query={result} what="the comparison">
-          {(data) => (
-            <>
-              <DurabilityWarning warning={data.warning} />
-              <section className="card">
-                {data.metrics.length === 0 ? (
-                  <Empty title={`No runs of ${state.workload} have ${state.by} = ${state.values.join(" or ")} with these filters.`} />
-                ) : (
-                  <GroupTable data={data} />
-                )}
-                <p className="muted small">
-                  Runs are paired series by series: a series is the runs that share agent, target, parameters and labels; the pairs differ only in{" "}
-                  {data.by}
-                  {data.pair_ignore.length > 0 && ` (and ${data.pair_ignore.join(", ")}, left out of the pairing)`}. Each value is the median of its
-                  series&apos; medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is
-                  real in the same direction.
-                </p>
-                <Legend minEffectPct={data.min_effect_pct} confidence={data.confidence} />
-              </section>
-            </>
-          )}
+          {(data) => <GroupResult data={data} fixLink={(pairIgnore) => `/compare?${groupCompareSearch({ ...state, pairIgnore })}`} />}
         </QueryView>
       )}
     </>

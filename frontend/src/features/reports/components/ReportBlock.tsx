@@ -4,7 +4,7 @@ import { Plot } from "../../../components/charts/Plot";
 import { CsvDownload } from "../../../components/ui/CsvDownload";
 import { Empty } from "../../../components/ui/States";
 import { useTheme } from "../../../lib/use-theme";
-import { GroupTable, RunCompare } from "../../compare";
+import { GroupResult, RunCompare } from "../../compare";
 import { ExploreSummary, ExploreTable, FlagLegend } from "../../explore";
 import { SeriesChart, type SeriesPoints } from "../../series";
 import type { BlockData } from "../api/get-report-data";
@@ -14,13 +14,28 @@ import { renderMarkdown } from "../markdown";
 
 const NO_CHANGE_POINTS: never[] = [];
 
-function Content({ block, data }: { block: Block; data: BlockData }) {
+/** The block's own word on why it may have no runs (a part of a study that needs root, say). */
+function Note({ block }: { block: Block }) {
+  return block.empty_note ? <p data-testid="empty-note">{block.empty_note}</p> : null;
+}
+
+function Content({ block, data, pinnedAt }: { block: Block; data: BlockData; pinnedAt: string | null }) {
   const { theme } = useTheme();
   const figure = useMemo(() => blockFigure(block, data, theme), [block, data, theme]);
-  if (data.error) return <Empty title={`No data: ${data.error}.`} />;
+  if (data.error)
+    return (
+      <Empty title={`No data: ${data.error}.`}>
+        <Note block={block} />
+      </Empty>
+    );
   if (block.kind === "markdown") return <div className="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(block.text) }} />;
   if (data.explore) {
-    if (data.explore.traces.length === 0 || !figure) return <Empty title={`No results match${data.explore.note ? `: ${data.explore.note}` : ""}.`} />;
+    if (data.explore.traces.length === 0 || !figure)
+      return (
+        <Empty title={`No runs of ${data.explore.workload} match${block.kind === "explore" && block.filter?.length ? ` ${block.filter.join(", ")}` : ""}${data.explore.note ? `: ${data.explore.note}` : ""}.`}>
+          <Note block={block} />
+        </Empty>
+      );
     return (
       <>
         <ExploreSummary data={data.explore} />
@@ -30,16 +45,28 @@ function Content({ block, data }: { block: Block; data: BlockData }) {
       </>
     );
   }
-  if (data.heatmap) return figure ? <Plot figure={figure} label={blockLabel(block)} height={480} /> : <Empty title="No results match." />;
+  if (data.heatmap)
+    return figure ? (
+      <Plot figure={figure} label={blockLabel(block)} height={480} />
+    ) : (
+      <Empty title={`No runs match${block.kind === "heatmap" && block.filter?.length ? ` ${block.filter.join(", ")}` : ""}.`}>
+        <Note block={block} />
+      </Empty>
+    );
   if (data.compare) return <RunCompare data={data.compare} />;
-  if (data.groups) return <GroupTable data={data.groups} />;
+  if (data.groups) {
+    // The compare page's own rendering: banner, table, why a group has nothing, legend; the
+    // one-click pairing opens the page with the block's settings and the keys that pair them.
+    const fixLink = block.kind === "compare" ? (pairIgnore: string[]) => blockLink({ ...block, pair_ignore: pairIgnore }, pinnedAt) ?? "/compare" : undefined;
+    return <GroupResult data={data.groups} fixLink={fixLink} note={block.empty_note} />;
+  }
   if (data.series) return <SeriesChart points={data.series as SeriesPoints} changePoints={NO_CHANGE_POINTS} />;
   return <Empty title="No data." />;
 }
 
 /** One block of a report: its caption, a way to its page and its CSV, and its chart or table. */
-export function ReportBlock({ slug, block, data }: { slug: string; block: Block; data: BlockData }) {
-  const link = blockLink(block);
+export function ReportBlock({ slug, block, data, pinnedAt = null }: { slug: string; block: Block; data: BlockData; pinnedAt?: string | null }) {
+  const link = blockLink(block, pinnedAt);
   const caption = block.title || (block.kind === "markdown" ? null : blockLabel(block));
   return (
     <section className={`card report-block block-${block.kind}`} data-testid={`block-${data.index}`} data-kind={block.kind}>
@@ -56,7 +83,7 @@ export function ReportBlock({ slug, block, data }: { slug: string; block: Block;
           </div>
         </div>
       )}
-      <Content block={block} data={data} />
+      <Content block={block} data={data} pinnedAt={pinnedAt} />
     </section>
   );
 }

@@ -53,7 +53,7 @@ export function ReportView({ data }: { data: ReportData }) {
       {r.notes.trim() && <section className="card markdown notes" data-testid="report-notes" dangerouslySetInnerHTML={{ __html: renderMarkdown(r.notes) }} />}
       {r.blocks.map((block, i) => {
         const blockData = data.blocks[i];
-        return blockData ? <ReportBlock key={i} slug={r.slug} block={block} data={blockData} /> : null;
+        return blockData ? <ReportBlock key={i} slug={r.slug} block={block} data={blockData} pinnedAt={r.pinned_at} /> : null;
       })}
     </div>
   );
