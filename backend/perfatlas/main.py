@@ -16,6 +16,7 @@ from perfatlas.api.admission import Admission
 from perfatlas.api.guard import RequestGuard
 from perfatlas.api.openapi import build_openapi
 from perfatlas.api.router import api_router
+from perfatlas.api.timing import RequestTiming
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import install_error_handlers
@@ -54,8 +55,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).
     app.add_middleware(Admission)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    # Outermost (added last): a write's token is checked before its size or body is looked at.
+    # A write's token is checked before its size or body is looked at.
     app.add_middleware(RequestGuard)
+    # Outermost (added last): every request is timed, refused ones too (/metrics).
+    app.add_middleware(RequestTiming)
     app.include_router(api_router)
 
     if (UI_DIST / "index.html").is_file():

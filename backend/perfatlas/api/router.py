@@ -14,6 +14,7 @@ from perfatlas.explore.router import router as explore_router
 from perfatlas.health.router import router as health_router
 from perfatlas.imports.router import router as imports_router
 from perfatlas.jobs.router import router as jobs_router
+from perfatlas.metrics.router import router as metrics_router
 from perfatlas.notifications.router import router as channels_router
 from perfatlas.references.router import router as references_router
 from perfatlas.reports.router import router as reports_router
@@ -36,3 +37,4 @@ api_router.include_router(confirm_router)
 api_router.include_router(schedules_router)
 api_router.include_router(reports_router)
 api_router.include_router(health_router)
+api_router.include_router(metrics_router)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
 from perfatlas.agents.service import touch_agents
+from perfatlas.core import metrics
 from perfatlas.core.canonical import canonical_json, content_hash
 from perfatlas.core.db import key_in
 from perfatlas.core.errors import Conflict, Invalid
@@ -205,6 +206,7 @@ def ingest(
         # In uuid order: concurrent batches holding the same new runs insert them in the same
         # order, so one waits for the other instead of deadlocking.
         new.sort(key=lambda run: run.uuid)
+        metrics.count_stored(session, runs=len(new), results=sum(len(r.results) for r in new))
         outcome.update(
             _store_new(session, new, digests, ignore_labels, unknown_facts or {}, reference)
         )
