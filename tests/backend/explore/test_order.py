@@ -9,12 +9,18 @@ import random
 import statistics
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from perfatlas.auth.service import create_token
+from perfatlas.cli import run_migrations
+from perfatlas.core.config import Settings
+from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.natural import natural_key
+from perfatlas.main import create_app
 from tests.backend.explore.test_metrics import Api
 from tests.backend.explore.test_metrics import api as api
 from tests.factories import BASE_TIME, result, run_body
@@ -153,3 +159,26 @@ def test_sizes_as_people_write_them(loaded: tuple[Api, list[dict[str, Any]]]) ->
         ["131072.0", "128 KiB"],
         ["4194304.0", "4 MiB"],
     ]
+
+
+def test_a_server_default_order_under_the_requests_own(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", value_order="version:*,2.1.9;agent:host-b,*")
+    url = settings.effective_database_url
+    run_migrations(url)
+    with session_factory(get_engine(url))() as session:
+        token = create_token(session, name="order", scope="upload")[1]
+    headers = {"Authorization": f"Bearer {token}"}
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        bodies = partialread_runs()
+        assert client.post("/api/v1/runs/batch", json={"runs": bodies}, headers=headers)
+        data = _get(client, headers, x="version", group="agent").json()
+        assert [t["group"] for t in data["traces"]] == ["host-b", "host-a"]
+        assert [p["x"] for p in data["traces"][0]["points"]] == [*VERSIONS[1:], "2.1.9"]
+        # The request's order for a dimension wins over the server's; the other one stays.
+        data = _get(client, headers, x="version", group="agent", order=["version:trunk,*"]).json()
+        assert [t["group"] for t in data["traces"]] == ["host-b", "host-a"]
+        assert [p["x"] for p in data["traces"][0]["points"]] == ["trunk", *VERSIONS[:-1]]
+    get_engine(url).dispose()
+    # A setting that does not parse stops the server at its start, naming the variable.
+    with pytest.raises(ValueError, match="PERFATLAS_VALUE_ORDER"):
+        Settings(data_dir=tmp_path / "data", value_order="version")
