@@ -147,6 +147,25 @@ def test_sizes_as_people_write_them(loaded: tuple[Api, list[dict[str, Any]]]) ->
         assert response.status_code == 422, response.text
         error = response.json()["errors"][0]
         assert error["field"] == field and "segsize" in error["message"]
+    # Group compare resolves its filters as explore does: the same runs in each group.
+    groups = api.client.get(
+        "/api/v1/compare/groups",
+        params={"workload": "partialread", "by": "version", "value": ["2.1.9", "2.1.10"],
+                "filter": ["segsize:128 KiB"]},
+        headers=api.headers,
+    )  # fmt: skip
+    assert groups.status_code == 200, groups.text
+    assert [(g["value"], g["runs"]) for g in groups.json()["groups"]] == [
+        (
+            v,
+            sum(
+                1
+                for b in bodies
+                if b["labels"]["version"] == v and b["parameters"]["segsize"] == 131072
+            ),
+        )
+        for v in ("2.1.9", "2.1.10")
+    ]
     # Along x, segsize stays numeric (the UI writes its ticks as 128 KiB); the CSV keeps the
     # stored number and adds the readable one.
     data = _get(api.client, api.headers, x="segsize").json()
