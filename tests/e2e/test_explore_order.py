@@ -110,7 +110,28 @@ def test_sizes_as_people_write_them(
         ".map(t => t.textContent)"
     )  # fmt: skip
     assert legend == [f"version={v}" for v in VERSIONS]
-    shot(page, "explore-order-segsize-ticks")
+    # The hover writes the point's size too: the 128 KiB point of the first line.
+    point = page.locator(f"{PLOT} .scatterlayer .trace").first.locator(".points path").nth(1)
+    box = point.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector(".hoverlayer .hovertext")
+    hover = page.evaluate("() => document.querySelector('.hoverlayer .hovertext').textContent")
+    assert "segsize=128 KiB" in hover, hover
+    shot(page, "explore-order-segsize-ticks", full_page=False)
+
+    # The heatmap: sizes across, versions down, both in order.
+    page.goto(
+        f"{ui_server.url}/heatmap?workload={WORKLOAD}&metric=read.mb_per_s&x=segsize&y=version"
+    )
+    page.wait_for_function(f"() => document.querySelectorAll('{PLOT} .ytick text').length > 0")
+    assert _ticks(page) == ["4 KiB", "128 KiB", "4 MiB"]
+    rows = page.evaluate(
+        f"() => [...document.querySelectorAll('{PLOT} .yaxislayer-above .ytick text')]"
+        ".map(t => t.textContent)"
+    )  # fmt: skip
+    assert rows == VERSIONS
+    shot(page, "heatmap-order-segsize-by-version")
     # Typed as people write it: each point is then the one run of that segsize.
     _open(page, ui_server, "x=version&group=agent&filter=segsize:128k", traces=2)
     runs = page.evaluate(
