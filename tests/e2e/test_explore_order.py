@@ -131,6 +131,13 @@ def test_sizes_as_people_write_them(
         ".map(t => t.textContent)"
     )  # fmt: skip
     assert rows == VERSIONS
+    cell = page.locator(f"{PLOT} .heatmaplayer").bounding_box()
+    assert cell is not None
+    # The middle column's lowest row: 128 KiB, 2.1.9.
+    page.mouse.move(cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] * 0.95)
+    page.wait_for_selector(".hoverlayer .hovertext")
+    hover = page.evaluate("() => document.querySelector('.hoverlayer .hovertext').textContent")
+    assert "segsize=128 KiB" in hover and "version=2.1.9" in hover, hover
     shot(page, "heatmap-order-segsize-by-version")
     # Typed as people write it: each point is then the one run of that segsize.
     _open(page, ui_server, "x=version&group=agent&filter=segsize:128k", traces=2)

@@ -127,6 +127,10 @@ describe("order and units", () => {
     const fig = heatmapFigure(grid, { theme: "light", x: "version", y: "segsize", title: "t", diff: false });
     expect(fig.layout.xaxis).toMatchObject({ categoryorder: "array", categoryarray: ["2.1.9", "2.1.10", "trunk"] });
     expect(fig.layout.yaxis).toMatchObject({ categoryarray: ["4096", "131072"], ticktext: ["4 KiB", "128 KiB"] });
+    expect(fig.data[0]!.hovertext).toEqual([
+      ["version=2.1.9<br>segsize=4 KiB", "version=2.1.10<br>segsize=4 KiB", "version=trunk<br>segsize=4 KiB"],
+      ["version=2.1.9<br>segsize=128 KiB", "version=2.1.10<br>segsize=128 KiB", "version=trunk<br>segsize=128 KiB"],
+    ]);
   });
 });
 

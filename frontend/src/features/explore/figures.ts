@@ -245,7 +245,9 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     text: grid.flags.map((row) => row.map((f) => (f.length ? " ⚠" : ""))),
     customdata: grid.flags.map((row) => row.map((f) => flagNote(f, opts.reasons ?? {}))),
     texttemplate: opts.diff ? "%{z:+.1f}%%{text}" : "%{z:,.3~r}%{text}",
-    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:,.4~r}"}%{customdata}<extra></extra>`,
+    // The cell's x and y as people write them (128 KiB); the cells' own labels keep `text` (⚠).
+    hovertext: grid.ys.map((y) => grid.xs.map((x) => `${opts.x}=${humanValue(opts.x, x)}<br>${opts.y}=${humanValue(opts.y, y)}`)),
+    hovertemplate: `%{hovertext}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:,.4~r}"}%{customdata}<extra></extra>`,
   };
   if (opts.diff) {
     Object.assign(cell, { colorscale, zmid: 0, zmin: -limit, zmax: limit });
