@@ -16,7 +16,8 @@ from tests.factories import run_body
 
 
 def _sorted(values: set[Any]) -> list[Any]:
-    """The catalog's order: numbers, then booleans, then text."""
+    """The catalog's order (natural: core/natural.py) for these values, each key's of one kind:
+    numbers by value, false before true, and text whose text order is its natural order."""
     numbers = sorted(v for v in values if not isinstance(v, bool | str))
     flags = sorted(v for v in values if isinstance(v, bool))
     return [*numbers, *flags, *sorted(v for v in values if isinstance(v, str))]

@@ -8,6 +8,9 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from perfatlas.core.errors import Invalid
+from perfatlas.core.natural import parse_orders
+
 DEFAULT_DATA_DIR = Path(".data")
 
 
@@ -48,6 +51,9 @@ class Settings(BaseSettings):
     # Megabytes of explore answers each API process keeps for the next reader of the same plot
     # while the database is unchanged (PostgreSQL; explore/answers.py); 0: none kept.
     explore_cache_mb: int = Field(default=16, ge=0, le=4096)
+    # The order of dimensions' values where it is not their natural one (2.1.9 < 2.1.10, words
+    # such as trunk last): `dim:a,b,*;dim2:*,trunk`, as explore's `order` (request's first).
+    value_order: str = ""
     # Seconds an idle HTTP connection is kept open (longer than any client's idle pool).
     keepalive_seconds: int = Field(default=75, ge=1, le=3600)
 
@@ -120,6 +126,15 @@ class Settings(BaseSettings):
     def _known_broker(cls, value: str) -> str:
         if value and not value.startswith(("redis://", "rediss://", "sqla+", "memory://")):
             raise ValueError("PERFATLAS_BROKER_URL must be a redis:// or sqla+<database> URL")
+        return value
+
+    @field_validator("value_order")
+    @classmethod
+    def _value_order(cls, value: str) -> str:
+        try:
+            parse_orders([d for d in value.split(";") if d.strip()])
+        except Invalid as exc:
+            raise ValueError(f"PERFATLAS_VALUE_ORDER: {exc}") from exc
         return value
 
     @property

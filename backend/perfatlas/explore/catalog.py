@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perfatlas.core.natural import natural_sorted
 from perfatlas.explore.schemas import Catalog, CatalogMetric, CatalogWorkload
 from perfatlas.runs.dimensions import BUILTIN, TIME
 from perfatlas.runs.models import Series
@@ -16,14 +17,9 @@ MAX_VALUES = 200
 
 
 def _sort_values(values: set[Any]) -> list[Any]:
-    def key(value: Any) -> tuple[int, Any]:
-        if isinstance(value, bool):
-            return (1, str(value))
-        if isinstance(value, int | float):
-            return (0, value)
-        return (2, str(value))
-
-    return sorted(values, key=key)[:MAX_VALUES]
+    # Natural order (2.1.9 < 2.1.10 < 2.2.0-rc1 < 2.2.0, numbers as numbers, words last): the
+    # order the pickers list them in and explore plots them in.
+    return natural_sorted(values)[:MAX_VALUES]
 
 
 def _keys_and_values(seen: dict[str, list[Any]]) -> dict[str, list[Any]]:

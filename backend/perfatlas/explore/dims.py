@@ -17,6 +17,7 @@ from sqlalchemy import Boolean, and_, exists, func, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from perfatlas.core import units
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
 from perfatlas.runs import dimensions as dims
@@ -159,6 +160,8 @@ def filters(scope: Scope, items: Sequence[str], *, field: str = "filter") -> Fil
             conditions.append(times[-1])
             continue
         dimension = resolve(scope, name, field=field)
+        # Sizes and durations as people write them (segsize:128k), matched as stored (131072).
+        wanted = units.filter_values(dimension.name, list(wanted), field=field)
         matched.append((dimension, list(wanted)))
         conditions.append(dimension.expr.in_(wanted))
         tables |= dimension.tables

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfatlas.core.units import humanize, unit_of
 from perfatlas.explore.schemas import ExploreRead
 
 
 def csv_rows(data: ExploreRead) -> list[list[Any]]:
-    header = [data.group or "group", data.x, "n", "repetitions", "median", "mean", "min", "max",
-              "p5", "p95", "unit", "flags", "runs"]  # fmt: skip
+    # A size or duration (segsize) keeps its stored number in its column (as before: nothing is
+    # lost, scripts keep working) and gets one more beside it as people write it (128 KiB).
+    x_human = unit_of(data.x) is not None
+    group_human = unit_of(data.group) is not None
+    group_name = data.group or "group"
+    header = [group_name, *([f"{group_name} (readable)"] if group_human else []),
+              data.x, *([f"{data.x} (readable)"] if x_human else []), "n", "repetitions",
+              "median", "mean", "min", "max", "p5", "p95", "unit", "flags", "runs"]  # fmt: skip
     rows: list[list[Any]] = [header]
     for trace in data.traces:
+        group = [humanize(data.group, trace.group)] if group_human else []
         for p in trace.points:
+            x = [humanize(data.x, p.x)] if x_human else []
             rows.append(
-                [trace.group, p.x, p.n, p.repetitions, p.median, p.mean, p.min, p.max, p.p5,
-                 p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
+                [trace.group, *group, p.x, *x, p.n, p.repetitions, p.median, p.mean, p.min, p.max,
+                 p.p5, p.p95, data.unit, " ".join(p.flags), " ".join(str(r) for r in p.runs)]
             )  # fmt: skip
     return rows

@@ -26,6 +26,15 @@ X_DOC = (
 )
 
 
+OrderQuery = Annotated[
+    list[str],
+    Query(
+        description="dimension:value,value,... repeatable: the order of that dimension's values "
+        "along x or in the legend (`*` stands for the others, in natural order; left out, they "
+        "come after), e.g. `label.version:*,trunk`; over the server's PERFATLAS_VALUE_ORDER. "
+        "Unordered values are in natural order: 2.1.9 < 2.1.10 < 2.2.0-rc1 < 2.2.0, words last"
+    ),
+]
 ExactQuery = Annotated[
     bool,
     Query(
@@ -63,18 +72,20 @@ def explore(
     ] = None,
     filter: FilterQuery = [],  # noqa: B006
     exact: ExactQuery = False,
+    order: OrderQuery = [],  # noqa: B006
 ) -> Response:
     """A metric against any dimension, one trace per group: the runs' median with the spread of
     their repetitions and the trust flags behind each point. An answer computed for the same
     request while the database has not changed since is served again (header
     `X-Explore-Cache: hit`)."""
     request = (workload, tuple(metric), x, group, tuple(filter), exact,
-               settings.explore_exact_results)  # fmt: skip
+               settings.explore_exact_results, tuple(order), settings.value_order)  # fmt: skip
     body, outcome = answers.answer(
         session, request, megabytes=settings.explore_cache_mb,
         compute=lambda: service.explore(
             session, workload=workload, metric=metric, x=x, group=group, filters=filter,
-            exact=exact, exact_results=settings.explore_exact_results,
+            exact=exact, exact_results=settings.explore_exact_results, order=order,
+            default_order=settings.value_order,
         ),
     )  # fmt: skip
     return Response(body, media_type="application/json", headers={CACHE_HEADER: outcome})
@@ -93,11 +104,14 @@ def explore_csv(
     group: str | None = None,
     filter: FilterQuery = [],  # noqa: B006
     exact: ExactQuery = False,
+    order: OrderQuery = [],  # noqa: B006
 ) -> Response:
-    """What explore plots, as CSV: one row per point."""
+    """What explore plots, as CSV: one row per point (a size or duration also as people write
+    it, in a column of its own beside the stored number)."""
     data = service.explore(
         session, workload=workload, metric=metric, x=x, group=group, filters=filter,
-        exact=exact, exact_results=settings.explore_exact_results,
+        exact=exact, exact_results=settings.explore_exact_results, order=order,
+        default_order=settings.value_order,
     )  # fmt: skip
     rows = export.csv_rows(data)
     return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")

@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
-from perfatlas.explore import aggregate, dims, rolled, sketched
+from perfatlas.core.natural import plain_number
+from perfatlas.explore import aggregate, dims, ordering, rolled, sketched
 from perfatlas.explore.schemas import (
     ExplorePoint,
     ExploreRead,
@@ -100,23 +101,28 @@ def explore(
     filters: Sequence[str] = (),
     exact: bool = False,
     exact_results: int = EXACT_RESULTS,
+    order: Sequence[str] = (),
+    default_order: str = "",
 ) -> ExploreRead:
     """One metric, or several with group=metric: each metric's own explore is one trace.
-    `exact`: every figure computed from the records, however many results the plot covers."""
+    `exact`: every figure computed from the records, however many results the plot covers.
+    `order`: `dimension:v1,v2,*` items, over the server's `default_order` (explore/ordering.py);
+    whatever they leave is in natural order (2.1.9 < 2.1.10)."""
+    given = ordering.orders(order, default_order)
     names = metric_names(metric)
     limit = None if exact else exact_results
     if group == METRIC_GROUP:
-        return _by_metric(
+        return ordering.arrange(_by_metric(
             session, workload=workload, metrics=names, x=x, filters=filters, exact_results=limit
-        )
+        ), given)  # fmt: skip
     if len(names) > 1:
         raise Invalid(
             "metric", f"several metrics ({', '.join(names)}) plot together only with group=metric"
         )
-    return _one_metric(
+    return ordering.arrange(_one_metric(
         session, workload=workload, metric=names[0] if names else "", x=x, group=group,
         filters=filters, exact_results=limit,
-    )  # fmt: skip
+    ), given)  # fmt: skip
 
 
 def _by_metric(
@@ -230,7 +236,8 @@ def _one_metric(
     numeric = (
         x_dim is not None
         and bool(cells)
-        and all(_number(c.x) is not None for c in cells if c.x is not None)
+        # As JSON writes numbers: a version such as 6.10 is not the number 6.1.
+        and all(plain_number(c.x) is not None for c in cells if c.x is not None)
     )
     traces: dict[Any, list[ExplorePoint]] = defaultdict(list)
     for c in cells:

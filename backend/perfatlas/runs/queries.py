@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, and_, false, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.agents.models import Agent
+from perfatlas.core import units
 from perfatlas.core.errors import NotFound
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
 from perfatlas.runs import series_rolled, value_days
@@ -75,6 +76,8 @@ def list_runs(
     # found from the days their values were seen (runs/value_days.py).
     dialect = session.get_bind().dialect.name
     by_label, by_param = parse_pairs("label", labels), parse_pairs("param", params)
+    # Sizes and durations as people write them (segsize:128k), matched as stored (131072).
+    by_param = {k: units.filter_values(k, v, field="param") for k, v in by_param.items()}
     wanted = [
         *((value_days.LABEL, k, v, json_text(Run.labels, k, dialect)) for k, v in by_label.items()),
         *((value_days.PARAMETER, k, v, json_text(Run.parameters, k, dialect))

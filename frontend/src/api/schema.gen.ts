@@ -431,7 +431,8 @@ export interface paths {
         };
         /**
          * Explore Csv
-         * @description What explore plots, as CSV: one row per point.
+         * @description What explore plots, as CSV: one row per point (a size or duration also as people write
+         *     it, in a column of its own beside the stored number).
          */
         get: operations["explore_csv"];
         put?: never;
@@ -5805,6 +5806,8 @@ export interface operations {
                 filter?: string[];
                 /** @description exact medians and percentiles however many results the plot covers (by default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from sketches, within 0.5 %: see `approximate` in the answer) */
                 exact?: boolean;
+                /** @description dimension:value,value,... repeatable: the order of that dimension's values along x or in the legend (`*` stands for the others, in natural order; left out, they come after), e.g. `label.version:*,trunk`; over the server's PERFATLAS_VALUE_ORDER. Unordered values are in natural order: 2.1.9 < 2.1.10 < 2.2.0-rc1 < 2.2.0, words last */
+                order?: string[];
             };
             header?: never;
             path?: never;
@@ -5863,6 +5866,8 @@ export interface operations {
                 filter?: string[];
                 /** @description exact medians and percentiles however many results the plot covers (by default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from sketches, within 0.5 %: see `approximate` in the answer) */
                 exact?: boolean;
+                /** @description dimension:value,value,... repeatable: the order of that dimension's values along x or in the legend (`*` stands for the others, in natural order; left out, they come after), e.g. `label.version:*,trunk`; over the server's PERFATLAS_VALUE_ORDER. Unordered values are in natural order: 2.1.9 < 2.1.10 < 2.2.0-rc1 < 2.2.0, words last */
+                order?: string[];
             };
             header?: never;
             path?: never;

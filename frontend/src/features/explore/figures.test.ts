@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Explore } from "./api/get-explore";
-import { diffGrid, exploreFigure, groupName, heatmapFigure, heatmapOf, pointNote, toGrid } from "./figures";
+import { categoryOrder, diffGrid, exploreFigure, groupName, heatmapFigure, heatmapOf, pointNote, toGrid } from "./figures";
 import { parseHeatmapState } from "./url-state";
 
 function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"], flags: string[] = []) {
@@ -72,6 +72,65 @@ describe("exploreFigure", () => {
     expect(groupName("trunk", "version")).toBe("version=trunk");
     expect(groupName(null, "version")).toBe("version not set");
     expect(groupName(null, null)).toBe("all runs");
+  });
+});
+
+describe("order and units", () => {
+  const lines = { view: "lines", logx: false, logy: false, theme: "light" } as const;
+  const versions: Explore = {
+    ...data,
+    x: "version",
+    group: "agent",
+    x_numeric: false,
+    traces: [
+      // As the server answers: each trace in natural order, not every version in each.
+      { group: "host-a", points: [point("2.1.10", 5), point("2.2.0", 6), point("trunk", 7)] },
+      { group: "host-b", points: [point("2.1.9", 1), point("2.1.11", 2), point("2.2.0-rc1", 3), point("2.2.0", 4)] },
+    ],
+  };
+
+  it("gives plotly the category order and joins the points along it", () => {
+    const fig = exploreFigure(versions, lines);
+    const expected = ["2.1.9", "2.1.10", "2.1.11", "2.2.0-rc1", "2.2.0", "trunk"];
+    expect(fig.layout.xaxis).toMatchObject({ type: "category", categoryorder: "array", categoryarray: expected });
+    expect(fig.data.map((t) => t.mode)).toEqual(["lines+markers", "lines+markers"]);
+    expect(fig.data[1]).toMatchObject({ x: ["2.1.9", "2.1.11", "2.2.0-rc1", "2.2.0"], y: [1, 2, 3, 4] });
+    // Every line runs along the axis: its points' places on it only increase.
+    for (const trace of fig.data) {
+      const places = (trace.x as string[]).map((x) => expected.indexOf(x));
+      expect(places).toEqual([...places].sort((a, b) => a - b));
+      expect(places).not.toContain(-1);
+    }
+    expect(exploreFigure(versions, { ...lines, view: "points" }).data[0]).toMatchObject({ mode: "markers" });
+  });
+
+  it("keeps an order the server was asked for (trunk first)", () => {
+    const trunkFirst = { ...versions, traces: [{ group: "a", points: [point("trunk", 1), point("2.1.9", 2)] }, { group: "b", points: [point("trunk", 1), point("2.1.10", 2), point("2.2.0", 3)] }] };
+    expect(categoryOrder(trunkFirst)).toEqual(["trunk", "2.1.9", "2.1.10", "2.2.0"]);
+  });
+
+  it("writes sizes as people do on the ticks, in the hover and in the legend", () => {
+    const sizes: Explore = { ...data, x: "segsize", group: "blocksize", traces: [{ group: "1048576", points: [point(4096, 1), point(131072, 2), point(4194304, 3)] }] };
+    const fig = exploreFigure(sizes, lines);
+    expect(fig.layout.xaxis).toMatchObject({ type: "linear", tickmode: "array", tickvals: [4096, 131072, 4194304], ticktext: ["4 KiB", "128 KiB", "4 MiB"] });
+    expect(fig.data[0]!.name).toBe("blocksize=1 MiB");
+    expect((fig.data[0]!.customdata as unknown[][]).map((c) => c[7])).toEqual(["4 KiB", "128 KiB", "4 MiB"]);
+    expect(fig.data[0]!.hovertemplate).toContain("segsize=%{customdata[7]}");
+    // Other dimensions keep plotly's own ticks.
+    expect(exploreFigure(data, lines).layout.xaxis).not.toHaveProperty("ticktext");
+  });
+
+  it("orders the heatmap's axes naturally and writes its sizes", () => {
+    const grid = toGrid({ ...data, x: "version", group: "segsize", traces: [{ group: "131072", points: [point("2.1.10", 1), point("2.1.9", 2)] }, { group: "4096", points: [point("trunk", 3)] }] });
+    expect(grid.xs).toEqual(["2.1.9", "2.1.10", "trunk"]);
+    expect(grid.ys).toEqual(["4096", "131072"]);
+    const fig = heatmapFigure(grid, { theme: "light", x: "version", y: "segsize", title: "t", diff: false });
+    expect(fig.layout.xaxis).toMatchObject({ categoryorder: "array", categoryarray: ["2.1.9", "2.1.10", "trunk"] });
+    expect(fig.layout.yaxis).toMatchObject({ categoryarray: ["4096", "131072"], ticktext: ["4 KiB", "128 KiB"] });
+    expect(fig.data[0]!.hovertext).toEqual([
+      ["version=2.1.9<br>segsize=4 KiB", "version=2.1.10<br>segsize=4 KiB", "version=trunk<br>segsize=4 KiB"],
+      ["version=2.1.9<br>segsize=128 KiB", "version=2.1.10<br>segsize=128 KiB", "version=trunk<br>segsize=128 KiB"],
+    ]);
   });
 });
 

@@ -1,7 +1,9 @@
 // Pure figure builders for Explore and Heatmap: API data in, plotly figure out.
 import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
+import { mergedOrder, naturalSorted } from "../../lib/natural";
 import type { Theme } from "../../lib/theme";
+import { humanValue, unitOf } from "../../lib/units";
 import type { Explore, ExplorePoint } from "./api/get-explore";
 import type { ExploreView, HeatmapState } from "./url-state";
 
@@ -12,7 +14,7 @@ export function groupName(group: string | null | undefined, dimension: string | 
   // group=metric: the trace is the metric itself.
   if (dimension === "metric" && group) return group;
   if (group === null || group === undefined) return `${dimension} not set`;
-  return `${dimension}=${group}`;
+  return `${dimension}=${humanValue(dimension, group)}`;
 }
 
 function yTitle(data: Explore): string {
@@ -22,7 +24,9 @@ function yTitle(data: Explore): string {
 }
 
 function hover(data: Explore): string {
-  return `<b>%{fullData.name}</b><br>${data.x}=%{x}<br>median %{y:,.4~r}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}<extra></extra>`;
+  // A size or duration as people write it (128 KiB), from customdata; anything else as plotted.
+  const x = unitOf(data.x) ? "%{customdata[7]}" : "%{x}";
+  return `<b>%{fullData.name}</b><br>${data.x}=${x}<br>median %{y:,.4~r}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}<extra></extra>`;
 }
 
 /** Why a point's numbers need care, one line per flag, in the server's words (flag_reasons). */
@@ -44,68 +48,100 @@ export function pointNote(p: ExplorePoint, time: boolean): string {
   return `${p.n} runs, ${p.repetitions} repetitions, ${spread}<br>newest ${newest} (click to list them)`;
 }
 
-function customdata(points: ExplorePoint[], time: boolean, reasons: Record<string, string>): unknown[][] {
-  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time), flagNote(p.flags, reasons)]);
+function customdata(points: ExplorePoint[], time: boolean, reasons: Record<string, string>, x: string): unknown[][] {
+  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time), flagNote(p.flags, reasons), humanValue(x, p.x)]);
+}
+
+type XValue = string | number;
+
+/** The x categories in order: each trace's points come in the server's order (natural, or the
+ * one asked for the dimension), merged; plotly is given it so that it neither re-sorts them nor
+ * takes them in order of first appearance. */
+export function categoryOrder(data: Explore): XValue[] {
+  return mergedOrder(data.traces.map((t) => t.points.map((p) => p.x).filter((x): x is XValue => x !== null && x !== undefined)));
+}
+
+/** The axis's ticks written as people write sizes and durations (128 KiB, not 131072), or
+ * nothing for other dimensions (or too many values to label each). */
+export function unitTicks(dimension: string, values: XValue[]): { tickvals: XValue[]; ticktext: string[] } | null {
+  if (!unitOf(dimension) || values.length === 0 || values.length > 40) return null;
+  return { tickvals: values, ticktext: values.map((v) => humanValue(dimension, v)) };
 }
 
 export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure {
   const layout = baseLayout(opts.theme);
   const time = data.x === "time";
+  const category = !time && !data.x_numeric;
+  const categories = category ? categoryOrder(data) : [];
+  const place = new Map(categories.map((x, i) => [String(x), i]));
   const traces: PlotData[] = data.traces.map((trace, i) => {
     const name = groupName(trace.group, data.group);
     const color = colorAt(i);
-    const xs = trace.points.map((p) => p.x);
+    // Along a category axis a line joins the points in the axis's order, not in the data's.
+    const points = category ? [...trace.points].sort((a, b) => (place.get(String(a.x)) ?? Infinity) - (place.get(String(b.x)) ?? Infinity)) : trace.points;
+    const xs = points.map((p) => p.x);
+    const custom = customdata(points, time, data.flag_reasons, data.x);
     if (opts.view === "box") {
       // A box per point from its summary: whiskers min..max, box p5..p95, line at the median.
       return {
         type: "box",
         name,
         x: xs,
-        lowerfence: trace.points.map((p) => p.min),
-        q1: trace.points.map((p) => p.p5),
-        median: trace.points.map((p) => p.median),
-        q3: trace.points.map((p) => p.p95),
-        upperfence: trace.points.map((p) => p.max),
+        lowerfence: points.map((p) => p.min),
+        q1: points.map((p) => p.p5),
+        median: points.map((p) => p.median),
+        q3: points.map((p) => p.p95),
+        upperfence: points.map((p) => p.max),
         marker: { color },
         line: { color },
-        customdata: customdata(trace.points, time, data.flag_reasons),
+        customdata: custom,
         hovertemplate: hover(data),
       };
     }
-    const sorted = time || data.x_numeric;
     return {
       type: "scatter",
-      mode: opts.view === "points" || time ? "markers" : sorted ? "lines+markers" : "markers",
+      // Lines join the points along numbers, versions and labels alike; along time each point
+      // is one run, markers only.
+      mode: opts.view === "points" || time ? "markers" : "lines+markers",
       name,
       x: xs,
-      y: trace.points.map((p) => p.median),
+      y: points.map((p) => p.median),
       error_y: spreadErrorBars({
-        median: trace.points.map((p) => p.median),
-        p5: trace.points.map((p) => p.p5),
-        p95: trace.points.map((p) => p.p95),
+        median: points.map((p) => p.median),
+        p5: points.map((p) => p.p5),
+        p95: points.map((p) => p.p95),
         color,
         capWidth: 3,
       }),
       // A flagged point is hollow and larger, so it stands out without hiding its value.
       marker: {
         color,
-        size: trace.points.map((p) => (p.flags.length ? 11 : 7)),
-        symbol: trace.points.map((p) => (p.flags.length ? FLAGGED_SYMBOL : "circle")),
+        size: points.map((p) => (p.flags.length ? 11 : 7)),
+        symbol: points.map((p) => (p.flags.length ? FLAGGED_SYMBOL : "circle")),
         line: { color, width: 2 },
       },
       line: { color, width: 2 },
-      customdata: customdata(trace.points, time, data.flag_reasons),
+      customdata: custom,
       hovertemplate: hover(data),
     };
   });
   const xType = time ? "date" : opts.logx && data.x_numeric ? "log" : data.x_numeric ? "linear" : "category";
+  const numericXs = data.x_numeric ? naturalSorted([...new Set(data.traces.flatMap((t) => t.points.map((p) => p.x)).filter((x): x is number => typeof x === "number"))]) : [];
+  const ticks = time ? null : unitTicks(data.x, category ? categories : numericXs);
   return {
     data: traces,
     layout: {
       ...layout,
       boxmode: opts.view === "box" ? "group" : undefined,
       showlegend: traces.length > 1 || Boolean(data.group),
-      xaxis: axis(layout, "xaxis", { title: { text: data.x }, type: xType }),
+      // The legend lists the traces in the server's order (natural, or the one asked).
+      legend: { ...(layout.legend as Record<string, unknown>), traceorder: "normal" },
+      xaxis: axis(layout, "xaxis", {
+        title: { text: data.x },
+        type: xType,
+        ...(category ? { categoryorder: "array", categoryarray: categories } : {}),
+        ...(ticks ? { tickmode: "array", ...ticks } : {}),
+      }),
       yaxis: axis(layout, "yaxis", { title: { text: yTitle(data) }, type: opts.logy ? "log" : "linear", rangemode: opts.logy ? undefined : "tozero" }),
     },
   };
@@ -114,8 +150,7 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
 export type Grid = { xs: (string | number)[]; ys: string[]; z: (number | null)[][]; n: (number | null)[][]; flags: string[][][] };
 
 function sortValues<T extends string | number>(values: T[]): T[] {
-  const numeric = values.every((v) => typeof v === "number" || (v !== "" && !Number.isNaN(Number(v))));
-  return [...values].sort((a, b) => (numeric ? Number(a) - Number(b) : String(a).localeCompare(String(b))));
+  return naturalSorted(values);
 }
 
 /** An explore answer with x = one parameter and group = another, as a grid of medians. */
@@ -175,6 +210,11 @@ export function diffGrid(a: Grid, b: Grid): Grid {
   return { xs, ys, z, n: ys.map(() => xs.map(() => null)), flags };
 }
 
+function heatmapTicks(dimension: string, values: string[]): Record<string, unknown> {
+  const ticks = unitTicks(dimension, values);
+  return ticks ? { tickmode: "array", ...ticks } : {};
+}
+
 export type HeatmapFigureOptions = {
   theme: Theme;
   x: string;
@@ -205,7 +245,9 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     text: grid.flags.map((row) => row.map((f) => (f.length ? " ⚠" : ""))),
     customdata: grid.flags.map((row) => row.map((f) => flagNote(f, opts.reasons ?? {}))),
     texttemplate: opts.diff ? "%{z:+.1f}%%{text}" : "%{z:,.3~r}%{text}",
-    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:,.4~r}"}%{customdata}<extra></extra>`,
+    // The cell's x and y as people write them (128 KiB); the cells' own labels keep `text` (⚠).
+    hovertext: grid.ys.map((y) => grid.xs.map((x) => `${opts.x}=${humanValue(opts.x, x)}<br>${opts.y}=${humanValue(opts.y, y)}`)),
+    hovertemplate: `%{hovertext}<br>${opts.diff ? "change %{z:+.1f} %" : "median %{z:,.4~r}"}%{customdata}<extra></extra>`,
   };
   if (opts.diff) {
     Object.assign(cell, { colorscale, zmid: 0, zmin: -limit, zmax: limit });
@@ -216,8 +258,9 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     data: [cell],
     layout: {
       ...layout,
-      xaxis: axis(layout, "xaxis", { title: { text: opts.x }, type: "category" }),
-      yaxis: axis(layout, "yaxis", { title: { text: opts.y }, type: "category" }),
+      // The grid's order (natural) kept by plotly; sizes and durations written as people do.
+      xaxis: axis(layout, "xaxis", { title: { text: opts.x }, type: "category", categoryorder: "array", categoryarray: grid.xs.map(String), ...heatmapTicks(opts.x, grid.xs.map(String)) }),
+      yaxis: axis(layout, "yaxis", { title: { text: opts.y }, type: "category", categoryorder: "array", categoryarray: grid.ys, ...heatmapTicks(opts.y, grid.ys) }),
       margin: { l: 80, r: 16, t: 16, b: 56 },
     },
   };

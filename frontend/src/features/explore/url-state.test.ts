@@ -14,8 +14,17 @@ describe("explore URL state", () => {
       logx: false,
       logy: false,
       exact: false,
+      order: [],
     });
     expect(exploreQuery(state)).toEqual({ workload: "partialread", metric: "read.mb_per_s", x: "k", group: "version", filter: ["segsize:131072", "host:a"] });
+  });
+
+  it("keeps an order of a dimension's values in the link and asks the API for it", () => {
+    const state = parseExploreState(new URLSearchParams("workload=w&metric=m&x=version&order=version:*,trunk&order=nocolon"));
+    expect(state.order).toEqual(["version:*,trunk"]);
+    expect(exploreQuery(state)).toMatchObject({ order: ["version:*,trunk"] });
+    expect(exploreSearch(state).toString()).toBe("workload=w&metric=m&x=version&order=version%3A*%2Ctrunk");
+    expect(exploreQuery(parseExploreState(new URLSearchParams("workload=w&metric=m")))).not.toHaveProperty("order");
   });
 
   it("asks for exact figures only when the link says so", () => {

@@ -1,5 +1,5 @@
 // Explore's and Heatmap's state lives in the URL, in the API's own names, so a plot is a link:
-// /explore?workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize:131072
+// /explore?workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize:128k&order=version:*,trunk
 import type { ExploreQuery } from "./api/get-explore";
 
 export type ExploreView = "lines" | "box" | "points";
@@ -15,6 +15,8 @@ export type ExploreState = {
   logy: boolean;
   /** exact medians and percentiles however large the plot (the server sketches large ones) */
   exact: boolean;
+  /** `dimension:v1,v2,*`: an order of a dimension's values other than the natural one (the API's) */
+  order?: string[];
 };
 
 export type HeatmapState = {
@@ -68,6 +70,7 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
     logx: flag(params.get("logx")),
     logy: flag(params.get("logy")),
     exact: flag(params.get("exact")),
+    order: params.getAll("order").map((o) => o.trim()).filter((o) => /^[^:]+:.+$/.test(o)),
   };
 }
 
@@ -83,6 +86,7 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
   if (state.logx) params.set("logx", "1");
   if (state.logy) params.set("logy", "1");
   if (state.exact) params.set("exact", "1");
+  for (const o of state.order ?? []) params.append("order", o);
   return params;
 }
 
@@ -97,6 +101,7 @@ export function exploreQuery(state: ExploreState): ExploreQuery | null {
   const query: ExploreQuery = { workload: state.workload, metric: state.metric, x: state.x || "time", filter: state.filter };
   if (state.group) query.group = state.group;
   if (state.exact) query.exact = true;
+  if (state.order?.length) query.order = state.order;
   return query;
 }
 

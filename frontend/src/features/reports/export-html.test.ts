@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReportData } from "./api/get-report-data";
-import { reportHtml } from "./export-html";
+import type { Explore } from "../explore";
+import { exploreTableHtml, reportHtml } from "./export-html";
 
 const explore = {
   workload: "treeops",
@@ -63,5 +64,18 @@ describe("the report as one HTML file", () => {
     expect(html.match(/<script/g)).toHaveLength(4);
     expect(html.match(/<\/script>/g)).toHaveLength(4);
     expect(html).toContain("Walks &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+  });
+});
+
+describe("exploreTableHtml", () => {
+  it("writes sizes as people do and keeps the server's order", () => {
+    const point = (x: number | string, median: number) => ({ x, n: 1, repetitions: 3, median, mean: median, min: median, max: median, p5: median, p95: median, flags: [], runs: ["r"] });
+    const sizes = { ...explore, x: "segsize", group: "version", traces: [
+      { group: "2.1.9", points: [point(4096, 1), point(131072, 2)] },
+      { group: "2.1.10", points: [point(4194304, 3)] },
+    ] } as unknown as Explore;
+    const html = exploreTableHtml(sizes);
+    const cells = [...html.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+    expect(cells).toEqual([["2.1.9", "4 KiB"], ["2.1.9", "128 KiB"], ["2.1.10", "4 MiB"]]);
   });
 });

@@ -2,6 +2,7 @@
 // bundle, inlined), every block's figure and data, the notes and the tables. Nothing in it asks
 // the network for anything: no script or style source, no image, no font.
 import { formatNumber } from "../../lib/format";
+import { humanValue } from "../../lib/units";
 import type { Explore } from "../explore";
 import type { BlockData, ReportData } from "./api/get-report-data";
 import { blockFigure } from "./figures";
@@ -25,7 +26,7 @@ function cell(text: string, cls = ""): string {
 export function exploreTableHtml(data: Explore): string {
   const head = `<tr><th>${escapeHtml(data.group ?? "group")}</th><th>${escapeHtml(data.x)}</th><th class="num">runs</th><th class="num">median</th><th class="num">p5</th><th class="num">p95</th><th>flags</th></tr>`;
   const rows = data.traces.flatMap((t) =>
-    t.points.map((p) => `<tr>${cell(t.group ?? "")}${cell(String(p.x ?? ""))}${cell(String(p.n), "num")}${cell(formatNumber(p.median, 4), "num")}${cell(formatNumber(p.p5, 4), "num")}${cell(formatNumber(p.p95, 4), "num")}${cell(p.flags.join(" "))}</tr>`),
+    t.points.map((p) => `<tr>${cell(t.group === null ? "" : humanValue(data.group, t.group))}${cell(p.x === null ? "" : humanValue(data.x, p.x))}${cell(String(p.n), "num")}${cell(formatNumber(p.median, 4), "num")}${cell(formatNumber(p.p5, 4), "num")}${cell(formatNumber(p.p95, 4), "num")}${cell(p.flags.join(" "))}</tr>`),
   );
   return `<table data-table="explore"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
 }

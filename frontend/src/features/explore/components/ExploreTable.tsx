@@ -1,4 +1,5 @@
 import { formatCount, formatNumber } from "../../../lib/format";
+import { humanValue, unitOf } from "../../../lib/units";
 import type { Explore } from "../api/get-explore";
 
 /** The rows a group shows: a browser lays out a table of 50,000 rows slowly (Download CSV has them all). */
@@ -41,8 +42,8 @@ export function ExploreTable({ data }: { data: Explore }) {
           {data.traces.flatMap((t) =>
             t.points.slice(0, ROWS).map((p, i) => (
               <tr key={`${t.group}-${i}`}>
-                <td>{t.group ?? "–"}</td>
-                <td>{time && typeof p.x === "string" ? timeCell(p.x) : String(p.x)}</td>
+                <td title={unitOf(data.group) && t.group !== null ? t.group : undefined}>{humanValue(data.group, t.group)}</td>
+                <td title={unitOf(data.x) ? String(p.x) : undefined}>{time && typeof p.x === "string" ? timeCell(p.x) : humanValue(data.x, p.x)}</td>
                 <td className="num">{p.n}</td>
                 <td className="num">{p.repetitions}</td>
                 <td className="num">{formatNumber(p.median)}</td>

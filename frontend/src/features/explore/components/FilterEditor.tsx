@@ -1,4 +1,5 @@
 import { useId, useState } from "react";
+import { humanValue, unitOf } from "../../../lib/units";
 import type { Dimension } from "../catalog";
 import { splitFilter } from "../url-state";
 
@@ -25,7 +26,7 @@ export function FilterEditor({ filters, dimensions, onChange }: Props) {
           const [d, v] = splitFilter(f);
           return (
             <span key={f} className="chip">
-              {d} = {v}
+              {d} = {humanValue(d, v)}
               <button type="button" aria-label={`remove filter ${f}`} onClick={() => onChange(filters.filter((x) => x !== f))}>
                 ×
               </button>
@@ -59,7 +60,7 @@ export function FilterEditor({ filters, dimensions, onChange }: Props) {
         />
         <datalist id={listId}>
           {values.map((v) => (
-            <option key={v} value={v} />
+            <option key={v} value={v} label={unitOf(dim) ? humanValue(dim, v) : undefined} />
           ))}
         </datalist>
         <button type="button" className="button small" onClick={add} disabled={!dim || value === ""}>

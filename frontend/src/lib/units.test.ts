@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import serverUnits from "../../../backend/perfatlas/core/units.py?raw";
+import { DURATION_PARAMETERS, SIZE_PARAMETERS, formatDuration, formatSize, humanValue, unitOf } from "./units";
+
+function declared(name: string): string[] {
+  const block = new RegExp(`${name} = frozenset\\(\\{([^}]*)\\}`).exec(serverUnits)?.[1] ?? "";
+  return [...block.matchAll(/"([^"]+)"/g)].map((m) => m[1]!).sort();
+}
+
+describe("units", () => {
+  it("declares the parameters the server declares", () => {
+    expect(declared("SIZE_PARAMETERS")).toEqual([...SIZE_PARAMETERS].sort());
+    expect(declared("DURATION_PARAMETERS")).toEqual([...DURATION_PARAMETERS].sort());
+    expect(SIZE_PARAMETERS.has("segsize")).toBe(true);
+  });
+
+  it.each([
+    [0, "0 B"], [1023, "1023 B"], [1024, "1 KiB"], [1536, "1.5 KiB"], [131072, "128 KiB"],
+    [4 << 20, "4 MiB"], [1572864, "1.5 MiB"], [3 * 2 ** 30, "3 GiB"], [1000000, "976.56 KiB"],
+  ])("formats %d bytes as %s", (bytes, text) => {
+    expect(formatSize(bytes)).toBe(text);
+  });
+
+  it("formats durations and only declared parameters", () => {
+    expect([0.25, 2, 90, 3600, 0.0005].map(formatDuration)).toEqual(["250 ms", "2 s", "1.5 min", "1 h", "500 µs"]);
+    expect(unitOf("param.segsize")).toBe("bytes");
+    expect(unitOf("label.segsize")).toBeNull();
+    expect(humanValue("segsize", 131072)).toBe("128 KiB");
+    expect(humanValue("segsize", "131072")).toBe("128 KiB");
+    expect(humanValue("segsize", "30B")).toBe("30B");
+    expect(humanValue("count", 131072)).toBe("131072");
+    expect(humanValue("timeout", 0.25)).toBe("250 ms");
+    expect(humanValue("segsize", null)).toBe("–");
+  });
+});
