@@ -1,16 +1,15 @@
 import { Fragment, useState } from "react";
 import { useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
-import { formatNumber, formatPercent, plural } from "../../../lib/format";
+import { plural } from "../../../lib/format";
 import { DimensionInput, FilterEditor, useCatalog } from "../../explore";
 import { useGroupCompare } from "../api/get-group-compare";
-import { VERDICT_TEXT, verdictTone } from "../diff";
-import { groupCompareSearch, groupSummary, type GroupCompare as Data, type GroupCompareState } from "../group";
+import { groupCompareSearch, type GroupCompare as Data, type GroupCompareState } from "../group";
 import { DurabilityWarning } from "./DurabilityWarning";
+import { GroupMetricCell } from "./GroupMetricCell";
 import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
 import { SeriesBreakdown } from "./SeriesBreakdown";
-import { TrustMark } from "./TrustMark";
 
 function ValuesPicker({ values, known, onChange }: { values: string[]; known: string[]; onChange: (values: string[]) => void }) {
   return (
@@ -67,32 +66,18 @@ export function GroupTable({ data }: { data: Data }) {
                 <div className="muted small">
                   {m.unit}, {m.direction} is better
                 </div>
+                {m.split && (
+                  <div className="small" data-testid="split-note">
+                    the series disagree: split by <strong>{m.split.dimension}</strong>
+                  </div>
+                )}
                 <button type="button" className="link-button small" aria-expanded={open.includes(m.metric)} onClick={() => toggle(m.metric)}>
                   {open.includes(m.metric) ? "▾" : "▸"} {m.pairs.length} series one by one
                 </button>
               </th>
-              {m.cells.map((c, i) => {
-                const tone = i === 0 ? "base" : verdictTone(c.verdict, c.change_pct);
-                const range = c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1 ? `series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}` : undefined;
-                return (
-                  <td key={i} className={`num tone-${tone}`} data-tone={tone} title={range}>
-                    <div className="strong">
-                      {formatNumber(c.value)} <TrustMark flags={c.flags} reasons={data.reasons} />
-                    </div>
-                    <div className="muted small">
-                      {c.series} series · {plural(c.runs, "run")} · n {c.samples}
-                    </div>
-                    {i > 0 && (
-                      <>
-                        <div className="diff" data-testid="group-summary">
-                          {groupSummary(c)}
-                        </div>
-                        {c.verdict && c.pairs > 0 && <div className="verdict small">{VERDICT_TEXT[c.verdict]}</div>}
-                      </>
-                    )}
-                  </td>
-                );
-              })}
+              {m.cells.map((_, i) => (
+                <GroupMetricCell key={i} metric={m} index={i} reasons={data.reasons} />
+              ))}
             </tr>
             {open.includes(m.metric) && (
               <tr>
@@ -179,6 +164,15 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
           {(data) => (
             <>
               <DurabilityWarning warning={data.warning} />
+              {data.pair_hint && (
+                <div className="banner warn" data-testid="pair-hint">
+                  Some groups have no series in common with the baseline: their series differ in{" "}
+                  {data.pair_hint.filter((p) => !data.pair_ignore.includes(p)).join(", ")}.{" "}
+                  <button type="button" className="link-button" onClick={() => update({ pairIgnore: data.pair_hint ?? null })}>
+                    Pair ignoring {data.pair_hint.join(", ")}
+                  </button>
+                </div>
+              )}
               <section className="card">
                 {data.metrics.length === 0 ? (
                   <Empty title={`No runs of ${state.workload} have ${state.by} = ${state.values.join(" or ")} with these filters.`} />
@@ -190,7 +184,8 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
                   {data.by}
                   {data.pair_ignore.length > 0 && ` (and ${data.pair_ignore.join(", ")}, left out of the pairing)`}. Each value is the median of its
                   series&apos; medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is
-                  real in the same direction.
+                  real in the same direction. Where the series disagree, the headline is given per subset of the dimension that separates them, and the
+                  pooled figure (which no run has) follows. A memory-backed or no-flush side against a durable one is not comparable (durability).
                 </p>
                 <Legend minEffectPct={data.min_effect_pct} confidence={data.confidence} />
               </section>
