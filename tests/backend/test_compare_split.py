@@ -20,6 +20,7 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
+from tests.factories import result, run_body
 from tests.trap import ZFS_AGENTS, trap_runs
 
 WORKLOAD = "trap_smallfile"
@@ -200,3 +201,34 @@ def test_trap_on_sqlite(tmp_path: Path) -> None:
         stored = client.post("/api/v1/runs/batch", json={"runs": runs}, headers=headers)
         assert stored.status_code == 200, stored.text
         check_trap(client, headers, runs)
+
+
+def test_a_side_whose_flushes_are_dropped_is_not_comparable(client, upload_headers, read_headers):
+    """A device that acknowledges flushes without making them stable (flush_to_device false)
+    against one that does: not comparable, in run compare and its CSV; two durable runs are
+    judged as ever."""
+
+    def body(flush: bool, level: float) -> dict[str, Any]:
+        return run_body(workload="flushes", fsync_policy="file", flush_to_device=flush,
+                        memory_backed=False, parameters={"fsync": "file"},
+                        results=[result("create.ops_per_s", [level, level * 1.01, level * 0.99])])  # fmt: skip
+
+    safe, dropped, safe_too = body(True, 300.0), body(False, 5000.0), body(True, 240.0)
+    stored = client.post("/api/v1/runs/batch", json={"runs": [safe, dropped, safe_too]},
+                         headers=upload_headers)  # fmt: skip
+    assert stored.status_code == 200, stored.text
+    ids = [safe["uuid"], dropped["uuid"], safe_too["uuid"]]
+    data = client.get("/api/v1/compare", params={"runs": ids}, headers=read_headers).json()
+    (m,) = data["metrics"]
+    assert m["changes"][1]["verdict"] == "not_comparable" and m["better"][1] is None
+    assert (
+        "does not flush to the device (flush_to_device=false), the baseline does"
+        in (m["changes"][1]["reason"])
+    )
+    assert m["changes"][1]["change_pct"] == pytest.approx((5000 - 300) / 300 * 100)
+    assert m["changes"][2]["verdict"] == "worse" and m["changes"][2]["reason"] is None
+    exported = client.get("/api/v1/compare.csv", params={"runs": ids}, headers=read_headers)
+    (line,) = [r for r in csv.DictReader(io.StringIO(exported.text)) if r["metric"] == m["metric"]]
+    assert line[f"verdict {ids[1]}"] == "not_comparable"
+    assert line[f"reason {ids[1]}"] == m["changes"][1]["reason"]
+    assert float(line[f"ci_low_pct {ids[2]}"]) <= -20 + 2 and line[f"verdict {ids[2]}"] == "worse"
