@@ -244,7 +244,7 @@ def compare_groups(
     )
     keys_of: list[dict[str, dict[str, str]]] = [{} for _ in groups]  # group -> canon -> flat key
     run_results: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    facts: list[dict[str, set[Any]]] = [defaultdict(set) for _ in groups]
+    seen_facts: list[set[tuple[Any, ...]]] = [set() for _ in groups]  # DURABILITY_FIELDS' values
     runs_of: list[set[int]] = [set() for _ in groups]
     # series id -> (pairing key, its canonical form): once per series, not per result.
     keys: dict[int, tuple[dict[str, Any], str]] = {}
@@ -266,14 +266,15 @@ def compare_groups(
         side.runs.add(row.run_id)
         side.masks.add(row.flags)
         side.series.add(row.series_id)
-        side.kinds.add(common.durability_kind(row.memory_backed, row.flush_to_device))
+        # One tuple a row; the facts are read from the few distinct ones afterwards.
+        fact = tuple(getattr(row, f) for f in DURABILITY_FIELDS)
+        side.fact_rows.add(fact)
+        seen_facts[g].add(fact)
         if canon not in keys_of[g]:
             keys_of[g][canon] = pairs.flat_key(key)
         run_results[row.run_id].append((row.metric, row.id))
         runs_of[g].add(row.run_id)
-        for f in DURABILITY_FIELDS:
-            facts[g][f].add(getattr(row, f))
-            side.facts[f].add(getattr(row, f))
+    facts = [pairs.facts_of(seen) for seen in seen_facts]
     order = {m: i for i, m in enumerate(common.phase_order(run_results.values()))}
     out = [
         pairs.metric(

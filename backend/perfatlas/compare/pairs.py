@@ -20,6 +20,7 @@ from perfatlas.compare.schemas import (
     SplitSubset,
 )
 from perfatlas.compare.stats import Change, agreement, compare_samples, median
+from perfatlas.runs.durability import DURABILITY_FIELDS
 
 
 @dataclass
@@ -30,8 +31,25 @@ class Side:
     runs: set[int] = field(default_factory=set)
     masks: set[int] = field(default_factory=set)
     series: set[int] = field(default_factory=set)
-    kinds: set[str] = field(default_factory=set)  # common.durability_kind of each run
-    facts: dict[str, set[Any]] = field(default_factory=lambda: defaultdict(set))
+    fact_rows: set[tuple[Any, ...]] = field(default_factory=set)  # DURABILITY_FIELDS' values
+
+    @property
+    def kinds(self) -> set[str]:
+        """What its runs' fsyncs reached (common.durability_kind)."""
+        mb, ftd = (
+            DURABILITY_FIELDS.index("memory_backed"),
+            DURABILITY_FIELDS.index("flush_to_device"),
+        )
+        return {common.durability_kind(f[mb], f[ftd]) for f in self.fact_rows}
+
+    @property
+    def facts(self) -> dict[str, set[Any]]:
+        return facts_of(self.fact_rows)
+
+
+def facts_of(rows: set[tuple[Any, ...]]) -> dict[str, set[Any]]:
+    """Each durability fact's values over rows of DURABILITY_FIELDS' values."""
+    return {f: {row[i] for row in rows} for i, f in enumerate(DURABILITY_FIELDS)}
 
 
 @dataclass
