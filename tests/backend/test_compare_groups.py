@@ -265,6 +265,11 @@ def test_tmpfs_against_ext4_pairs_by_agent_and_is_not_comparable(
         ({"by": "fs_version", "value": ["6.1", "6.5"], "metric": "nope.*"}, "metric"),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "filter": "agent"}, "filter"),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "pair_ignore": "metric"}, "pair_ignore"),
+        # comma-separated as documented: each name checked
+        (
+            {"by": "fs_version", "value": ["6.1", "6.5"], "pair_ignore": "target,metric"},
+            "pair_ignore",
+        ),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "min_effect": "x"}, "query.min_effect"),
         ({"by": "fs\x00version", "value": ["6.1", "6.5"]}, "query.by"),
         ({"by": "fs_version", "value": ["6.1", "6\x005"]}, "query.value"),
