@@ -3,3 +3,4 @@ export type { Compare } from "./api/get-compare";
 export { GroupTable } from "./components/GroupCompare";
 export { RunCompare } from "./components/RunCompare";
 export type { GroupCompare, GroupCompareState } from "./group";
+export { compareTableHtml, groupsTableHtml } from "./export-html";

@@ -1,8 +1,8 @@
 // A report as ONE self-contained HTML file that opens offline: plotly.js (the cartesian dist
 // bundle, inlined), every block's figure and data, the notes and the tables. Nothing in it asks
 // the network for anything: no script or style source, no image, no font.
-import { formatNumber, formatPercent, shortId } from "../../lib/format";
-import type { Compare, GroupCompare } from "../compare";
+import { formatNumber } from "../../lib/format";
+import { compareTableHtml, groupsTableHtml } from "../compare";
 import type { Explore } from "../explore";
 import type { BlockData, ReportData } from "./api/get-report-data";
 import { blockFigure } from "./figures";
@@ -13,7 +13,7 @@ const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;max-width:1100px;margin:2rem auto;padding:0 1rem}
 h1{margin-bottom:.2rem}.meta{color:#616e7c;font-size:.9em}.block{border:1px solid #e4e7eb;border-radius:8px;padding:1rem;margin:1rem 0}
 table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums}th,td{border-bottom:1px solid #e4e7eb;padding:.25rem .6rem;text-align:left}
-td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.muted{color:#616e7c;font-size:.9em}
+td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.incomparable{color:#616e7c;font-style:italic}.muted{color:#616e7c;font-size:.9em}
 pre{background:#f5f7fa;padding:.5rem;overflow:auto}blockquote{border-left:3px solid #cbd2d9;margin:0;padding-left:1rem;color:#52606d}
 .plot{width:100%;height:460px}`;
 
@@ -29,30 +29,9 @@ export function exploreTableHtml(data: Explore): string {
   return `<table data-table="explore"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
-export function compareTableHtml(data: Compare): string {
-  const head = `<tr><th>metric</th>${data.runs.map((r, i) => `<th class="num">${escapeHtml(`${shortId(r.uuid)} ${r.agent}`)}${i === 0 ? " (baseline)" : ""}</th>`).join("")}</tr>`;
-  const rows = data.metrics.map((m) => {
-    const cells = m.values.map((v, i) => {
-      const diff = i > 0 && m.diff_pct[i] !== null && m.diff_pct[i] !== undefined ? ` (${formatPercent(m.diff_pct[i])})` : "";
-      const verdict = m.changes[i]?.verdict;
-      return cell(`${formatNumber(v, 4)}${diff}`, `num${verdict === "better" || verdict === "worse" ? ` ${verdict}` : ""}`);
-    });
-    return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
-  });
-  return `<table data-table="compare"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
-}
-
-export function groupsTableHtml(data: GroupCompare): string {
-  const head = `<tr><th>metric</th>${data.groups.map((g, i) => `<th class="num">${escapeHtml(`${data.by} = ${g.value}`)}${i === 0 ? " (baseline)" : ""}</th>`).join("")}</tr>`;
-  const rows = data.metrics.map((m) => {
-    const cells = m.cells.map((c, i) => {
-      const change = i > 0 && c.change_pct !== null ? ` (${formatPercent(c.change_pct)})` : "";
-      return cell(`${formatNumber(c.value, 4)}${change}`, `num${c.verdict === "better" || c.verdict === "worse" ? ` ${c.verdict}` : ""}`);
-    });
-    return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
-  });
-  return `<table data-table="groups"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
-}
+// The compare tables' HTML is compare's, the same words as its page (verdicts, intervals, n,
+// agreement, split subsets).
+export { compareTableHtml, groupsTableHtml };
 
 function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
   const caption = block.title || (block.kind === "markdown" ? "" : blockLabel(block));
