@@ -4,10 +4,13 @@ Pooling every run of a group into one median mixes agents, targets and parameter
 levels differ far more than the change looked for, and the mix differs between groups. So the
 runs are paired series by series first: a pair is the runs that share everything of a series'
 identity (agent, target, parameters, labels, metric) except the compared dimension. Each pair
-gives a change judged on its samples (compare/stats.py); a metric reports the median of those
-per-series changes and how many pairs agree. Environment dimensions (fs_type, kernel, device,
-mount_options, env.KEY, ...) usually differ by mount point, so for them the target is left out
-of the pairing too; `pair_ignore` overrides what is left out."""
+gives a change judged on its samples (compare/stats.py), none where one side's fsyncs never
+reach stable storage and the other's do (not comparable); a metric reports the median of those
+per-series changes and how many pairs agree, and when they disagree the same per subset of the
+dimension that separates them (compare/split.py). Environment dimensions (fs_type, kernel,
+device, mount_options, env.KEY, ...) and filesystem labels usually differ by mount point, so
+for them the target is left out of the pairing too; labels that say where a run came from
+never key a pair; `pair_ignore` overrides what is left out."""
 
 from __future__ import annotations
 
