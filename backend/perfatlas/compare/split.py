@@ -61,7 +61,7 @@ def varying(attrs: Sequence[Mapping[str, str]]) -> list[str]:
     return [n for n in names if len({a.get(n, ABSENT) for a in attrs}) > 1]
 
 
-def _kind(name: str, attrs: Sequence[Mapping[str, str]]) -> int:
+def _kind(name: str) -> int:
     if name in ("agent", "target"):
         return _RANK[name]
     if name in DURABILITY_FIELDS:
@@ -101,7 +101,7 @@ def choose(
         if len(members) > MAX_SUBSETS:
             continue
         score = _purity(members.values(), columns) - 0.5 * (len(members) - 1)
-        rank = (-score, len(members), _kind(name, attrs), name)
+        rank = (-score, len(members), _kind(name), name)
         if best is None or rank < best:
             best = rank
     whole = _purity([[list(v) for v in verdicts]], columns)
