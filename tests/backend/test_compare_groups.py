@@ -119,6 +119,14 @@ def test_pairs_series_and_reports_the_median_of_per_series_changes(
     # Four series stepped down; the threads=4 configuration did not: 4 of 5 agree.
     assert (cell["pairs"], cell["tested"], cell["agree"], cell["worse"]) == (5, 5, 4, 4)
     assert cell["verdict"] == "worse"
+    # The one pair that disagrees is another configuration: the headline per threads value.
+    assert create["split"]["dimension"] == "threads"
+    split = {s["value"]: s["cells"][1] for s in create["split"]["subsets"]}
+    assert (split["1"]["pairs"], split["1"]["verdict"]) == (4, "worse")
+    assert (split["4"]["pairs"], split["4"]["verdict"]) == (1, "noise")
+    assert split["1"]["change_pct"] == pytest.approx(
+        statistics.median([c for k, c in changes.items() if k[2] == 1])
+    )
     assert cell["lowest_pct"] == pytest.approx(min(changes.values()))
     assert cell["highest_pct"] == pytest.approx(max(changes.values()))
     for g, version in enumerate(("6.1", "6.5")):
@@ -190,7 +198,10 @@ def test_pairs_series_and_reports_the_median_of_per_series_changes(
     summary = next(r for r in table if r["series"] == "all")
     assert float(summary["change_pct fs_version=6.5"]) == pytest.approx(cell["change_pct"])
     assert summary["agree fs_version=6.5"] == "4" and summary["pairs fs_version=6.5"] == "5"
-    pairs = [r for r in table if r["series"] != "all" and r["metric"] == "create.ops_per_s"]
+    # The pairs disagree (threads=4 did not step): a row per subset before the pairs' rows.
+    assert [r["series"] for r in table[:3]] == ["all", "threads=1", "threads=4"]
+    assert [r["verdict fs_version=6.5"] for r in table[1:3]] == ["worse", "noise"]
+    pairs = [r for r in table if r["series"].startswith("agent=")]
     assert sorted(r["verdict fs_version=6.5"] for r in pairs) == ["noise"] + ["worse"] * 4
 
 
@@ -210,7 +221,7 @@ def fs_runs():
 
 
 @pytest.mark.parametrize("state", ["pending", "folded"])
-def test_tmpfs_against_ext4_pairs_by_agent_and_warns(
+def test_tmpfs_against_ext4_pairs_by_agent_and_is_not_comparable(
     client, engine, upload_headers, read_headers, state
 ):
     assert client.post("/api/v1/runs/batch", json={"runs": fs_runs()},
@@ -220,7 +231,12 @@ def test_tmpfs_against_ext4_pairs_by_agent_and_warns(
     # The two mounts differ by target: for an environment dimension it is left out.
     assert data["pair_ignore"] == ["target"]
     cell = data["metrics"][0]["cells"][1]
-    assert cell["pairs"] == 2 and cell["agree"] == 2 and cell["verdict"] == "better"
+    # Durability first: tmpfs's fsyncs reach memory only, so it is never "better" than ext4.
+    assert (cell["pairs"], cell["tested"], cell["agree"]) == (2, 0, 0)
+    assert cell["verdict"] == "not_comparable" and cell["not_comparable"] == 2
+    assert "memory-backed" in cell["reason"]
+    for pair in data["metrics"][0]["pairs"]:
+        assert pair["cells"][1]["change"]["verdict"] == "not_comparable"
     assert [p["key"] for p in data["metrics"][0]["pairs"]] == [
         {
             "agent": a,
@@ -249,6 +265,11 @@ def test_tmpfs_against_ext4_pairs_by_agent_and_warns(
         ({"by": "fs_version", "value": ["6.1", "6.5"], "metric": "nope.*"}, "metric"),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "filter": "agent"}, "filter"),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "pair_ignore": "metric"}, "pair_ignore"),
+        # comma-separated as documented: each name checked
+        (
+            {"by": "fs_version", "value": ["6.1", "6.5"], "pair_ignore": "target,metric"},
+            "pair_ignore",
+        ),
         ({"by": "fs_version", "value": ["6.1", "6.5"], "min_effect": "x"}, "query.min_effect"),
         ({"by": "fs\x00version", "value": ["6.1", "6.5"]}, "query.by"),
         ({"by": "fs_version", "value": ["6.1", "6\x005"]}, "query.value"),

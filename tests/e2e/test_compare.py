@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import LiveServer
 from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import run_body
+from tests.trap import trap_runs
 
 WORKLOAD = "cmp_smallfile"
 FS_WORKLOAD = "cmp_extract"
@@ -170,6 +171,97 @@ def test_group_compare_pairs_series_across_three_versions(
     assert "median over 2 series, 2 of 2 agree" in summary
 
 
+TRAP = "cmp_trap"
+
+
+@pytest.fixture(scope="module")
+def trap_seed(ui_server: LiveServer) -> list[dict[str, Any]]:
+    runs = trap_runs(TRAP)
+    upload_runs(ui_server, runs)
+    return runs
+
+
+def test_group_compare_splits_the_headline_by_fsync(
+    page: Any, ui_server: LiveServer, trap_seed: list[dict[str, Any]]
+) -> None:
+    """Issue 40's trap: 2.2.2 is 19 % slower under fsync=file only. The headline says so per
+    fsync policy at the top level of the row, coloured, without expanding anything."""
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare?workload={TRAP}&by=fs_version&value=2.2.1&value=2.2.2")
+    table = page.get_by_test_id("group-compare-table")
+    table.wait_for()
+    create = table.locator("tbody tr").filter(has_text="create.ops_per_s").first
+    assert "split by fsync" in create.get_by_test_id("split-note").inner_text()
+    cell = create.locator("td").nth(1)
+    subsets = cell.get_by_test_id("subset")
+    assert subsets.count() == 2
+    file_, none = subsets.nth(0), subsets.nth(1)
+    assert re.match(r"fsync=file: -(18|19|20) %, worse, 2 of 2", file_.inner_text()), (
+        file_.inner_text()
+    )
+    assert file_.get_attribute("data-tone") == "much-worse" and file_.is_visible()
+    assert (
+        none.inner_text().startswith("fsync=none: within noise") and "2 of 2" in none.inner_text()
+    )
+    assert none.get_attribute("data-tone") == "noise"
+    # The colours a reader sees: worse is red, within noise is not.
+    red = file_.evaluate("e => getComputedStyle(e).backgroundColor")
+    grey = none.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert red != grey
+    assert "pooled" in cell.inner_text()  # the pooled figure is named as such
+    base = create.locator("td").nth(0).get_by_test_id("subset")
+    assert [t.split(":")[0] for t in base.all_inner_texts()] == ["fsync=file", "fsync=none"]
+    shot(page, "40-compare-groups-split-fsync")
+
+
+def test_tmpfs_against_ext4_with_fsync_file_is_not_comparable(
+    page: Any, ui_server: LiveServer, trap_seed: list[dict[str, Any]]
+) -> None:
+    login(page, ui_server)
+    # By the study's fs label: paired across targets by default, and not comparable.
+    page.goto(f"{ui_server.url}/compare?workload={TRAP}&by=fs&value=ext4&value=tmpfs"
+              "&filter=fsync:file&metric=create.ops_per_s")  # fmt: skip
+    table = page.get_by_test_id("group-compare-table")
+    table.wait_for()
+    cell = table.locator("tbody td").nth(1)
+    assert cell.get_attribute("data-tone") == "incomparable"
+    text = cell.inner_text()
+    assert "not comparable (durability): 1 of 1 series" in text and "memory-backed" in text
+    assert "better" not in text and "%" not in text
+    shot(page, "41-compare-groups-tmpfs-not-comparable")
+    # Two runs side by side, the same.
+    ext4, tmpfs = (
+        next(r["uuid"] for r in trap_seed
+             if r["target"] == f"/mnt/{fs}" and r["parameters"]["fsync"] == "file")
+        for fs in ("ext4", "tmpfs")
+    )  # fmt: skip
+    page.goto(f"{ui_server.url}/compare?runs={ext4},{tmpfs}&metric=create.ops_per_s")
+    run_cell = page.get_by_test_id("compare-table").locator("tbody td").nth(1)
+    run_cell.wait_for()
+    assert run_cell.get_attribute("data-tone") == "incomparable"
+    assert "not comparable" in run_cell.inner_text() and "better" not in run_cell.inner_text()
+    shot(page, "42-compare-runs-tmpfs-not-comparable")
+
+
+def test_no_series_in_both_groups_offers_the_pairing_that_pairs_them(
+    page: Any, ui_server: LiveServer, trap_seed: list[dict[str, Any]]
+) -> None:
+    """This machine's first-run ext4 runs against a reference column: another agent keeps
+    them apart, the page names it and pairs them in one click; firstrun=true is no bar."""
+    login(page, ui_server)
+    page.goto(f"{ui_server.url}/compare?workload={TRAP}&by=fs&value=ext4&value=xfs-seed"
+              "&metric=create.ops_per_s")  # fmt: skip
+    hint = page.get_by_test_id("pair-hint")
+    hint.wait_for()
+    assert "differ in agent" in hint.inner_text()
+    hint.get_by_role("button").click()
+    page.wait_for_url(re.compile(r"pair_ignore=agent"))
+    # the new answer replaces the old one: waited for, not slept on
+    page.get_by_test_id("group-summary").filter(has_text="median over 1 series").wait_for()
+    assert page.get_by_test_id("pair-hint").count() == 0
+    shot(page, "43-compare-groups-pair-hint-followed")
+
+
 def test_group_compare_warns_on_tmpfs_against_ext4(
     page: Any, ui_server: LiveServer, compare_seed: CompareSeed
 ) -> None:
@@ -178,8 +270,11 @@ def test_group_compare_warns_on_tmpfs_against_ext4(
     banner = page.get_by_test_id("durability-warning")
     banner.wait_for()
     assert "memory_backed" in banner.inner_text() and "tmpfs" in banner.inner_text()
+    # Durability first: tmpfs is never "better" than ext4, whatever the figure.
     cell = page.get_by_test_id("group-compare-table").locator("tbody td").nth(1)
-    assert "2 of 2 agree" in cell.inner_text()
+    assert cell.get_attribute("data-tone") == "incomparable"
+    assert "not comparable (durability): 2 of 2 series" in cell.inner_text()
+    assert "better" not in cell.inner_text()
     shot(page, "35-compare-groups-durability")
 
 

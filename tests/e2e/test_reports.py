@@ -317,7 +317,9 @@ def test_a_report_of_every_block_kind_and_its_export(
             offline.evaluate("() => Array.from(document.querySelector('#plot-1').data[0].y)") == ys
         )
         cells = offline.locator("table[data-table=groups] tr", has_text="walk.seconds")
-        assert "(-20" in cells.first.inner_text().replace("−", "-")
+        # the page's words, not a bare "(-20 %)": the median change, its series, the verdict
+        text = cells.first.inner_text().replace("−", "-")
+        assert "-20 % median over" in text and "agree" in text
         offline.set_viewport_size({"width": 1100, "height": 900})
         shot(offline, "77-exported-every-block")
     finally:

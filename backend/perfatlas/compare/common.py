@@ -98,7 +98,7 @@ def change_read(change: Change) -> ChangeRead:
     return ChangeRead(
         change_pct=change.change_pct, ci_low_pct=change.ci_low_pct,
         ci_high_pct=change.ci_high_pct, n_base=change.n_base, n=change.n,
-        verdict=change.verdict,
+        verdict=change.verdict, reason=change.reason,
     )  # fmt: skip
 
 
@@ -146,3 +146,37 @@ def durability_warning(durability: Sequence[Difference], *, what: str) -> str | 
     )
     because = "; ".join(why)
     return f"These {what} differ in durability or cache handling: {named}. {because[0].upper()}{because[1:]}."
+
+
+DURABLE = "durable"
+_VOLATILE = {
+    "memory_backed": "is memory-backed (memory_backed=true)",
+    "no_flush": "does not flush to the device (flush_to_device=false)",
+}
+
+
+def durability_kind(memory_backed: bool | None, flush_to_device: bool | None) -> str:
+    """What an fsync of a run reached: memory, a device that drops flushes, or (unknown
+    counted as such) a device."""
+    if memory_backed:
+        return "memory_backed"
+    if flush_to_device is False:
+        return "no_flush"
+    return DURABLE
+
+
+def durability_gap(base: set[str], side: set[str]) -> str | None:
+    """Why a side is not comparable with the baseline (one side's fsyncs never reach stable
+    storage and the other's do), or None. Durability comes first: such a difference is the
+    medium's, never a better or worse version, so no verdict is given."""
+    v_base, v_side = base - {DURABLE}, side - {DURABLE}
+    if (DURABLE in base) == (DURABLE in side) and bool(v_base) == bool(v_side):
+        return None
+    if bool(v_side) != bool(v_base):
+        kinds = sorted(v_side or v_base)
+        one, other = ("this side", "the baseline") if v_side else ("the baseline", "this side")
+        negation = "is not" if "memory_backed" in kinds else "does"
+        what = f"{one} {' and '.join(_VOLATILE[k] for k in kinds)}, {other} {negation}"
+    else:
+        what = "one side mixes runs that reach stable storage with runs that do not"
+    return f"not comparable (durability): {what}"

@@ -4,17 +4,18 @@ Pooling every run of a group into one median mixes agents, targets and parameter
 levels differ far more than the change looked for, and the mix differs between groups. So the
 runs are paired series by series first: a pair is the runs that share everything of a series'
 identity (agent, target, parameters, labels, metric) except the compared dimension. Each pair
-gives a change judged on its samples (compare/stats.py); a metric reports the median of those
-per-series changes and how many pairs agree. Environment dimensions (fs_type, kernel, device,
-mount_options, env.KEY, ...) usually differ by mount point, so for them the target is left out
-of the pairing too; `pair_ignore` overrides what is left out."""
+gives a change judged on its samples (compare/stats.py), none where one side's fsyncs never
+reach stable storage and the other's do (not comparable); a metric reports the median of those
+per-series changes and how many pairs agree, and when they disagree the same per subset of the
+dimension that separates them (compare/split.py). Environment dimensions (fs_type, kernel,
+device, mount_options, env.KEY, ...) and filesystem labels usually differ by mount point, so
+for them the target is left out of the pairing too; labels that say where a run came from
+never key a pair; `pair_ignore` overrides what is left out."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
@@ -23,16 +24,9 @@ from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
 from perfatlas.alerts.queries import tentative_series
-from perfatlas.compare import candidates, common
-from perfatlas.compare.schemas import (
-    GroupCell,
-    GroupCompareRead,
-    GroupInfo,
-    GroupMetric,
-    GroupPair,
-    PairCell,
-)
-from perfatlas.compare.stats import CONFIDENCE, Change, agreement, compare_samples, median
+from perfatlas.compare import candidates, common, pairs
+from perfatlas.compare.schemas import GroupCompareRead, GroupInfo
+from perfatlas.compare.stats import CONFIDENCE
 from perfatlas.core.db import key_in
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
@@ -57,8 +51,35 @@ NO_IGNORE = "none"
 HISTORY = Result.flags.op("&")(CONFIRMING) == 0
 
 
-def default_pair_ignore(by: str) -> list[str]:
-    return ["target"] if by in ENVIRONMENT_DIMENSIONS or by.startswith("env.") else []
+# Labels that say where a run came from, not what it measured: left out of every pairing
+# (unless pair_ignore is `none`), so the first run's runs (firstrun=true) pair with the seed's
+# reference runs of the same study, in the study reports' blocks too.
+ORIGIN_LABELS = frozenset({"firstrun", "study"})
+# Labels that name the filesystem (`perfatlas-agent study` labels fs=...), and the names of
+# filesystems: a label whose values are these sits on a different mount per value.
+FS_LABELS = frozenset({"fs", "filesystem", "fs_type", "fstype"})
+FS_NAMES = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "tmpfs", "ramfs", "f2fs", "bcachefs",
+     "nfs", "nfs4", "cifs", "smb", "ntfs", "vfat", "exfat", "jfs", "reiserfs", "nilfs2",
+     "overlay", "fuse", "ceph", "lustre", "gpfs"}
+)  # fmt: skip
+
+
+def filesystem_like(by: str, values: Sequence[str]) -> bool:
+    """fs_type, a label naming the filesystem, or a dimension whose values are filesystems."""
+    return (
+        by == "fs_type" or by.removeprefix("label.") in FS_LABELS
+        or (bool(values) and all(v.lower() in FS_NAMES for v in values))
+    )  # fmt: skip
+
+
+def default_pair_ignore(by: str, values: Sequence[str] = ()) -> list[str]:
+    """The target for a dimension of the environment or a filesystem (each value on its own
+    mount); nothing otherwise (comparing targets leaves the target out as `by`)."""
+    across = (
+        by in ENVIRONMENT_DIMENSIONS or by.startswith("env.") or filesystem_like(by, values)
+    )  # fmt: skip
+    return ["target"] if across and by != "target" else []
 
 
 def _dropped(name: str) -> tuple[set[str], set[str], set[str]]:
@@ -94,24 +115,6 @@ def pairing_key(series: Series, agent: str, ignore: Sequence[str]) -> dict[str, 
     key["parameters"] = {k: v for k, v in series.parameters.items() if k not in params}
     key["labels"] = {k: v for k, v in series.labels.items() if k not in labels}
     return key
-
-
-@dataclass
-class _Side:
-    samples: list[float] = field(default_factory=list)
-    runs: set[int] = field(default_factory=set)
-    masks: set[int] = field(default_factory=set)
-    series: set[int] = field(default_factory=set)
-
-
-def _pair_cell(side: _Side, tentative: set[int], change: Change | None) -> PairCell:
-    return PairCell(
-        value=median(side.samples) if side.samples else None,
-        n=len(side.samples),
-        runs=len(side.runs),
-        flags=common.flags_of(side.masks, tentative=bool(side.series & tentative)),
-        change=common.change_read(change) if change else None,
-    )
 
 
 def _values(values: Sequence[str]) -> list[str]:
@@ -209,7 +212,12 @@ def compare_groups(
     if by in NOT_COMPARABLE:
         raise Invalid("by", f"{by!r} cannot be compared as groups")
     groups = _values(values)
-    ignore = default_pair_ignore(by) if pair_ignore is None else list(pair_ignore)
+    # `pair_ignore=a,b` as documented: comma-separated, repeated, or both.
+    given = None if pair_ignore is None else [
+        part.strip() for item in pair_ignore for part in item.split(",") if part.strip()
+    ]  # fmt: skip
+    ignore = default_pair_ignore(by, groups) if given is None else given
+    origin = NO_IGNORE not in ignore
     if NO_IGNORE in ignore:
         ignore = []
     for name in ignore:
@@ -223,14 +231,23 @@ def compare_groups(
         for s in session.scalars(select(Series).where(Series.id.in_({r.series_id for r in rows})))
     }
     tentative = tentative_series(session, list(series))
+    # The origin labels the runs have (unless `none`), and by default, comparing filesystems,
+    # the labels that name the filesystem again (fs=ext4 beside fs_type ext4): said in the answer.
+    have = {name for s in series.values() for name in s.labels}
+    left = (ORIGIN_LABELS if origin else set()) | (
+        FS_LABELS if given is None and filesystem_like(by, groups) else set()
+    )
+    named = {n.removeprefix("label.") for n in [*ignore, by]}
+    ignore += [f"label.{n}" for n in sorted(left & have - named)]
     ignore_all = [*ignore, by]
     group_index = {v: i for i, v in enumerate(groups)}
     # metric -> pairing key (canonical) -> group index -> side
-    table: dict[tuple[str, str, str], dict[str, tuple[dict[str, Any], dict[int, _Side]]]] = (
+    table: dict[tuple[str, str, str], dict[str, tuple[dict[str, Any], dict[int, pairs.Side]]]] = (
         defaultdict(dict)
     )
+    keys_of: list[dict[str, dict[str, str]]] = [{} for _ in groups]  # group -> canon -> flat key
     run_results: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    facts: list[dict[str, set[Any]]] = [defaultdict(set) for _ in groups]
+    seen_facts: list[set[tuple[Any, ...]]] = [set() for _ in groups]  # DURABILITY_FIELDS' values
     runs_of: list[set[int]] = [set() for _ in groups]
     # series id -> (pairing key, its canonical form): once per series, not per result.
     keys: dict[int, tuple[dict[str, Any], str]] = {}
@@ -247,19 +264,26 @@ def compare_groups(
             keyed = keys[row.series_id] = (key, canon)
         key, canon = keyed
         _, sides = table[(row.metric, row.unit, row.direction)].setdefault(canon, (key, {}))
-        side = sides.setdefault(g, _Side())
+        side = sides.setdefault(g, pairs.Side())
         side.samples.extend(row.samples)
         side.runs.add(row.run_id)
         side.masks.add(row.flags)
         side.series.add(row.series_id)
+        # One tuple a row; the facts are read from the few distinct ones afterwards.
+        fact = tuple(getattr(row, f) for f in DURABILITY_FIELDS)
+        side.fact_rows.add(fact)
+        seen_facts[g].add(fact)
+        if canon not in keys_of[g]:
+            keys_of[g][canon] = pairs.flat_key(key)
         run_results[row.run_id].append((row.metric, row.id))
         runs_of[g].add(row.run_id)
-        for f in DURABILITY_FIELDS:
-            facts[g][f].add(getattr(row, f))
+    facts = [pairs.facts_of(seen) for seen in seen_facts]
     order = {m: i for i, m in enumerate(common.phase_order(run_results.values()))}
     out = [
-        _metric(metric, unit, direction, pairs, len(groups), tentative, min_effect_pct)
-        for (metric, unit, direction), pairs in sorted(
+        pairs.metric(
+            metric, unit, direction, list(found.values()), len(groups), tentative, min_effect_pct
+        )
+        for (metric, unit, direction), found in sorted(
             table.items(), key=lambda item: (order[item[0][0]], item[0])
         )
     ]
@@ -276,66 +300,17 @@ def compare_groups(
     # Shown per group, every group included (a group without runs has no facts).
     for d in durability:
         d.values = [info.durability[d.key] if info.runs else None for info in infos]
+    # A group with series but none in common with the baseline: which fields keep them apart.
+    apart = [g for g in range(1, len(groups)) if keys_of[0] and keys_of[g]
+             and not keys_of[0].keys() & keys_of[g].keys()]  # fmt: skip
+    hint: set[str] = set()
+    for g in apart:
+        hint |= pairs.pair_hint(list(keys_of[0].values()), list(keys_of[g].values()))
     return GroupCompareRead(
+        pair_hint=sorted({*ignore, *hint}) if hint else None,
         workload=workload, by=by, values=groups, filters=list(filters), pair_ignore=ignore,
         min_effect_pct=min_effect_pct, confidence=CONFIDENCE, groups=infos, metrics=out,
         durability_differs=bool(durability),
         warning=common.durability_warning(durability, what="groups"),
         durability=durability, reasons=common.reasons(),
     )  # fmt: skip
-
-
-def _metric(
-    metric: str,
-    unit: str,
-    direction: str,
-    pairs: dict[str, tuple[dict[str, Any], dict[int, _Side]]],
-    groups: int,
-    tentative: set[int],
-    min_effect_pct: float,
-) -> GroupMetric:
-    out_pairs: list[GroupPair] = []
-    changes: list[list[Change]] = [[] for _ in range(groups)]
-    # Pairs in the order of their keys, whatever order their runs were stored in.
-    for key, sides in sorted(pairs.values(), key=lambda pair: json.dumps(pair[0], sort_keys=True)):
-        base = sides.get(0)
-        cells: list[PairCell | None] = []
-        for g in range(groups):
-            side = sides.get(g)
-            if side is None:
-                cells.append(None)
-                continue
-            change = None
-            if g > 0 and base is not None:
-                change = compare_samples(
-                    base.samples, side.samples, direction=direction, min_effect_pct=min_effect_pct
-                )
-                changes[g].append(change)
-            cells.append(_pair_cell(side, tentative, change))
-        out_pairs.append(GroupPair(key=key, cells=cells))
-    group_cells = []
-    for g in range(groups):
-        present = [s[g] for _, s in pairs.values() if g in s]
-        summary = agreement(changes[g], direction=direction) if g > 0 else None
-        masks = {m for side in present for m in side.masks}
-        group_cells.append(
-            GroupCell(
-                value=median([median(s.samples) for s in present]) if present else None,
-                series=len(present),
-                runs=len({r for s in present for r in s.runs}),
-                samples=sum(len(s.samples) for s in present),
-                flags=common.flags_of(masks, tentative=any(s.series & tentative for s in present)),
-                change_pct=summary.change_pct if summary else None,
-                pairs=summary.pairs if summary else 0,
-                tested=summary.tested if summary else 0,
-                agree=summary.agree if summary else 0,
-                better=summary.better if summary else 0,
-                worse=summary.worse if summary else 0,
-                lowest_pct=summary.lowest_pct if summary else None,
-                highest_pct=summary.highest_pct if summary else None,
-                verdict=summary.verdict if summary else None,
-            )
-        )
-    return GroupMetric(
-        metric=metric, unit=unit, direction=direction, cells=group_cells, pairs=out_pairs
-    )

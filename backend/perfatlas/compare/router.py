@@ -48,9 +48,11 @@ PairIgnoreQuery = Annotated[
     list[str] | None,
     Query(
         description="series keys left out of the pairing besides `by` (agent, target, "
-        "param.NAME, label.NAME or a bare name); default: target for environment dimensions "
-        "(fs_type, kernel, device, mount_options, env.KEY, ...), nothing otherwise; `none` "
-        "leaves nothing out"
+        "param.NAME, label.NAME or a bare name), repeated or comma-separated; default: target "
+        "for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), "
+        "a filesystem label (fs, filesystem, or values that name filesystems) and target, "
+        "nothing otherwise; the labels that say where a run came from (firstrun, study) are "
+        "left out too; `none` leaves nothing out"
     ),
 ]
 

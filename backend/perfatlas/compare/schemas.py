@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from perfatlas.runs.schemas import DurabilityFacts
 
-VerdictName = Literal["better", "worse", "noise", "few", "missing"]
+VerdictName = Literal["better", "worse", "noise", "few", "missing", "not_comparable"]
 
 
 class ChangeRead(BaseModel):
@@ -24,7 +24,11 @@ class ChangeRead(BaseModel):
     verdict: VerdictName = Field(
         description="better / worse (real: the interval excludes zero and the change is at "
         "least min_effect_pct), noise (within noise), few (not enough repetitions to test), "
-        "missing"
+        "missing, not_comparable (one side is memory-backed or does not flush to the device "
+        "and the other does: never better or worse; `reason` names the fact)"
+    )
+    reason: str | None = Field(
+        default=None, description="why the change is not judged (verdict not_comparable)"
     )
 
 
@@ -100,7 +104,11 @@ class GroupPair(BaseModel):
 class GroupCell(BaseModel):
     """One metric in one group: its value, and for the other groups the per-series change."""
 
-    value: float | None = Field(description="median of the per-series medians in this group")
+    value: float | None = Field(
+        description="median of the per-series medians in this group: when several series "
+        "differ in level (GroupMetric.varying), a pooled figure no run has; the metric's "
+        "`split` gives each homogeneous subset its own values"
+    )
     series: int = Field(description="series (pairing keys) with runs in this group")
     runs: int
     samples: int
@@ -116,17 +124,49 @@ class GroupCell(BaseModel):
     lowest_pct: float | None = Field(description="the lowest per-series change")
     highest_pct: float | None = Field(description="the highest per-series change")
     verdict: VerdictName | Literal["mixed"] | None = Field(
-        description="better / worse when most tested pairs are; mixed; noise; few; null for "
-        "the baseline"
+        description="better / worse when most tested pairs are; mixed; noise; few; "
+        "not_comparable when every pair differs in durability; null for the baseline"
     )
+    not_comparable: int = Field(
+        default=0, description="pairs not comparable (durability), left out of the change"
+    )
+    reason: str | None = Field(
+        default=None, description="the durability fact that makes pairs not comparable"
+    )
+
+
+class SplitSubset(BaseModel):
+    """The pairs whose series have one value of the split dimension."""
+
+    value: str
+    cells: list[GroupCell] = Field(description="one per group value, as GroupMetric.cells")
+
+
+class GroupSplit(BaseModel):
+    """The headline per subset, when the per-series verdicts disagree: split by the series key
+    (parameter, label, agent, target) or durability fact whose values best separate them."""
+
+    dimension: str = Field(description="a parameter or label name, agent, target or a fact")
+    subsets: list[SplitSubset]
 
 
 class GroupMetric(BaseModel):
     metric: str
     unit: str
     direction: str
-    cells: list[GroupCell] = Field(description="one per group value, the baseline first")
+    cells: list[GroupCell] = Field(
+        description="one per group value, the baseline first: every pair pooled"
+    )
     pairs: list[GroupPair]
+    varying: list[str] = Field(
+        default_factory=list,
+        description="series keys and durability facts whose values differ between the pairs: "
+        "what the pooled cells mix",
+    )
+    split: GroupSplit | None = Field(
+        default=None,
+        description="when the pairs' verdicts disagree: the headline per subset of pairs",
+    )
 
 
 class GroupInfo(BaseModel):
@@ -151,3 +191,8 @@ class GroupCompareRead(BaseModel):
     warning: str | None
     durability: list[Difference] = Field(description="facts whose values differ between groups")
     reasons: dict[str, str]
+    pair_hint: list[str] | None = Field(
+        default=None,
+        description="when a group has no series in common with the baseline: the pair_ignore "
+        "that pairs them (the current one and the series keys in which they differ)",
+    )

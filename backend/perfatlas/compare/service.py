@@ -3,6 +3,7 @@ the trust flags of each value, and what differs between the runs (durability fir
 
 from __future__ import annotations
 
+import dataclasses
 import uuid as uuid_mod
 from collections import defaultdict
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ def _metric_row(
     runs: int,
     tentative: set[int],
     min_effect_pct: float,
+    kinds: Sequence[str],
 ) -> CompareMetric:
     first = next(iter(cells.values()))
     values = [cells[i].value if i in cells else None for i in range(runs)]
@@ -65,7 +67,9 @@ def _metric_row(
         else:
             diff = (value - b0) / abs(b0) * 100.0
             diffs.append(diff)
-            better.append(None if diff == 0 else (diff > 0) == (first.direction == "higher"))
+            # Not comparable (durability): no way is better.
+            gap = common.durability_gap({kinds[0]}, {kinds[i]})
+            better.append(None if diff == 0 or gap else (diff > 0) == (first.direction == "higher"))
         if i == 0 or base is None or i not in cells:
             changes.append(None)
             continue
@@ -73,6 +77,9 @@ def _metric_row(
             base.samples, cells[i].samples, direction=first.direction,
             min_effect_pct=min_effect_pct,
         )  # fmt: skip
+        gap = common.durability_gap({kinds[0]}, {kinds[i]})
+        if gap:
+            change = dataclasses.replace(change, verdict="not_comparable", reason=gap)
         changes.append(common.change_read(change))
     return CompareMetric(
         metric=name,
@@ -116,7 +123,10 @@ def compare_runs(
     tentative = tentative_series(
         session, [r.series_id for m in order for r in by_metric[m].values()]
     )
-    rows = [_metric_row(m, by_metric[m], len(runs), tentative, min_effect_pct) for m in order]
+    kinds = [common.durability_kind(run.memory_backed, run.flush_to_device) for run in runs]
+    rows = [
+        _metric_row(m, by_metric[m], len(runs), tentative, min_effect_pct, kinds) for m in order
+    ]
     durability = common.differences(
         [{f: getattr(run, f) for f in DURABILITY_FIELDS} for run in runs]
     )

@@ -34,7 +34,7 @@ RESAMPLES = 2000
 # The same threshold as the trust flag "few_repetitions": below it there is no spread to test.
 MIN_SAMPLES = MIN_REPETITIONS
 
-Verdict = Literal["better", "worse", "noise", "few", "missing"]
+Verdict = Literal["better", "worse", "noise", "few", "missing", "not_comparable"]
 VERDICTS: dict[str, str] = {
     "better": "better: the interval of the change excludes zero and the change is at least "
     "the minimum effect",
@@ -45,6 +45,8 @@ VERDICTS: dict[str, str] = {
     "few": f"not enough repetitions: a side has fewer than {MIN_SAMPLES} samples, so its "
     "noise is unknown",
     "missing": "no value on one side (or a baseline of zero)",
+    "not_comparable": "not comparable (durability): one side is memory-backed or does not "
+    "flush to the device and the other does, so a difference says nothing of better or worse",
 }
 
 
@@ -60,6 +62,8 @@ class Change:
     ci_low_pct: float | None
     ci_high_pct: float | None
     verdict: Verdict
+    # Why the change is not judged (verdict not_comparable): the durability fact named.
+    reason: str | None = None
 
 
 def median(values: Sequence[float]) -> float:
@@ -146,6 +150,8 @@ class Agreement:
     lowest_pct: float | None
     highest_pct: float | None
     verdict: Verdict | Literal["mixed"]
+    not_comparable: int = 0  # pairs whose sides differ in durability: never judged
+    reason: str | None = None
 
 
 def agreement(changes: Sequence[Change], *, direction: str) -> Agreement:
@@ -153,13 +159,25 @@ def agreement(changes: Sequence[Change], *, direction: str) -> Agreement:
 
     The metric is better or worse when more than half of the tested pairs are significant in
     that direction; "mixed" when some are significantly better and others worse without a
-    majority; within noise otherwise."""
-    pcts = [c.change_pct for c in changes if c.change_pct is not None]
+    majority; within noise otherwise. Pairs whose sides differ in durability (verdict
+    not_comparable) count in `pairs` only: their changes are left out of the median, and when
+    every pair is such the metric is not comparable."""
+    apart = [c for c in changes if c.verdict == "not_comparable"]
+    if apart and len(apart) == len(changes):
+        pcts = [c.change_pct for c in apart if c.change_pct is not None]
+        return Agreement(
+            change_pct=median(pcts) if pcts else None, pairs=len(changes), tested=0, agree=0,
+            better=0, worse=0, lowest_pct=min(pcts) if pcts else None,
+            highest_pct=max(pcts) if pcts else None, verdict="not_comparable",
+            not_comparable=len(apart), reason=apart[0].reason,
+        )  # fmt: skip
+    comparable = [c for c in changes if c.verdict != "not_comparable"]
+    pcts = [c.change_pct for c in comparable if c.change_pct is not None]
     tested = [c for c in changes if c.verdict in ("better", "worse", "noise")]
     better = sum(c.verdict == "better" for c in tested)
     worse = sum(c.verdict == "worse" for c in tested)
     mid = median(pcts) if pcts else None
-    if not changes or mid is None:
+    if not comparable or mid is None:
         verdict: Verdict | Literal["mixed"] = "missing"
         agree = 0
     else:
@@ -185,4 +203,6 @@ def agreement(changes: Sequence[Change], *, direction: str) -> Agreement:
         lowest_pct=min(pcts) if pcts else None,
         highest_pct=max(pcts) if pcts else None,
         verdict=verdict,
+        not_comparable=len(apart),
+        reason=apart[0].reason if apart else None,
     )

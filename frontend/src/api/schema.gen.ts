@@ -1661,11 +1661,16 @@ export interface components {
              */
             n_base: number;
             /**
+             * Reason
+             * @description why the change is not judged (verdict not_comparable)
+             */
+            reason?: string | null;
+            /**
              * Verdict
-             * @description better / worse (real: the interval excludes zero and the change is at least min_effect_pct), noise (within noise), few (not enough repetitions to test), missing
+             * @description better / worse (real: the interval excludes zero and the change is at least min_effect_pct), noise (within noise), few (not enough repetitions to test), missing, not_comparable (one side is memory-backed or does not flush to the device and the other does: never better or worse; `reason` names the fact)
              * @enum {string}
              */
-            verdict: "better" | "worse" | "noise" | "few" | "missing";
+            verdict: "better" | "worse" | "noise" | "few" | "missing" | "not_comparable";
         };
         /** ChannelCreate */
         ChannelCreate: {
@@ -2456,10 +2461,21 @@ export interface components {
              */
             lowest_pct: number | null;
             /**
+             * Not Comparable
+             * @description pairs not comparable (durability), left out of the change
+             * @default 0
+             */
+            not_comparable: number;
+            /**
              * Pairs
              * @description series present in this group and in the baseline
              */
             pairs: number;
+            /**
+             * Reason
+             * @description the durability fact that makes pairs not comparable
+             */
+            reason?: string | null;
             /** Runs */
             runs: number;
             /** Samples */
@@ -2476,14 +2492,14 @@ export interface components {
             tested: number;
             /**
              * Value
-             * @description median of the per-series medians in this group
+             * @description median of the per-series medians in this group: when several series differ in level (GroupMetric.varying), a pooled figure no run has; the metric's `split` gives each homogeneous subset its own values
              */
             value: number | null;
             /**
              * Verdict
-             * @description better / worse when most tested pairs are; mixed; noise; few; null for the baseline
+             * @description better / worse when most tested pairs are; mixed; noise; few; not_comparable when every pair differs in durability; null for the baseline
              */
-            verdict: ("better" | "worse" | "noise" | "few" | "missing") | "mixed" | null;
+            verdict: ("better" | "worse" | "noise" | "few" | "missing" | "not_comparable") | "mixed" | null;
             /** Worse */
             worse: number;
         };
@@ -2511,6 +2527,11 @@ export interface components {
             metrics: components["schemas"]["GroupMetric"][];
             /** Min Effect Pct */
             min_effect_pct: number;
+            /**
+             * Pair Hint
+             * @description when a group has no series in common with the baseline: the pair_ignore that pairs them (the current one and the series keys in which they differ)
+             */
+            pair_hint?: string[] | null;
             /**
              * Pair Ignore
              * @description series keys left out of the pairing, besides the compared dimension
@@ -2548,7 +2569,7 @@ export interface components {
         GroupMetric: {
             /**
              * Cells
-             * @description one per group value, the baseline first
+             * @description one per group value, the baseline first: every pair pooled
              */
             cells: components["schemas"]["GroupCell"][];
             /** Direction */
@@ -2557,8 +2578,15 @@ export interface components {
             metric: string;
             /** Pairs */
             pairs: components["schemas"]["GroupPair"][];
+            /** @description when the pairs' verdicts disagree: the headline per subset of pairs */
+            split?: components["schemas"]["GroupSplit"] | null;
             /** Unit */
             unit: string;
+            /**
+             * Varying
+             * @description series keys and durability facts whose values differ between the pairs: what the pooled cells mix
+             */
+            varying?: string[];
         };
         /**
          * GroupPair
@@ -2577,6 +2605,20 @@ export interface components {
             key: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * GroupSplit
+         * @description The headline per subset, when the per-series verdicts disagree: split by the series key
+         *     (parameter, label, agent, target) or durability fact whose values best separate them.
+         */
+        GroupSplit: {
+            /**
+             * Dimension
+             * @description a parameter or label name, agent, target or a fact
+             */
+            dimension: string;
+            /** Subsets */
+            subsets: components["schemas"]["SplitSubset"][];
         };
         /** Health */
         Health: {
@@ -4137,6 +4179,19 @@ export interface components {
             value: string;
         };
         /**
+         * SplitSubset
+         * @description The pairs whose series have one value of the split dimension.
+         */
+        SplitSubset: {
+            /**
+             * Cells
+             * @description one per group value, as GroupMetric.cells
+             */
+            cells: components["schemas"]["GroupCell"][];
+            /** Value */
+            value: string;
+        };
+        /**
          * StatusUpdate
          * @description A person's triage: acknowledge, mark expected (say why in the note), reopen, resolve.
          */
@@ -5685,7 +5740,7 @@ export interface operations {
                 metric?: string[];
                 /** @description dimension:value, repeatable; several values of one dimension mean any */
                 filter?: string[];
-                /** @description series keys left out of the pairing besides `by` (agent, target, param.NAME, label.NAME or a bare name); default: target for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), nothing otherwise; `none` leaves nothing out */
+                /** @description series keys left out of the pairing besides `by` (agent, target, param.NAME, label.NAME or a bare name), repeated or comma-separated; default: target for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), a filesystem label (fs, filesystem, or values that name filesystems) and target, nothing otherwise; the labels that say where a run came from (firstrun, study) are left out too; `none` leaves nothing out */
                 pair_ignore?: string[] | null;
                 /** @description the smallest change, in percent, called better or worse; a smaller one is within noise even when the test finds it */
                 min_effect?: number;
@@ -5745,7 +5800,7 @@ export interface operations {
                 metric?: string[];
                 /** @description dimension:value, repeatable; several values of one dimension mean any */
                 filter?: string[];
-                /** @description series keys left out of the pairing besides `by` (agent, target, param.NAME, label.NAME or a bare name); default: target for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), nothing otherwise; `none` leaves nothing out */
+                /** @description series keys left out of the pairing besides `by` (agent, target, param.NAME, label.NAME or a bare name), repeated or comma-separated; default: target for environment dimensions (fs_type, kernel, device, mount_options, env.KEY, ...), a filesystem label (fs, filesystem, or values that name filesystems) and target, nothing otherwise; the labels that say where a run came from (firstrun, study) are left out too; `none` leaves nothing out */
                 pair_ignore?: string[] | null;
                 /** @description the smallest change, in percent, called better or worse; a smaller one is within noise even when the test finds it */
                 min_effect?: number;

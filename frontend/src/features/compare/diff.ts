@@ -7,7 +7,7 @@ import type { CompareQuery } from "./api/get-compare";
 
 export type Change = Schemas["ChangeRead"];
 export type Verdict = Change["verdict"] | "mixed";
-export type Tone = "base" | "noise" | "few" | "better" | "worse" | "much-better" | "much-worse" | "mixed" | "missing";
+export type Tone = "base" | "noise" | "few" | "better" | "worse" | "much-better" | "much-worse" | "mixed" | "missing" | "incomparable";
 
 export const LARGE_PCT = 10;
 
@@ -18,11 +18,14 @@ export const VERDICT_TEXT: Record<Verdict, string> = {
   few: "not enough repetitions",
   missing: "no value",
   mixed: "mixed",
+  not_comparable: "not comparable (durability)",
 };
 
 export function verdictTone(verdict: Verdict | null | undefined, changePct: number | null | undefined, isBaseline = false): Tone {
   if (isBaseline) return "base";
   if (!verdict || verdict === "missing") return "missing";
+  // Durability first: a memory-backed or no-flush side against a durable one is neither.
+  if (verdict === "not_comparable") return "incomparable";
   if (verdict === "better" || verdict === "worse") {
     const large = changePct !== null && changePct !== undefined && Math.abs(changePct) >= LARGE_PCT;
     return large ? (`much-${verdict}` as Tone) : verdict;
@@ -30,8 +33,10 @@ export function verdictTone(verdict: Verdict | null | undefined, changePct: numb
   return verdict;
 }
 
-/** "−20.3 % [−22.1 … −18.0 %]": the change with its 95 % interval when there is one. */
-export function changeText(change: Pick<Change, "change_pct" | "ci_low_pct" | "ci_high_pct">): string {
+/** "−20.3 % [−22.1 … −18.0 %]": the change with its 95 % interval when there is one; no figure
+ * where the sides differ in durability (the figure is in the hover text). */
+export function changeText(change: Pick<Change, "change_pct" | "ci_low_pct" | "ci_high_pct"> & { verdict?: Change["verdict"] }): string {
+  if (change.verdict === "not_comparable") return "not comparable";
   const main = formatPercent(change.change_pct);
   if (change.ci_low_pct === null || change.ci_high_pct === null) return main;
   return `${main} [${formatPercent(change.ci_low_pct)} … ${formatPercent(change.ci_high_pct)}]`;
@@ -47,6 +52,8 @@ export function changeTitle(change: Change, minEffectPct: number): string {
       return `${changeText(change)} (95 % interval), ${n}: the interval includes zero or the change is under ${minEffectPct} %`;
     case "missing":
       return "no value to compare";
+    case "not_comparable":
+      return `${change.reason ?? "not comparable (durability)"}; the difference (${formatPercent(change.change_pct)}) is the medium's, not better or worse`;
     default:
       return `${changeText(change)} (95 % interval), ${n}: ${change.verdict}, the interval excludes zero and the change is at least ${minEffectPct} %`;
   }

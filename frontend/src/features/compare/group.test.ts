@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { groupCompareQuery, groupCompareSearch, groupSummary, parseGroupCompare, type GroupCell } from "./group";
+import { groupCompareQuery, groupCompareSearch, groupSummary, parseGroupCompare, subsetSummary, type GroupCell } from "./group";
 
 const cell = (patch: Partial<GroupCell>): GroupCell => ({
   value: 1, series: 4, runs: 8, samples: 24, flags: [], change_pct: -22.4, pairs: 4, tested: 4, agree: 4, better: 0, worse: 4,
-  lowest_pct: -23, highest_pct: -21, verdict: "worse", ...patch,
+  lowest_pct: -23, highest_pct: -21, verdict: "worse", not_comparable: 0, reason: null, ...patch,
 });
 
 describe("group compare state", () => {
@@ -32,5 +32,23 @@ describe("groupSummary", () => {
     expect(groupSummary(cell({ pairs: 0 }))).toBe("no series in both groups");
     // A group without runs of the metric: nothing to pair, and the table says that, not more.
     expect(groupSummary(cell({ pairs: 0, runs: 0, series: 0, value: null }))).toBe("no runs");
+  });
+});
+
+describe("subsetSummary", () => {
+  it("gives each subset its change, verdict and how many series say so", () => {
+    expect(subsetSummary("fsync", "file", cell({ change_pct: -19, pairs: 2, tested: 2, worse: 2 }))).toBe("fsync=file: -19 %, worse, 2 of 2");
+    expect(subsetSummary("fsync", "none", cell({ change_pct: 0.4, pairs: 2, tested: 2, worse: 0, agree: 0, verdict: "noise" }))).toBe(
+      "fsync=none: within noise (+0.4 %), 2 of 2",
+    );
+    expect(subsetSummary("fs", "tmpfs", cell({ pairs: 2, tested: 0, worse: 0, not_comparable: 2, verdict: "not_comparable" }))).toBe(
+      "fs=tmpfs: not comparable (durability), 2 of 2",
+    );
+    expect(groupSummary(cell({ pairs: 2, not_comparable: 2, verdict: "not_comparable" }))).toBe("not comparable (durability): 2 of 2 series");
+  });
+
+  it("splits a comma-separated pair_ignore as the API does", () => {
+    const state = parseGroupCompare(new URLSearchParams("workload=w&by=fs&value=a&value=b&pair_ignore=agent,target&pair_ignore=mode"))!;
+    expect(state.pairIgnore).toEqual(["agent", "target", "mode"]);
   });
 });

@@ -24,7 +24,8 @@ export function parseGroupCompare(params: URLSearchParams): GroupCompareState | 
   if (!workload || !by) return null;
   // `a` and `b` are the links of the two-group page before several groups were possible.
   const values = [...params.getAll("value"), params.get("a") ?? "", params.get("b") ?? ""].filter((v, i, all) => v !== "" && all.indexOf(v) === i);
-  const ignore = params.getAll("pair_ignore");
+  // Repeated or comma-separated (`pair_ignore=agent,target`), as the API takes it.
+  const ignore = params.getAll("pair_ignore").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
   const minEffect = Number.parseFloat(params.get("min_effect") ?? "");
   return {
     workload,
@@ -64,8 +65,42 @@ export function groupCompareQuery(state: GroupCompareState) {
 export function groupSummary(cell: GroupCell): string {
   if (cell.runs === 0) return "no runs";
   if (cell.pairs === 0) return "no series in both groups";
+  if (cell.verdict === "not_comparable") return `not comparable (durability): ${cell.not_comparable} of ${cell.pairs} series`;
   const change = `${formatPercent(cell.change_pct)} median over ${cell.pairs} series`;
   if (cell.tested === 0) return `${change}: not enough repetitions to test`;
   const untested = cell.pairs - cell.tested;
   return `${change}, ${cell.agree} of ${cell.pairs} agree${untested ? ` (${untested} too few repetitions)` : ""}`;
+}
+
+/** How many of a cell's pairs say what its verdict says: "2 of 2". */
+export function verdictCount(cell: GroupCell): string {
+  const count: Record<string, number> = {
+    worse: cell.worse,
+    better: cell.better,
+    noise: cell.tested - cell.better - cell.worse,
+    not_comparable: cell.not_comparable,
+    mixed: cell.tested,
+  };
+  const n = cell.verdict ? count[cell.verdict] : undefined;
+  return n === undefined ? `${cell.pairs} series` : `${n} of ${cell.pairs}`;
+}
+
+/** One subset's headline: "fsync=file: −19.0 %, worse, 2 of 2"; "fsync=none: within noise, 2 of 2". */
+export function subsetSummary(dimension: string, value: string, cell: GroupCell): string {
+  const head = `${dimension}=${value}`;
+  if (cell.pairs === 0) return `${head}: no series in both groups`;
+  switch (cell.verdict) {
+    case "worse":
+    case "better":
+    case "mixed":
+      return `${head}: ${formatPercent(cell.change_pct)}, ${cell.verdict}, ${verdictCount(cell)}`;
+    case "noise":
+      return `${head}: within noise (${formatPercent(cell.change_pct)}), ${verdictCount(cell)}`;
+    case "not_comparable":
+      return `${head}: not comparable (durability), ${verdictCount(cell)}`;
+    case "few":
+      return `${head}: ${formatPercent(cell.change_pct)}, not enough repetitions to test`;
+    default:
+      return `${head}: no value`;
+  }
 }

@@ -3,7 +3,7 @@ import type { GroupCompare } from "./group";
 import { separating, unpairedGroups } from "./unpaired";
 
 const side = { value: 1, n: 3, runs: 1, flags: [], change: null };
-const emptyCell = { value: null, series: 0, runs: 0, samples: 0, flags: [], change_pct: null, pairs: 0, tested: 0, agree: 0, better: 0, worse: 0, lowest_pct: null, highest_pct: null, verdict: null };
+const emptyCell = { value: null, series: 0, runs: 0, samples: 0, flags: [], change_pct: null, pairs: 0, tested: 0, agree: 0, better: 0, worse: 0, not_comparable: 0, lowest_pct: null, highest_pct: null, verdict: null };
 
 /** ext4 on /mnt/ext4 and xfs on /mnt/xfs, both with fsync file and none: never in one series. */
 function byFs(runs: number[]): GroupCompare {

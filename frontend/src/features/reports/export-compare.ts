@@ -25,6 +25,7 @@ function line(text: string, cls = ""): string {
 }
 
 function tone(verdict: string | null | undefined): string {
+  if (verdict === "not_comparable") return " incomparable";
   return verdict === "better" || verdict === "worse" ? ` ${verdict}` : verdict === "mixed" ? " mixed" : "";
 }
 
@@ -44,6 +45,10 @@ function legendHtml(minEffectPct: number, confidence: number): string {
 }
 
 function changeLines(change: Change): string {
+  // Not comparable (durability): no percentage at all, as the page shows it; the reason instead.
+  if (change.verdict === "not_comparable") {
+    return line(`n ${change.n_base} vs ${change.n}`, "muted") + line(VERDICT_TEXT[change.verdict], "verdict") + (change.reason ? line(change.reason, "muted") : "");
+  }
   return line(`${changeText(change)} · n ${change.n_base} vs ${change.n}`, "diff") + line(VERDICT_TEXT[change.verdict], "verdict");
 }
 

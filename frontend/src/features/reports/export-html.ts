@@ -14,7 +14,7 @@ const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2933;max-width:1100px;margin:2rem auto;padding:0 1rem}
 h1{margin-bottom:.2rem}.meta{color:#616e7c;font-size:.9em}.block{border:1px solid #e4e7eb;border-radius:8px;padding:1rem;margin:1rem 0}
 table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums}th,td{border-bottom:1px solid #e4e7eb;padding:.25rem .6rem;text-align:left}
-td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.muted{color:#616e7c;font-size:.9em}
+td.num,th.num{text-align:right}.better{color:#1a7f37}.worse{color:#b42318}.incomparable{color:#616e7c;font-style:italic}.muted{color:#616e7c;font-size:.9em}
 pre{background:#f5f7fa;padding:.5rem;overflow:auto}blockquote{border-left:3px solid #cbd2d9;margin:0;padding-left:1rem;color:#52606d}
 .plot{width:100%;height:460px}.banner{background:#fff4e5;border:1px solid #f0b35b;color:#7a4a00;border-radius:8px;padding:.6rem 1rem;margin:.5rem 0}
 td .diff{font-weight:600}td .verdict,td .flags{font-size:.85em}.mixed{color:#8a5a00}details{margin:.3rem 0}th.key{font-weight:normal;font-size:.85em}.subset{font-weight:600}.subsets{margin-bottom:.3rem}`;

@@ -1,17 +1,16 @@
 import { Fragment, useState, type ReactNode } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
-import { formatNumber, formatPercent, plural } from "../../../lib/format";
+import { plural } from "../../../lib/format";
 import { DimensionInput, FilterEditor, useCatalog } from "../../explore";
 import { useGroupCompare } from "../api/get-group-compare";
-import { VERDICT_TEXT, verdictTone } from "../diff";
-import { groupCompareSearch, groupSummary, type GroupCompare as Data, type GroupCompareState } from "../group";
+import { groupCompareSearch, type GroupCompare as Data, type GroupCompareState } from "../group";
 import { unpairedGroups } from "../unpaired";
 import { DurabilityWarning } from "./DurabilityWarning";
+import { GroupMetricCell } from "./GroupMetricCell";
 import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
 import { SeriesBreakdown } from "./SeriesBreakdown";
-import { TrustMark } from "./TrustMark";
 
 function ValuesPicker({ values, known, onChange }: { values: string[]; known: string[]; onChange: (values: string[]) => void }) {
   return (
@@ -68,32 +67,18 @@ export function GroupTable({ data }: { data: Data }) {
                 <div className="muted small">
                   {m.unit}, {m.direction} is better
                 </div>
+                {m.split && (
+                  <div className="small" data-testid="split-note">
+                    the series disagree: split by <strong>{m.split.dimension}</strong>
+                  </div>
+                )}
                 <button type="button" className="link-button small" aria-expanded={open.includes(m.metric)} onClick={() => toggle(m.metric)}>
                   {open.includes(m.metric) ? "▾" : "▸"} {m.pairs.length} series one by one
                 </button>
               </th>
-              {m.cells.map((c, i) => {
-                const tone = i === 0 ? "base" : verdictTone(c.verdict, c.change_pct);
-                const range = c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1 ? `series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}` : undefined;
-                return (
-                  <td key={i} className={`num tone-${tone}`} data-tone={tone} title={range}>
-                    <div className="strong">
-                      {formatNumber(c.value)} <TrustMark flags={c.flags} reasons={data.reasons} />
-                    </div>
-                    <div className="muted small">
-                      {c.series} series · {plural(c.runs, "run")} · n {c.samples}
-                    </div>
-                    {i > 0 && (
-                      <>
-                        <div className="diff" data-testid="group-summary">
-                          {groupSummary(c)}
-                        </div>
-                        {c.verdict && c.pairs > 0 && <div className="verdict small">{VERDICT_TEXT[c.verdict]}</div>}
-                      </>
-                    )}
-                  </td>
-                );
-              })}
+              {m.cells.map((_, i) => (
+                <GroupMetricCell key={i} metric={m} index={i} reasons={data.reasons} />
+              ))}
             </tr>
             {open.includes(m.metric) && (
               <tr>
@@ -149,9 +134,18 @@ function Unpaired({ data, fixLink, note }: { data: Data; fixLink?: (pairIgnore: 
  * their group compare blocks with this same component, so they show what the page shows.
  */
 export function GroupResult({ data, fixLink, note }: { data: Data; fixLink?: (pairIgnore: string[]) => string; note?: ReactNode }) {
+  // The server's pairing that pairs every group: one call to action; the list below then says
+  // why each group is apart without repeating the link.
+  const hint = data.pair_hint && fixLink ? data.pair_hint : null;
   return (
     <>
       <DurabilityWarning warning={data.warning} />
+      {hint && (
+        <div className="banner warn" data-testid="pair-hint">
+          Some groups have no series in common with the baseline: their series differ in {hint.filter((p) => !data.pair_ignore.includes(p)).join(", ")}.{" "}
+          <Link to={fixLink!(hint)}>Pair ignoring {hint.join(", ")}</Link>
+        </div>
+      )}
       <section className="card">
         {data.metrics.length === 0 ? (
           <Empty title={`No runs of ${data.workload} have ${data.by} = ${data.values.join(" or ")}${data.filters.length ? ` where ${data.filters.join(", ")}` : ""}.`}>
@@ -159,7 +153,7 @@ export function GroupResult({ data, fixLink, note }: { data: Data; fixLink?: (pa
           </Empty>
         ) : (
           <>
-            <Unpaired data={data} fixLink={fixLink} note={note} />
+            <Unpaired data={data} fixLink={hint ? undefined : fixLink} note={note} />
             <GroupTable data={data} />
           </>
         )}
@@ -167,7 +161,8 @@ export function GroupResult({ data, fixLink, note }: { data: Data; fixLink?: (pa
           Runs are paired series by series: a series is the runs that share agent, target, parameters and labels; the pairs differ only in {data.by}
           {data.pair_ignore.length > 0 && ` (and ${data.pair_ignore.join(", ")}, left out of the pairing)`}. Each value is the median of its series&apos;
           medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is real in the same
-          direction.
+          direction. Where the series disagree, the headline is given per subset of the dimension that separates them, and the pooled figure (which
+          no run has) follows. A memory-backed or no-flush side against a durable one is not comparable (durability).
         </p>
         <Legend minEffectPct={data.min_effect_pct} confidence={data.confidence} />
       </section>

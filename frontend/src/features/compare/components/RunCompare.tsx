@@ -102,10 +102,11 @@ function CompareTable({ data }: { data: Compare }) {
                   )}
                   {change && (
                     <>
-                      <div className="diff">{changeText(change)}</div>
+                      {change.verdict !== "not_comparable" && <div className="diff">{changeText(change)}</div>}
                       <div className="verdict small" data-testid="verdict">
                         {VERDICT_TEXT[change.verdict]}
                       </div>
+                      {change.reason && <div className="small">{change.reason}</div>}
                     </>
                   )}
                 </td>

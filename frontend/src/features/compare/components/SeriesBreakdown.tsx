@@ -53,7 +53,7 @@ export function SeriesBreakdown({ metric, data }: { metric: Metric; data: GroupC
                       <span className="muted"> n {c.n}</span>
                       {c.change && (
                         <div>
-                          {changeText(c.change)} <span className="verdict">{VERDICT_TEXT[c.change.verdict]}</span>
+                          {c.change.verdict !== "not_comparable" && changeText(c.change)} <span className="verdict">{VERDICT_TEXT[c.change.verdict]}</span>
                         </div>
                       )}
                     </>
