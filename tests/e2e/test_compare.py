@@ -254,7 +254,7 @@ def test_no_series_in_both_groups_offers_the_pairing_that_pairs_them(
     hint = page.get_by_test_id("pair-hint")
     hint.wait_for()
     assert "differ in agent" in hint.inner_text()
-    hint.get_by_role("button").click()
+    hint.get_by_role("link").click()
     page.wait_for_url(re.compile(r"pair_ignore=agent"))
     # the new answer replaces the old one: waited for, not slept on
     page.get_by_test_id("group-summary").filter(has_text="median over 1 series").wait_for()
