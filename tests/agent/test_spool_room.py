@@ -198,3 +198,30 @@ def test_upload_of_a_large_file_with_the_server_down_says_what_was_left(
     assert again.returncode == 0, again.stderr
     assert stored_counts(live_server, agent) == Counter({r["uuid"]: 1 for r in runs})
     assert spooled(spool) == [] and leftovers(mnt) == []
+
+
+def test_runs_in_the_fallback_spool_are_listed_and_uploaded_later(
+    live_server: Any, small_tmpfs: Any, tmp_path: Path
+) -> None:
+    agent = new_agent("fallback-later")
+    mnt = small_tmpfs("6m")
+    spool, fb = mnt / "spool", tmp_path / "fallback"
+    fill = f"head -c 8000000 /dev/zero > {mnt}/filler 2>/dev/null; {ECHO}"
+    env = {"PERFATLAS_AGENT_FALLBACK_SPOOL": str(fb)}
+    res = run_agent("run", "command", "--target", str(tmp_path / "t"), "-p", f"cmd={fill}",
+                    "-p", "k=1,2", "-n", "1", "--no-warmup", "--agent-name", agent,
+                    spool=spool, env=env)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert f"(2 in the fallback spool {fb})" in res.stderr
+    waiting = {p.stem for p in fb.glob("*.json")}
+    assert len(waiting) == 2 and spooled(spool) == []
+    status = run_agent("status", spool=spool, env=env)
+    assert status.returncode == 0, status.stderr
+    assert "0 run(s) waiting" in status.stdout and "the fallback spool" in status.stdout
+    assert f"spool {fb}: 2 run(s) waiting" in status.stdout
+    up = run_agent("upload", "--server", live_server.url, "--token", live_server.upload_token,
+                   spool=spool, env=env)  # fmt: skip
+    assert up.returncode == 0, up.stderr
+    assert f"sending the runs of the fallback spool {fb}" in up.stderr
+    assert stored_counts(live_server, agent) == Counter({u: 1 for u in waiting})
+    assert list(fb.glob("*.json")) == [] and list(fb.glob("*.attachments")) == []

@@ -311,7 +311,11 @@ def status(spool_dir: Path | None, fallback_dir: Path | None, config_dir: Path |
     spool = Spool(spool_dir)
     print_status(spool)
     fallback = Spool(fallback_dir or default_fallback_dir())
-    if fallback.root != spool.root and (fallback.pending() or fallback.rejected()):
+    if (
+        fallback.root != spool.root
+        and fallback.owned()
+        and (fallback.pending() or fallback.rejected())
+    ):
         click.echo("the fallback spool, used when the spool could not take a run:")
         print_status(fallback)
 

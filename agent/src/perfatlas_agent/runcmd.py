@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent import attachments as att
-from perfatlas_agent.client import Client, UploadReport, check_server
+from perfatlas_agent.client import Client, UploadReport
 from perfatlas_agent.keep import Keeper, print_unkept, send_directly
+from perfatlas_agent.probe import check_server
 from perfatlas_agent.progress import make_reporter
 from perfatlas_agent.report import (
     EXIT_INTERRUPTED,

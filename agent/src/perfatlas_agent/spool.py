@@ -145,15 +145,22 @@ class Spool:
             raise
         return path
 
-    def usable(self) -> bool:
-        """The folder is ours to write in: made here, or a real folder (not a link) owned by
-        this user (the fallback lives in the world-writable /var/tmp)."""
+    def owned(self) -> bool:
+        """The folder is a real folder (not a link) of this user: the fallback spool lives in
+        the world-writable /var/tmp, where another user could have made it first."""
         try:
-            self._ensure()
             st = os.lstat(self.root)
         except OSError:
             return False
         return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+
+    def usable(self) -> bool:
+        """The folder can be written by this user: made here if need be, and owned()."""
+        try:
+            self._ensure()
+        except OSError:
+            return False
+        return self.owned()
 
     def clean_leftovers(self) -> int:
         """Remove the temporary files of writes whose process died; returns how many."""

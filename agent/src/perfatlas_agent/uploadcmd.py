@@ -61,7 +61,9 @@ def upload_command(
                 "once there is room (a run sent twice is stored once)",
                 fg="red",
             )
-    spools = [spool] + ([fallback] if fallback.root != spool.root and fallback.pending() else [])
+    spools = [spool]
+    if fallback.root != spool.root and fallback.owned() and fallback.pending():
+        spools.append(fallback)
     if not server:
         waiting = sum(len(s.pending()) for s in spools)
         raise UploadError(
