@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -225,3 +226,32 @@ def test_runs_in_the_fallback_spool_are_listed_and_uploaded_later(
     assert f"sending the runs of the fallback spool {fb}" in up.stderr
     assert stored_counts(live_server, agent) == Counter({u: 1 for u in waiting})
     assert list(fb.glob("*.json")) == [] and list(fb.glob("*.attachments")) == []
+
+
+def test_a_read_only_spool_is_said_before_anything_is_measured(
+    small_tmpfs: Any, tmp_path: Path
+) -> None:
+    mnt = small_tmpfs("64m")
+    spool = mnt / "spool"
+    spool.mkdir()
+    subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True, capture_output=True)
+    marker = tmp_path / "measured"
+    res = run_agent("run", "command", "--target", str(tmp_path / "t"), "-p",
+                    f"cmd=touch {marker}; {ECHO}", "-n", "1", "--no-warmup", spool=spool)  # fmt: skip
+    assert res.returncode == 6, res.stderr
+    assert f"the spool {spool} cannot be written" in res.stderr
+    assert "Read-only file system" in res.stderr and "nothing was run" in res.stderr
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("content", [None, "not json", '{"runs": 3}'])
+def test_upload_of_a_file_without_runs_is_bad_usage(
+    tmp_path: Path, spool: Path, content: str | None
+) -> None:
+    given = tmp_path / "given.json"
+    if content is not None:
+        given.write_text(content)
+    res = run_agent("upload", str(given), "--server", "http://127.0.0.1:9", spool=spool)
+    assert res.returncode == 2, res.stderr  # README: 2 bad usage
+    assert str(given) in res.stderr
+    assert spooled(spool) == []

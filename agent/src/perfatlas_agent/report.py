@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from perfatlas_agent._exceptions import AgentError
+from perfatlas_agent._exceptions import InputError
 from perfatlas_agent.client import Client, UploadReport, flush
 from perfatlas_agent.spool import Claim, Spool, UnreadableRun
 
@@ -139,13 +139,13 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise AgentError(f"cannot read runs from {path}: {exc}") from exc
+        raise InputError(f"cannot read runs from {path}: {exc}") from exc
     if isinstance(data, dict) and isinstance(data.get("runs"), list):
         data = data["runs"]
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not all(isinstance(r, dict) and "uuid" in r for r in data):
-        raise AgentError(f'{path} holds no runs (expected {{"runs": [...]}})')
+        raise InputError(f'{path} holds no runs (expected {{"runs": [...]}})')
     return data
 
 

@@ -24,7 +24,7 @@ from perfatlas_agent.report import (
     print_summary,
     say,
 )
-from perfatlas_agent.room import check_room
+from perfatlas_agent.room import NoRoom, check_room
 from perfatlas_agent.runner import Interrupted, RunRequest, plan_runs, run_sweep
 from perfatlas_agent.spool import Spool, default_fallback_dir, write_durably
 
@@ -67,7 +67,10 @@ def run_requests(
                 fg="yellow")  # fmt: skip
     runs: list[dict[str, Any]] = []
     files: dict[str, list[att.AttachmentFile]] = {}
-    claim = spool.claim() if use_spool else None
+    try:
+        claim = spool.claim() if use_spool else None
+    except OSError as exc:  # a read-only spool, one not ours: said before anything is measured
+        raise NoRoom(f"the spool {spool.root} cannot be written ({exc}); nothing was run") from exc
     keeper = Keeper(spool, upload.fallback, lambda m: say(m, fg="red"))
 
     def on_run(one: dict[str, Any]) -> None:

@@ -176,7 +176,7 @@ class Spool:
             for path in folder.glob(".*.tmp"):
                 if _writer_alive(path):
                     continue
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(OSError):  # gone already, or a read-only spool
                     path.unlink()
                     removed += 1
         return removed
