@@ -4,6 +4,8 @@ writes that died are cleaned. The real server (`live_server`) and a real HTTP pe
 
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
 import itertools
 import json
 import os
@@ -14,8 +16,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from perfatlas_agent.client import retry_after
 from tests.agent.conftest import run_agent
 from tests.agent.http_helpers import TryLaterServer
 from tests.agent.test_spool_room import base_run, clones
@@ -162,3 +166,15 @@ def test_temporary_files_of_dead_writers_are_cleaned(
     assert stored_counts(live_server, agent) == Counter({run_path.stem: 1})
     assert sorted(p for p in spool.rglob("*.tmp")) == sorted(live_ones)
     assert not (spool / f"{run_path.stem}.attachments").exists(), "its folder went with its files"
+
+
+def test_retry_after_reads_seconds_and_http_dates() -> None:
+    ahead = email.utils.format_datetime(
+        dt.datetime.now(dt.UTC) + dt.timedelta(seconds=20), usegmt=True
+    )
+    cases = {"7": 7.0, "0": 0.0, "-3": 0.0, "86400": 300.0, "soon": None, "": None}
+    for value, expected in cases.items():
+        answer = httpx.Response(503, headers={"Retry-After": value} if value else {})
+        assert retry_after(answer) == expected, value
+    from_date = retry_after(httpx.Response(503, headers={"Retry-After": ahead}))
+    assert from_date is not None and 17.0 <= from_date <= 20.0

@@ -11,7 +11,7 @@ from typing import Any
 
 from perfatlas_agent import attachments as att
 from perfatlas_agent.client import Client, UploadReport
-from perfatlas_agent.keep import Keeper, print_unkept, send_directly
+from perfatlas_agent.keep import Held, Keeper, print_unkept, send_directly
 from perfatlas_agent.probe import check_server
 from perfatlas_agent.progress import make_reporter
 from perfatlas_agent.report import (
@@ -26,7 +26,7 @@ from perfatlas_agent.report import (
 )
 from perfatlas_agent.room import NoRoom, check_room
 from perfatlas_agent.runner import Interrupted, RunRequest, plan_runs, run_sweep
-from perfatlas_agent.spool import Spool, default_fallback_dir, write_durably
+from perfatlas_agent.spool import Claim, Spool, default_fallback_dir, write_durably
 
 
 @dataclass
@@ -95,31 +95,45 @@ def run_requests(
     finally:
         reporter.close()
     print_summary(runs)
-    written_to_output = output is not None and _write_output(output, runs, files)
-    reports: list[UploadReport] = []
-    unkept = (
-        [] if use_spool else ([] if written_to_output else [(r, files[r["uuid"]]) for r in runs])
-    )
     try:
-        if server:
-            reports.append(flush_spool(spool, server, upload.token, upload.retry_deadline, claim))
-            if keeper.in_fallback:
-                fallback = upload.fallback
-                reports.append(flush_spool(fallback, server, upload.token, upload.retry_deadline,
-                                           keeper.fallback_claim))  # fmt: skip
-        if keeper.in_memory and server:
-            with Client(server, upload.token, deadline_s=upload.retry_deadline) as client:
-                sent, unkept = send_directly(client, keeper.in_memory, lambda m: say(m, fg="red"))
-            reports.append(sent)
-            if sent.delivered:
-                say(f"delivered {sent.delivered} run(s) held in memory", fg="green")
-        else:
-            unkept += keeper.in_memory
+        code = _keep_and_send(upload, keeper, claim, runs, files, output)
     finally:
         if claim is not None:
             claim.release()
         keeper.release()
-    if not server and use_spool:
+    failed = [r for r in runs if r["status"] == "failed"]
+    if failed and not code:
+        say(f"{len(failed)} run(s) failed (recorded with status failed)", fg="red")
+        code = EXIT_RUN_FAILED
+    return EXIT_INTERRUPTED if interrupted else code
+
+
+def _keep_and_send(
+    upload: Upload, keeper: Keeper, claim: Claim | None, runs: list[dict[str, Any]],
+    files: dict[str, list[att.AttachmentFile]], output: Path | None,
+) -> int:  # fmt: skip
+    """After the runs: --output written, the spool and the fallback spool flushed, the runs
+    held in memory sent directly, and any run still not kept printed; the exit status."""
+    spool, server = upload.spool, upload.server
+    written_to_output = output is not None and _write_output(output, runs, files)
+    unkept: list[Held] = []
+    if claim is None and not written_to_output:  # --output was the only place for them
+        unkept = [(r, files[r["uuid"]]) for r in runs]
+    reports: list[UploadReport] = []
+    if server:
+        reports.append(flush_spool(spool, server, upload.token, upload.retry_deadline, claim))
+        if keeper.in_fallback:
+            reports.append(flush_spool(upload.fallback, server, upload.token,
+                                       upload.retry_deadline, keeper.fallback_claim))  # fmt: skip
+    if keeper.in_memory and server:
+        with Client(server, upload.token, deadline_s=upload.retry_deadline) as client:
+            sent, unkept = send_directly(client, keeper.in_memory, lambda m: say(m, fg="red"))
+        reports.append(sent)
+        if sent.delivered:
+            say(f"delivered {sent.delivered} run(s) held in memory", fg="green")
+    else:
+        unkept += keeper.in_memory
+    if not server and claim is not None:
         where = f"the spool {spool.root}"
         if keeper.in_fallback:
             where += f" ({len(keeper.in_fallback)} in the fallback spool {upload.fallback.root})"
@@ -130,16 +144,13 @@ def run_requests(
         )
     code = exit_code(merge(reports))
     if unkept and written_to_output:
-        say(f"{len(unkept)} run(s) not spooled are kept only in {output}", fg="red")
+        say(f"{len(unkept)} run(s) neither spooled nor delivered are kept only in {output}",
+            fg="red")  # fmt: skip
         code = EXIT_NO_ROOM
     elif unkept:
         print_unkept(unkept, lambda m: say(m, fg="red"))
         code = EXIT_NO_ROOM
-    failed = [r for r in runs if r["status"] == "failed"]
-    if failed and not code:
-        say(f"{len(failed)} run(s) failed (recorded with status failed)", fg="red")
-        code = EXIT_RUN_FAILED
-    return EXIT_INTERRUPTED if interrupted else code
+    return code
 
 
 def _write_output(
