@@ -352,8 +352,9 @@ class Spool:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:  # its process is alive and holds it
-                    pid = int(path.name.split("-")[0])
-                    for line in path.read_text().split():
+                    head = path.name.split("-")[0]
+                    pid = int(head) if head.isdigit() else 0
+                    for line in path.read_bytes().decode(errors="replace").split():
                         found[line] = pid
                     continue
                 path.unlink(missing_ok=True)  # its process died: the runs are anyone's
