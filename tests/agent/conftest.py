@@ -38,6 +38,8 @@ def run_agent(
     """Run the real CLI in its own process; with --output, the runs it wrote are returned."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
     full_env["PERFATLAS_AGENT_SPOOL"] = str(spool)
+    # Never the machine's /var/tmp fallback: a test's runs stay in the test's folders.
+    full_env["PERFATLAS_AGENT_FALLBACK_SPOOL"] = f"{spool}-fallback"
     # The sizes each test asks for, as given: tests of --min-seconds pass it on the command line.
     full_env["PERFATLAS_AGENT_MIN_SECONDS"] = "0"
     full_env.update(env or {})
@@ -88,6 +90,28 @@ def tmpfs_target(tmpfs_root: Path) -> Iterator[Path]:
     target = tmpfs_root / f"t-{uuid.uuid4().hex[:8]}"
     yield target
     shutil.rmtree(target, ignore_errors=True)
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path) -> Iterator[Any]:
+    """Factory: small_tmpfs("2m") mounts a tmpfs of that size (a disk that fills up), unmounted
+    at the end of the test."""
+    made: list[Path] = []
+
+    def get(size: str) -> Path:
+        if not IS_ROOT:
+            skip_unless_able("mounting a tmpfs needs root")
+        mnt = tmp_path / f"small-{len(made)}"
+        mnt.mkdir()
+        _mount(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)])
+        made.append(mnt)
+        return mnt
+
+    try:
+        yield get
+    finally:
+        for mnt in made:
+            _umount(mnt)
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -145,3 +146,56 @@ class PoisonProxy(FaultProxy):
             self.reply(req, 500, {"detail": detail})
             return
         super().handle(req, method, body)
+
+
+class TryLaterServer(_Base):
+    """Takes uploads as the real server answers them (201 for one run, 200 and the acks for a
+    batch), after answering the first `busy` uploads with 503 and Retry-After (`retry_after`
+    seconds), or, with drop=True, closing the connection without an answer. Every upload's
+    time, path, answer and the uuids it carried are kept in `uploads`."""
+
+    def __init__(self, busy: int, retry_after: int | None = None, drop: bool = False) -> None:
+        super().__init__()
+        self.busy = busy
+        self.retry_after = retry_after
+        self.drop = drop
+        self.uploads: list[tuple[float, str, int, list[str]]] = []
+        self.stored: dict[str, int] = {}  # uuid -> times a 2xx answer carried it
+
+    def handle(self, req: BaseHTTPRequestHandler, method: str, body: bytes) -> None:
+        if method == "PUT":  # an attachment of a stored run
+            self.reply(req, 201, {"name": req.path.rsplit("/", 1)[-1]})
+            return
+        if method != "POST":
+            self.reply(req, 404, {"detail": "not found"})
+            return
+        data = json.loads(body)
+        runs = data["runs"] if req.path.endswith("/batch") else [data]
+        uuids = [str(r["uuid"]) for r in runs]
+        with self.lock:
+            turn_away = self.busy > 0
+            if turn_away:
+                self.busy -= 1
+            status = 503 if turn_away else (200 if req.path.endswith("/batch") else 201)
+            self.uploads.append((time.monotonic(), req.path, 0 if self.drop and turn_away
+                                 else status, uuids))  # fmt: skip
+            if not turn_away:
+                for u in uuids:
+                    self.stored[u] = self.stored.get(u, 0) + 1
+        if turn_away and self.drop:
+            req.close_connection = True  # no answer at all: the client sees the connection end
+            return
+        if turn_away:
+            raw = json.dumps({"detail": "the database is unreachable"}).encode()
+            req.send_response(503)
+            if self.retry_after is not None:
+                req.send_header("Retry-After", str(self.retry_after))
+            req.send_header("Content-Type", "application/json")
+            req.send_header("Content-Length", str(len(raw)))
+            req.end_headers()
+            req.wfile.write(raw)
+            return
+        if req.path.endswith("/batch"):
+            self.reply(req, 200, {"runs": [{"uuid": u, "created": True} for u in uuids]})
+        else:
+            self.reply(req, 201, {"uuid": uuids[0], "created": True})

@@ -19,6 +19,12 @@ class TargetError(AgentError):
     exit_code = 2
 
 
+class InputError(AgentError):
+    """A file given on the command line cannot be used (unreadable, not runs...)."""
+
+    exit_code = 2
+
+
 class WorkloadError(AgentError):
     """A workload failed while running (a tool missing, a command failing...)."""
 

@@ -11,8 +11,7 @@ from typing import Any
 import click
 
 from perfatlas_agent import __version__
-from perfatlas_agent._exceptions import AgentError, UploadError
-from perfatlas_agent.attachments import output_dir, read_dir
+from perfatlas_agent._exceptions import AgentError
 from perfatlas_agent.config import (
     AgentConfig,
     ConfigError,
@@ -25,19 +24,13 @@ from perfatlas_agent.daemon import Daemon, default_daemon_spool
 from perfatlas_agent.firstrun import first_run_command
 from perfatlas_agent.jobclient import enroll as enroll_agent
 from perfatlas_agent.params import parse_assignments
-from perfatlas_agent.report import (
-    EXIT_INTERRUPTED,
-    exit_code,
-    flush_spool,
-    load_runs,
-    print_status,
-    say,
-)
+from perfatlas_agent.report import EXIT_INTERRUPTED, print_status, say
 from perfatlas_agent.runcmd import Upload, run_requests
 from perfatlas_agent.runner import RunRequest
 from perfatlas_agent.spec import load_specs
-from perfatlas_agent.spool import Spool, default_spool_dir
+from perfatlas_agent.spool import Spool, default_fallback_dir, default_spool_dir
 from perfatlas_agent.studycli import study
+from perfatlas_agent.uploadcmd import upload_command
 from perfatlas_agent.workloads import all_workloads
 
 
@@ -54,6 +47,14 @@ def _upload_options(fn: Any) -> Any:
         envvar="PERFATLAS_AGENT_SPOOL",
         type=click.Path(path_type=Path, file_okay=False),
         help=f"spool folder ($PERFATLAS_AGENT_SPOOL, default {default_spool_dir()})",
+    )(fn)
+    fn = click.option(
+        "--fallback-spool",
+        "fallback_dir",
+        envvar="PERFATLAS_AGENT_FALLBACK_SPOOL",
+        type=click.Path(path_type=Path, file_okay=False),
+        help="where a run goes when the spool cannot take it ($PERFATLAS_AGENT_FALLBACK_SPOOL, "
+        f"default {default_fallback_dir()})",
     )(fn)
     fn = click.option(
         "--retry-deadline",
@@ -163,6 +164,7 @@ def run(
     server: str | None,
     token: str | None,
     spool_dir: Path | None,
+    fallback_dir: Path | None,
     retry_deadline: float,
     config_dir: Path | None,
 ) -> None:
@@ -205,7 +207,8 @@ def run(
                 agent_name=name,
             )
         ]
-    upload = Upload(server, token, Spool(spool_dir), retry_deadline)
+    upload = Upload(server, token, Spool(spool_dir), retry_deadline,
+                    Spool(fallback_dir or default_fallback_dir()))  # fmt: skip
     sys.exit(run_requests(requests, upload, output))
 
 
@@ -273,28 +276,15 @@ def upload(
     server: str | None,
     token: str | None,
     spool_dir: Path | None,
+    fallback_dir: Path | None,
     retry_deadline: float,
     config_dir: Path | None,
 ) -> None:
-    """Send FILE's runs (through the spool), or flush the spool when no FILE is given."""
+    """Send FILE's runs (through the spool, as many at a time as it holds), or flush the spool
+    (and the fallback spool) when no FILE is given."""
     server, token = _server_and_token(server, token, load_config(config_dir))
-    spool = Spool(spool_dir)
-    if file is not None:
-        loaded = load_runs(file)
-        for one in loaded:
-            spool.put(one, read_dir(output_dir(file) / str(one["uuid"])))
-        say(f"queued {len(loaded)} run(s) from {file}")
-    if not server:
-        raise UploadError(
-            f"no server: pass --server or set PERFATLAS_SERVER ({len(spool.pending())} run(s) "
-            f"in the spool {spool.root})"
-        )
-    pending = len(spool.pending()) + len(spool.attachments_waiting())
-    if pending == 0:
-        say(f"nothing to upload; the spool {spool.root} is empty")
-        return
-    report = flush_spool(spool, server, token, retry_deadline)
-    sys.exit(exit_code(report))
+    fallback = Spool(fallback_dir or default_fallback_dir())
+    sys.exit(upload_command(file, Spool(spool_dir), fallback, server, token, retry_deadline))
 
 
 @cli.command()
@@ -305,14 +295,29 @@ def upload(
     type=click.Path(path_type=Path, file_okay=False),
     help="spool folder ($PERFATLAS_AGENT_SPOOL)",
 )
+@click.option(
+    "--fallback-spool", "fallback_dir", envvar="PERFATLAS_AGENT_FALLBACK_SPOOL",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="fallback spool folder ($PERFATLAS_AGENT_FALLBACK_SPOOL)",
+)  # fmt: skip
 @_config_option
-def status(spool_dir: Path | None, config_dir: Path | None) -> None:
+def status(spool_dir: Path | None, fallback_dir: Path | None, config_dir: Path | None) -> None:
     """What the spool holds: runs waiting (with the server's message if it failed on one),
-    runs owned by a running agent, and runs the server rejected."""
+    runs owned by a running agent, and runs the server rejected; and the fallback spool's
+    runs, if it holds any."""
     config = load_config(config_dir)
     if config is not None:
         click.echo(f"enrolled as {config.name} on {config.server} ({config_path(config_dir)})")
-    print_status(Spool(spool_dir))
+    spool = Spool(spool_dir)
+    print_status(spool)
+    fallback = Spool(fallback_dir or default_fallback_dir())
+    if (
+        fallback.root != spool.root
+        and fallback.owned()
+        and (fallback.pending() or fallback.rejected())
+    ):
+        click.echo("the fallback spool, used when the spool could not take a run:")
+        print_status(fallback)
 
 
 cli.add_command(study)

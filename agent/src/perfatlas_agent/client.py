@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
 import time
 import urllib.parse
@@ -15,11 +16,14 @@ import httpx
 from perfatlas_agent import __version__
 from perfatlas_agent._exceptions import UploadError
 from perfatlas_agent.attachments import media_type_of
-from perfatlas_agent.spool import Claim, Spool
+from perfatlas_agent.spool import Claim, Spool, UnreadableRun
 
 BATCH_SIZE = 50
-# The server is down or busy: retried until the deadline, whatever is sent.
+# The server is down or busy ("try later"): retried until the deadline, whatever is sent, and
+# never taken for a fault of the run; past the deadline the runs stay in the spool.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+# A Retry-After longer than this is not waited for in one go (the deadline bounds it anyway).
+RETRY_AFTER_MAX_S = 300.0
 # Any other 5xx may be caused by what was sent (a server bug one run triggers): retried a few
 # times, then the batch is split to find the run, which stays in the spool with the message.
 SERVER_ERROR_ATTEMPTS = 3
@@ -50,10 +54,27 @@ class UploadReport:
     attachments_remaining: int = 0
     left_to_others: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+    token_refused: bool = False
 
     @property
     def delivered(self) -> int:
         return len(self.created) + len(self.existing)
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds the server asked to wait (Retry-After: seconds or an HTTP date), if it did."""
+    value = response.headers.get("Retry-After", "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
 
 
 def describe_error(response: httpx.Response) -> str:
@@ -115,6 +136,7 @@ class Client:
         server_errors = 0
         while True:
             problem: str
+            asked: float | None = None
             try:
                 response = self._http.request(method, path, content=content, headers=headers)
                 status = response.status_code
@@ -125,76 +147,23 @@ class Client:
                 elif status not in RETRY_STATUSES:
                     return response
                 problem = describe_error(response)
-            except httpx.TransportError as exc:
+                asked = retry_after(response)
+            except (
+                httpx.TransportError
+            ) as exc:  # refused, reset, timed out: the server, not the run
                 problem = f"{type(exc).__name__}: {exc}"
             left = give_up - time.monotonic()
             if left <= 0:
                 raise RetryExhausted(
                     f"server {self.server} still failing after {self.deadline_s:.0f}s ({problem})"
                 )
-            wait = min(delay, left, 30.0)
+            wait = min(max(min(delay, 30.0), asked or 0.0), left)
+            if asked is not None:
+                problem += f"; the server asked to retry after {asked:.0f}s"
             if self.on_retry:
                 self.on_retry(problem, wait)
             time.sleep(wait)
             delay *= 2
-
-
-def check_server(server: str, token: str | None, *, timeout_s: float = 5.0) -> str | None:
-    """Before a long run: the server answers, and takes this token for uploads. Returns a
-    warning when the server answers with an error of its own (the runs are spooled and the
-    upload retried, so that alone does not stop a run).
-
-    Two probes that store nothing: a read of one run (any unknown token is refused, 401),
-    and an empty batch (a token without the upload scope is refused, 403, by a server that
-    checks the token before the body; the empty list itself is refused, 422)."""
-    headers = {"User-Agent": f"perfatlas-agent/{__version__}"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    base = server.rstrip("/")
-    with httpx.Client(base_url=base, headers=headers, timeout=timeout_s) as http:
-        try:
-            health = http.get("/api/v1/health")
-        except httpx.TransportError as exc:
-            raise ServerUnreachable(
-                f"cannot reach the server {base} ({type(exc).__name__}: {exc}); nothing was run. "
-                "Check --server/PERFATLAS_SERVER, or leave it unset to keep the runs in the "
-                "spool and upload them later."
-            ) from exc
-        if health.status_code >= 500:
-            return f"the server {base} is not well ({describe_error(health)})"
-        if health.status_code != 200:
-            raise ServerUnreachable(
-                f"{base} does not answer as a PerfAtlas server ({describe_error(health)}); "
-                "nothing was run"
-            )
-        if not token:
-            raise TokenRejected(
-                f"no token for {base}: set --token or PERFATLAS_TOKEN to an upload token; "
-                "nothing was run"
-            )
-        try:
-            read = http.get("/api/v1/runs", params={"limit": "1"})
-            probe = read
-            if read.status_code not in (401, 403):
-                probe = http.post(
-                    "/api/v1/runs/batch",
-                    content=b'{"runs": []}',
-                    headers={"Content-Type": "application/json"},
-                )
-        except httpx.TransportError as exc:
-            raise ServerUnreachable(f"the server {base} stopped answering ({exc})") from exc
-    if probe.status_code in (401, 403):
-        raise TokenRejected(
-            f"the server {base} refused the token ({describe_error(probe)}); set --token or "
-            "PERFATLAS_TOKEN to an upload token. Nothing was run."
-        )
-    if probe.status_code >= 500:
-        return f"the server {base} failed a test upload ({describe_error(probe)})"
-    if probe.status_code not in (200, 422):
-        raise ServerUnreachable(
-            f"the server {base} cannot take uploads ({describe_error(probe)}); nothing was run"
-        )
-    return None
 
 
 def _check_auth(response: httpx.Response) -> None:
@@ -218,6 +187,7 @@ def flush(
     one at a time, so that they cannot hold back the others."""
     report = UploadReport()
     with spool.flush_lock():
+        spool.clean_leftovers()
         report.left_to_others = spool.claimed_by_others(claim)
         paths = [p for p in spool.pending() if p.stem not in report.left_to_others]
         fresh = [p for p in paths if spool.error_of(p.stem) is None]
@@ -226,12 +196,13 @@ def flush(
         groups += [[p] for p in failed_before]
         try:
             for group in groups:
-                chunk = _load(spool, group, report)
+                chunk = _load(spool, group, report, on_message)
                 if chunk:
                     _send_chunk(spool, client, chunk, report, on_message)
             _send_attachments(spool, client, report, on_message, set(report.left_to_others))
         except UploadError as exc:
             report.error = str(exc)
+            report.token_refused = isinstance(exc, TokenRejected)
         report.remaining = len([p for p in spool.pending() if p.stem not in report.left_to_others])
         report.attachments_remaining = sum(
             len(spool.attachment_files(u))
@@ -253,6 +224,7 @@ def send_attachments(
             _send_attachments(spool, client, report, on_message, others)
         except UploadError as exc:
             report.error = str(exc)
+            report.token_refused = isinstance(exc, TokenRejected)
         report.attachments_remaining = sum(
             len(spool.attachment_files(u)) for u in spool.attachments_waiting() if u not in others
         )
@@ -303,19 +275,27 @@ def _send_attachments(
 
 
 def _load(
-    spool: Spool, group: list[Path], report: UploadReport
+    spool: Spool, group: list[Path], report: UploadReport, on_message: Callable[[str], None]
 ) -> list[tuple[str, dict[str, Any]]]:
+    """The runs of group; a file that holds no usable run goes to rejected/ with the reason,
+    and the others are still sent."""
     chunk: list[tuple[str, dict[str, Any]]] = []
     for path in group:
         try:
             run = spool.load(path)
         except FileNotFoundError:  # another agent process delivered it just now
             continue
-        except (OSError, ValueError) as exc:
-            report.rejected.append((path.stem, f"unreadable spool file: {exc}"))
-            spool.reject(path.stem, f"unreadable spool file: {exc}")
+        except UnreadableRun as exc:
+            reason = f"unreadable spool file: {exc}"
+            try:
+                kept = spool.reject(path.stem, reason)
+            except OSError as move_exc:
+                report.held.append((path.stem, f"{reason}; cannot move it aside: {move_exc}"))
+                continue
+            report.rejected.append((path.stem, reason))
+            on_message(f"REJECTED spool file {path.name}: {reason}; moved to {kept}")
             continue
-        chunk.append((str(run.get("uuid", path.stem)), run))
+        chunk.append((path.stem, run))
     return chunk
 
 
@@ -387,7 +367,7 @@ def _send_one(
     if response.status_code >= 500:
         reason = describe_error(response)
         spool.note_error(run_uuid, reason)
-        report.held.append((run_uuid, reason))
+        report.held.append((run_uuid, f"the server failed on it: {reason}"))
         on_message(
             f"the server fails on run {run_uuid}: {reason}. It stays in the spool (the others "
             "are delivered); `perfatlas-agent status` shows it, `perfatlas-agent upload` retries it"

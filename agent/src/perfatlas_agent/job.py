@@ -114,8 +114,13 @@ class JobExecution:
             run["job_id"] = self.job_id
             files = att.take(run)  # spooled beside the run; sent once the server has it
             self.runs.append(run)  # kept in memory first: an abandon cannot lose it
-            claim.add(run["uuid"])
-            self.spool.put(run, files)
+            try:
+                claim.add(run["uuid"])
+                self.spool.put(run, files)
+            except OSError as exc:  # a full spool: the run still goes with the completion
+                names = ", ".join(f.name for f in files) or "none"
+                self.say(f"run {run['uuid']} not spooled ({exc}); it goes with the job's "
+                         f"completion from memory; its files ({names}) are not kept")  # fmt: skip
 
         try:
             if spec is not None and self.plan is not None:

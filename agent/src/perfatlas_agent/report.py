@@ -8,12 +8,17 @@ from typing import Any
 
 import click
 
-from perfatlas_agent._exceptions import AgentError
+from perfatlas_agent._exceptions import InputError
 from perfatlas_agent.client import Client, UploadReport, flush
-from perfatlas_agent.spool import Claim, Spool
+from perfatlas_agent.spool import Claim, Spool, UnreadableRun
 
+EXIT_LEFT = 1
 EXIT_REJECTED = 3
+EXIT_TOKEN = 4
 EXIT_RUN_FAILED = 5
+# The spool cannot keep runs: before a run, nothing was measured; after, the runs neither
+# spooled anywhere nor delivered were printed on stdout.
+EXIT_NO_ROOM = 6
 EXIT_INTERRUPTED = 130
 
 
@@ -68,7 +73,7 @@ def flush_spool(
             fg="red",
         )
     for run_uuid, reason in report.held:
-        say(f"KEPT {run_uuid}: the server failed on it: {reason}", fg="red")
+        say(f"KEPT {run_uuid}: {reason}", fg="red")
     if report.error:
         say(f"upload error: {report.error}", fg="red")
     if report.remaining:
@@ -89,13 +94,34 @@ def flush_spool(
 def exit_code(report: UploadReport | None) -> int:
     if report is None:
         return 0
-    if report.error and "token" in report.error:
-        return 4
-    if report.remaining or report.attachments_remaining:
-        return 1
+    if report.token_refused:
+        return EXIT_TOKEN
+    if report.remaining or report.attachments_remaining or report.held or report.error:
+        return EXIT_LEFT
     if report.rejected or report.attachments_rejected:
         return EXIT_REJECTED
     return 0
+
+
+def merge(reports: list[UploadReport]) -> UploadReport | None:
+    """One report of several flushes (of the spool and the fallback spool, or of rounds)."""
+    if not reports:
+        return None
+    out = UploadReport()
+    for one in reports:
+        out.created += one.created
+        out.existing += one.existing
+        out.rejected += one.rejected
+        out.held += one.held
+        out.remaining += one.remaining
+        out.attachments_sent += one.attachments_sent
+        out.attachments_existing += one.attachments_existing
+        out.attachments_rejected += one.attachments_rejected
+        out.attachments_remaining += one.attachments_remaining
+        out.left_to_others.update(one.left_to_others)
+        out.error = one.error or out.error
+        out.token_refused = out.token_refused or one.token_refused
+    return out
 
 
 def print_summary(runs: list[dict[str, Any]]) -> None:
@@ -113,13 +139,13 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise AgentError(f"cannot read runs from {path}: {exc}") from exc
+        raise InputError(f"cannot read runs from {path}: {exc}") from exc
     if isinstance(data, dict) and isinstance(data.get("runs"), list):
         data = data["runs"]
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not all(isinstance(r, dict) and "uuid" in r for r in data):
-        raise AgentError(f'{path} holds no runs (expected {{"runs": [...]}})')
+        raise InputError(f'{path} holds no runs (expected {{"runs": [...]}})')
     return data
 
 
@@ -132,8 +158,10 @@ def print_status(spool: Spool) -> None:
     for path in pending:
         try:
             run = spool.load(path)
-        except (OSError, ValueError):
-            click.echo(f"  {path.stem}  (unreadable)")
+        except FileNotFoundError:  # delivered just now by another process
+            continue
+        except UnreadableRun as exc:  # the next flush moves it to rejected/
+            click.echo(f"  {path.stem}  (unreadable: {exc})")
             continue
         line = f"  {path.stem}  {run.get('workload')}  {run.get('agent')}  {run.get('started_at')}"
         if path.stem in others:

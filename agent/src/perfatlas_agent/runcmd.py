@@ -5,23 +5,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfatlas_agent import attachments as att
-from perfatlas_agent.client import UploadReport, check_server
+from perfatlas_agent.client import Client, UploadReport
+from perfatlas_agent.keep import Held, Keeper, print_unkept, send_directly
+from perfatlas_agent.probe import check_server
 from perfatlas_agent.progress import make_reporter
 from perfatlas_agent.report import (
     EXIT_INTERRUPTED,
+    EXIT_NO_ROOM,
     EXIT_RUN_FAILED,
     exit_code,
     flush_spool,
+    merge,
     print_summary,
     say,
 )
+from perfatlas_agent.room import NoRoom, check_room
 from perfatlas_agent.runner import Interrupted, RunRequest, plan_runs, run_sweep
-from perfatlas_agent.spool import Spool, write_durably
+from perfatlas_agent.spool import Claim, Spool, default_fallback_dir, write_durably
 
 
 @dataclass
@@ -30,6 +35,8 @@ class Upload:
     token: str | None
     spool: Spool
     retry_deadline: float
+    # Where a run goes when the spool cannot take it (README: "Uploading and the spool").
+    fallback: Spool = field(default_factory=lambda: Spool(default_fallback_dir()))
 
 
 # Called before each request with its index and the reporter's message function; False skips
@@ -46,6 +53,12 @@ def run_requests(
     use_spool = bool(server) or output is None
     for request in requests:
         plan_runs(request)  # bad parameters are reported before anything else
+    # Before any work, a place that can keep what is measured.
+    if use_spool:
+        spool.clean_leftovers()
+        check_room(spool.root, "the spool", requests)
+    if output is not None:
+        check_room(output.parent, "the folder of --output", requests)
     if server:
         # Seconds, not the length of the whole workload, to find a wrong token or server.
         problem = check_server(server, upload.token)
@@ -54,13 +67,16 @@ def run_requests(
                 fg="yellow")  # fmt: skip
     runs: list[dict[str, Any]] = []
     files: dict[str, list[att.AttachmentFile]] = {}
-    claim = spool.claim() if use_spool else None
+    try:
+        claim = spool.claim() if use_spool else None
+    except OSError as exc:  # a read-only spool, one not ours: said before anything is measured
+        raise NoRoom(f"the spool {spool.root} cannot be written ({exc}); nothing was run") from exc
+    keeper = Keeper(spool, upload.fallback, lambda m: say(m, fg="red"))
 
     def on_run(one: dict[str, Any]) -> None:
         files[one["uuid"]] = att.take(one)
         if claim is not None:
-            claim.add(one["uuid"])  # claimed before it is spooled: no other process sends it
-            spool.put(one, files[one["uuid"]])
+            keeper.keep(one, files[one["uuid"]], claim)
         runs.append(one)
 
     reporter = make_reporter()
@@ -79,32 +95,79 @@ def run_requests(
     finally:
         reporter.close()
     print_summary(runs)
-    if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        write_durably(output, json.dumps({"runs": runs}, indent=1).encode())
-        say(f"wrote {len(runs)} run(s) to {output}")
-        written = _write_attachments(output, files)
-        if written:
-            say(f"wrote {written} attachment(s) under {att.output_dir(output)}")
-    report: UploadReport | None = None
     try:
-        if server:
-            report = flush_spool(spool, server, upload.token, upload.retry_deadline, claim)
+        code = _keep_and_send(upload, keeper, claim, runs, files, output)
     finally:
         if claim is not None:
             claim.release()
-    if not server and use_spool:
-        say(
-            f"{len(runs)} run(s) kept in the spool {spool.root}; no server configured "
-            "(--server or PERFATLAS_SERVER), send them later with `perfatlas-agent upload`",
-            fg="yellow",
-        )
-    code = exit_code(report)
+        keeper.release()
     failed = [r for r in runs if r["status"] == "failed"]
     if failed and not code:
         say(f"{len(failed)} run(s) failed (recorded with status failed)", fg="red")
         code = EXIT_RUN_FAILED
     return EXIT_INTERRUPTED if interrupted else code
+
+
+def _keep_and_send(
+    upload: Upload, keeper: Keeper, claim: Claim | None, runs: list[dict[str, Any]],
+    files: dict[str, list[att.AttachmentFile]], output: Path | None,
+) -> int:  # fmt: skip
+    """After the runs: --output written, the spool and the fallback spool flushed, the runs
+    held in memory sent directly, and any run still not kept printed; the exit status."""
+    spool, server = upload.spool, upload.server
+    written_to_output = output is not None and _write_output(output, runs, files)
+    unkept: list[Held] = []
+    if claim is None and not written_to_output:  # --output was the only place for them
+        unkept = [(r, files[r["uuid"]]) for r in runs]
+    reports: list[UploadReport] = []
+    if server:
+        reports.append(flush_spool(spool, server, upload.token, upload.retry_deadline, claim))
+        if keeper.in_fallback:
+            reports.append(flush_spool(upload.fallback, server, upload.token,
+                                       upload.retry_deadline, keeper.fallback_claim))  # fmt: skip
+    if keeper.in_memory and server:
+        with Client(server, upload.token, deadline_s=upload.retry_deadline) as client:
+            sent, unkept = send_directly(client, keeper.in_memory, lambda m: say(m, fg="red"))
+        reports.append(sent)
+        if sent.delivered:
+            say(f"delivered {sent.delivered} run(s) held in memory", fg="green")
+    else:
+        unkept += keeper.in_memory
+    if not server and claim is not None:
+        where = f"the spool {spool.root}"
+        if keeper.in_fallback:
+            where += f" ({len(keeper.in_fallback)} in the fallback spool {upload.fallback.root})"
+        say(
+            f"{len(runs) - len(keeper.in_memory)} run(s) kept in {where}; no server configured "
+            "(--server or PERFATLAS_SERVER), send them later with `perfatlas-agent upload`",
+            fg="yellow",
+        )
+    code = exit_code(merge(reports))
+    if unkept and written_to_output:
+        say(f"{len(unkept)} run(s) neither spooled nor delivered are kept only in {output}",
+            fg="red")  # fmt: skip
+        code = EXIT_NO_ROOM
+    elif unkept:
+        print_unkept(unkept, lambda m: say(m, fg="red"))
+        code = EXIT_NO_ROOM
+    return code
+
+
+def _write_output(
+    output: Path, runs: list[dict[str, Any]], files: dict[str, list[att.AttachmentFile]]
+) -> bool:
+    """--output (and the files beside it); False, said loudly, when it cannot be written."""
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        write_durably(output, json.dumps({"runs": runs}, indent=1).encode())
+        say(f"wrote {len(runs)} run(s) to {output}")
+        written = _write_attachments(output, files)
+    except OSError as exc:
+        say(f"cannot write {output} ({exc})", fg="red")
+        return False
+    if written:
+        say(f"wrote {written} attachment(s) under {att.output_dir(output)}")
+    return True
 
 
 def _write_attachments(output: Path, files: dict[str, list[att.AttachmentFile]]) -> int:

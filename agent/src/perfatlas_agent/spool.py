@@ -8,7 +8,12 @@ processes never send one run at the same time.
 A run's attachments wait in `<uuid>.attachments/` beside it, written before the run itself (so
 a spooled run always has them whole). They are sent once the server has the run, and each
 file leaves the spool when the server acknowledged it; the folder outlives the run's JSON
-until then."""
+until then.
+
+A poisoned file (not JSON, nested too deep to read, not one run, or a run whose uuid is not its
+file's name) never blocks the others: `load` raises UnreadableRun, and the flush moves the file
+to `rejected/` with the reason. Temporary files of a write that died are removed by the next
+flush (`clean_leftovers`)."""
 
 from __future__ import annotations
 
@@ -16,6 +21,10 @@ import contextlib
 import fcntl
 import json
 import os
+import re
+import shutil
+import stat
+import time
 import uuid as uuid_mod
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,6 +46,44 @@ def default_spool_dir() -> Path:
     return Path(data_home) / "perfatlas-agent" / "spool"
 
 
+def default_fallback_dir() -> Path:
+    """Where a run goes when the spool cannot take it (full, read-only): /var/tmp survives a
+    reboot, and is often another filesystem than the spool's."""
+    env = os.environ.get("PERFATLAS_AGENT_FALLBACK_SPOOL")
+    if env:
+        return Path(env).expanduser()
+    return Path("/var/tmp") / f"perfatlas-agent-{os.getuid()}" / "spool"
+
+
+class UnreadableRun(ValueError):
+    """A spool file that does not hold one readable run under its own name."""
+
+
+# `.<name>.<pid>.tmp` (write_durably) and `.<pid>-<hex>.lock.tmp` (a claim being made).
+_TMP_PID = re.compile(r"^\.(?:.*\.)?(\d+)\.tmp$|^\.(\d+)-[0-9a-f]+\.lock\.tmp$")
+# A temporary file without a pid in its name is a leftover once this old.
+_TMP_STALE_S = 3600.0
+
+
+def _writer_alive(path: Path) -> bool:
+    match = _TMP_PID.match(path.name)
+    if match is None:
+        try:
+            return time.time() - path.stat().st_mtime < _TMP_STALE_S
+        except FileNotFoundError:
+            return True
+    pid = int(match.group(1) or match.group(2))
+    if pid == os.getpid():
+        return False  # this process's own writes remove their temporary file when they fail
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -46,17 +93,23 @@ def _fsync_dir(path: Path) -> None:
 
 
 def write_durably(path: Path, data: bytes) -> None:
-    """Write to a temporary name, fsync, rename over path, fsync the folder."""
+    """Write to a temporary name in the same folder, fsync, rename over path, fsync the folder.
+    A write that fails (ENOSPC...) removes its temporary file and leaves path as it was."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     _fsync_dir(path.parent)
 
 
@@ -72,15 +125,61 @@ class Spool:
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
 
     def put(self, run: dict[str, Any], files: list[AttachmentFile] | None = None) -> Path:
+        """Spool a run (its files first). On a failed write (OSError: ENOSPC, EROFS...) the
+        spool is left as it was (no half-written run, no files of a run it does not hold) and
+        the error raised: the caller still holds the run."""
         self._ensure()
-        if files:
-            folder = self.attachments_dir(str(run["uuid"]))
-            folder.mkdir(exist_ok=True, mode=0o700)
-            for one in files:
-                write_durably(folder / one.name, one.content)
-        path = self.root / f"{run['uuid']}.json"
-        write_durably(path, json.dumps(run, sort_keys=True).encode())
+        folder = self.attachments_dir(str(run["uuid"]))
+        made_folder = False
+        try:
+            if files:
+                made_folder = not folder.is_dir()
+                folder.mkdir(exist_ok=True, mode=0o700)
+                for one in files:
+                    write_durably(folder / one.name, one.content)
+            path = self.root / f"{run['uuid']}.json"
+            write_durably(path, json.dumps(run, sort_keys=True).encode())
+        except OSError:
+            if made_folder:  # else the files would pass for those of a run the server has
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
         return path
+
+    def owned(self) -> bool:
+        """The folder is a real folder (not a link) of this user: the fallback spool lives in
+        the world-writable /var/tmp, where another user could have made it first."""
+        try:
+            st = os.lstat(self.root)
+        except OSError:
+            return False
+        return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+
+    def usable(self) -> bool:
+        """The folder can be written by this user: made here if need be, and owned()."""
+        try:
+            self._ensure()
+        except OSError:
+            return False
+        return self.owned()
+
+    def clean_leftovers(self) -> int:
+        """Remove the temporary files of writes whose process died; returns how many."""
+        if not self.root.is_dir():
+            return 0
+        folders = [self.root, self.root / ERRORS, self.root / OWNERS, self.rejected_dir]
+        folders += self.root.glob(f"*{ATTACHMENTS}")
+        folders += self.rejected_dir.glob(f"*{ATTACHMENTS}")
+        removed = 0
+        for folder in folders:
+            if not folder.is_dir():
+                continue
+            for path in folder.glob(".*.tmp"):
+                if _writer_alive(path):
+                    continue
+                with contextlib.suppress(OSError):  # gone already, or a read-only spool
+                    path.unlink()
+                    removed += 1
+        return removed
 
     # ---- attachments: sent after their run is stored ----
 
@@ -156,9 +255,29 @@ class Spool:
 
     @staticmethod
     def load(path: Path) -> dict[str, Any]:
-        data = json.loads(path.read_text())
+        """The run in path. FileNotFoundError when it went (another process delivered it);
+        UnreadableRun, with the reason, for anything else that makes it unusable."""
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            raise
+        except RecursionError:
+            raise UnreadableRun("nested too deeply to read (not a run the agent wrote)") from None
+        except UnicodeDecodeError as exc:
+            raise UnreadableRun(f"not UTF-8 text ({exc})") from None
+        except ValueError as exc:
+            raise UnreadableRun(f"not JSON ({exc})") from None
+        except OSError as exc:
+            raise UnreadableRun(f"cannot be read ({exc})") from None
+        except Exception as exc:  # whatever else a file can do to a parser: never block a flush
+            raise UnreadableRun(f"cannot be read ({type(exc).__name__}: {exc})") from None
         if not isinstance(data, dict):
-            raise ValueError(f"{path} does not hold one run")
+            raise UnreadableRun(f"holds a JSON {type(data).__name__}, not one run")
+        if str(data.get("uuid")) != path.stem:
+            # Sent as it is, the server would store the other uuid and this file never leave.
+            raise UnreadableRun(
+                f"its uuid {str(data.get('uuid'))[:80]!r} is not its file's name {path.stem!r}"
+            )
         return data
 
     def remove(self, run_uuid: str) -> None:
@@ -176,7 +295,8 @@ class Spool:
         self.rejected_dir.mkdir(parents=True, exist_ok=True)
         src = self.root / f"{run_uuid}.json"
         dst = self.rejected_dir / src.name
-        write_durably(self.rejected_dir / f"{run_uuid}.reason.txt", reason.encode() + b"\n")
+        with contextlib.suppress(OSError):  # a full disk: the file still goes, the flush says why
+            write_durably(self.rejected_dir / f"{run_uuid}.reason.txt", reason.encode() + b"\n")
         if src.exists():
             os.replace(src, dst)
             _fsync_dir(self.rejected_dir)
@@ -232,8 +352,9 @@ class Spool:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:  # its process is alive and holds it
-                    pid = int(path.name.split("-")[0])
-                    for line in path.read_text().split():
+                    head = path.name.split("-")[0]
+                    pid = int(head) if head.isdigit() else 0
+                    for line in path.read_bytes().decode(errors="replace").split():
                         found[line] = pid
                     continue
                 path.unlink(missing_ok=True)  # its process died: the runs are anyone's
