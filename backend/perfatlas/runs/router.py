@@ -218,6 +218,15 @@ class SeriesPage(BaseModel):
     total: int  # series matching the filters, on every page
 
 
+class VersionSpan(BaseModel):
+    """The points from index `at` on (until the next span's) have these version labels: the
+    labels the series key leaves out (version, fs_version, kernel...) and the environment's
+    kernel."""
+
+    at: int
+    labels: dict[str, str]
+
+
 class SeriesPoints(BaseModel):
     series: SeriesRead
     # Whether the series has points older than the first returned, in the range asked for: the
@@ -235,6 +244,8 @@ class SeriesPoints(BaseModel):
     p95: list[float] | None = None
     environment_id: list[int | None] | None = None
     samples: list[list[float]] | None = None
+    # Asked for by name (`fields=versions`): the spans of the points' version labels.
+    versions: list[VersionSpan] | None = None
 
 
 def _series_read(series: Series, points: int, last_at: dt.datetime | None) -> SeriesRead:
@@ -270,6 +281,7 @@ def list_series(
 def get_series_points(
     series_id: int,
     session: SessionDep,
+    settings: SettingsDep,
     _: ReadPrincipal,
     since: UTCTime | None = None,
     until: UTCTime | None = None,
@@ -279,7 +291,7 @@ def get_series_points(
         list[str] | None,
         Query(
             description="the columns wanted besides t and value, comma-separated or repeated "
-            f"({', '.join(service.OPTIONAL_POINT_COLUMNS)}); every one when left out"
+            f"({', '.join(service.OPTIONAL_POINT_COLUMNS)}); every one but versions when left out"
         ),
     ] = None,
 ) -> Response:
@@ -288,7 +300,7 @@ def get_series_points(
     wanted = None if fields is None else [f.strip() for v in fields for f in v.split(",") if f]
     points = service.series_points(
         session, series_id=series_id, since=since, until=until, limit=limit,
-        with_samples=samples, fields=wanted,
+        with_samples=samples, fields=wanted, version_names=settings.series_ignore_labels,
     )  # fmt: skip
     # The read is over: ended here, in this thread, the session's closing needs no trip to
     # another; with a COMMIT, as api.deps.get_session ends a read, so that its statements stay
