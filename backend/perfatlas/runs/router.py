@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Collection
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Response
@@ -44,6 +44,8 @@ from perfatlas.runs.schemas import (
 )
 
 router = APIRouter(tags=["runs"])
+# The series list's orders (runs/series_list.py SORTS).
+SeriesSort = Literal["id", "newest", "alerts", "points", "name"]
 
 
 async def _group_commit(request: Request) -> GroupCommit:
@@ -212,9 +214,16 @@ class SeriesRead(SeriesRef):
     last_at: dt.datetime | None
 
 
+class SeriesListed(SeriesRead):
+    open_alerts: int  # its alerts with status open
+    # Every point is a reference run's (published figures, runs.reference).
+    reference: bool
+
+
 class SeriesPage(BaseModel):
-    items: list[SeriesRead]
-    next_cursor: int | None
+    items: list[SeriesListed]
+    # An id for sort=id (the default); an opaque string for the other orders.
+    next_cursor: int | str | None
     total: int  # series matching the filters, on every page
 
 
@@ -263,16 +272,31 @@ def list_series(
     workload: str | None = None,
     metric: str | None = None,
     agent: str | None = None,
+    sort: Annotated[
+        SeriesSort,
+        Query(
+            description="id (the order they first appeared), newest (newest point first), "
+            "alerts (most open alerts first), points (most first), name (workload, metric, "
+            "agent, target); reference-only series last but by name"
+        ),
+    ] = "id",
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[int | None, Query(ge=0)] = None,
+    cursor: Annotated[str | None, Query(description="next_cursor of the page before")] = None,
 ) -> SeriesPage:
     """List series (one metric's history for one set of dimensions) with their point counts."""
     rows, next_cursor, total = service.list_series(
-        session, workload=workload, metric=metric, agent=agent, limit=limit, cursor=cursor
-    )
-    return SeriesPage(
-        items=[_series_read(*row) for row in rows], next_cursor=next_cursor, total=total
-    )
+        session, workload=workload, metric=metric, agent=agent, limit=limit, cursor=cursor,
+        sort=sort,
+    )  # fmt: skip
+    items = [
+        SeriesListed(
+            **_series_read(s, points, last_at).model_dump(),
+            open_alerts=alerts,
+            reference=reference,
+        )
+        for s, points, last_at, alerts, reference in rows
+    ]
+    return SeriesPage(items=items, next_cursor=next_cursor, total=total)
 
 
 @router.get(

@@ -126,7 +126,7 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
     # The series list says the same of the whole series, from its digests and pending runs.
     (listed,) = [
         (n, last)
-        for series, n, last in runs_service.list_series(session, limit=500)[0]
+        for series, n, last, *_ in runs_service.list_series(session, limit=500)[0]
         if series.id == series_id
     ]
     assert listed == (len(runs), newest), what
