@@ -1,6 +1,6 @@
 """Answers compressed when the client accepts gzip: a 10,000-point series is 945 kB of JSON,
-some 150 kB gzipped, which a browser on a slow link waits for far longer than the server
-spends compressing it (tests/bench/series_gzip.py measures both)."""
+some 380 kB gzipped (its uuids are random), which a browser on a slow link waits for far longer than the server
+spends compressing it (tests/bench/bench_series_page.py measures both)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 # Below this the bytes saved are fewer than a packet's and not worth the CPU.
 MINIMUM_BYTES = 2048
-# Level 5: most of level 9's saving on JSON of numbers for about half its CPU.
-LEVEL = 5
+# Level 1: a 10,000-point answer (980 kB, most of it random uuids) is 380 kB at level 1 and
+# 350 kB at level 5, for a quarter of level 5's CPU (tests/bench/bench_series_page.py).
+LEVEL = 1
 # An attachment is sent as stored: its ETag is its content's sha256 (attachments/router.py),
 # which must name the bytes sent, and its Content-Length stays the stored size.
 _AS_STORED = re.compile(r"^/api/v1/runs/[^/]+/attachments/")
