@@ -23,14 +23,35 @@ from perfatlas.agents.models import Agent
 from perfatlas.alerts.enums import AlertStatus
 from perfatlas.alerts.models import Alert
 from perfatlas.core.errors import Invalid
+from perfatlas.rollups.records import EPOCH
+from perfatlas.runs import series_rolled
 from perfatlas.runs.models import Result, Series
 from perfatlas.runs.trust import CONFIRMING, REFERENCE
 
 # The orders of the series list (`sort=`); "id", the order they first appeared, is the API's
 # default (older clients walk its integer cursors).
 SORTS = ("id", "newest", "alerts", "points", "name")
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
+_FEW = 500  # a page of the list, at most
+# Each series' count, newest start and whether every point is a reference run's, in one
+# statement, for every series of a sorted list: the ids joined as a set (a hash join), where
+# `= ANY` compared each digest with each of 10,000 ids (175 ms for the list at 10,000 series).
+_KEYS_SQL = f"""
+WITH wanted AS (SELECT DISTINCT unnest(%(ids)s::int[]) AS series_id),
+folded AS (
+  SELECT d.series_id, sum(d.count) AS n, max({series_rolled.NEWEST_START_SQL}) AS last,
+         bool_and(d.flags & {REFERENCE} <> 0) AS reference
+  FROM explore_digests d JOIN wanted USING (series_id) GROUP BY d.series_id
+), pending AS (
+  SELECT x.series_id, count(*) AS n, max(x.started_at) AS last,
+         bool_and(x.flags & {REFERENCE} <> 0) AS reference
+  FROM rollup_pending p JOIN results x ON x.run_id = p.run_id JOIN wanted USING (series_id)
+  WHERE x.flags & {CONFIRMING} = 0 GROUP BY x.series_id
+)
+SELECT series_id, folded.n, folded.last, pending.n, pending.last, folded.reference,
+       pending.reference
+FROM folded FULL JOIN pending USING (series_id)
+"""
 # Every point of the series is a reference run's: its digests' flags all carry REFERENCE (a
 # digest's flags are its results' OR'd), and so do its pending results.
 _REFERENCE_SQL = f"""
@@ -44,15 +65,20 @@ SELECT series_id, bool_and(flags & {REFERENCE} <> 0) FROM (
 
 
 def open_alerts(session: Session, series_ids: Sequence[int]) -> dict[int, int]:
-    """Each series' count of open alerts (only the series that have some)."""
+    """Each series' count of open alerts (only the series that have some). For many series
+    every open alert is counted and the others left here: open alerts are few (triage closes
+    them), and a list of thousands of ids is a statement of thousands of parameters."""
     if not series_ids:
         return {}
-    rows = session.execute(
-        select(Alert.series_id, func.count())
-        .where(Alert.status == AlertStatus.open.value, Alert.series_id.in_(series_ids))
-        .group_by(Alert.series_id)
-    )
-    return {series_id: int(n) for series_id, n in rows}
+    query = select(Alert.series_id, func.count()).where(Alert.status == AlertStatus.open.value)
+    if len(series_ids) <= _FEW:
+        query = query.where(Alert.series_id.in_(series_ids))
+    wanted = set(series_ids)
+    return {
+        series_id: int(n)
+        for series_id, n in session.execute(query.group_by(Alert.series_id))
+        if series_id in wanted
+    }
 
 
 def reference_only(session: Session, series_ids: Sequence[int]) -> set[int]:
@@ -75,20 +101,48 @@ def reference_only(session: Session, series_ids: Sequence[int]) -> set[int]:
     }
 
 
+# Each series' count of points, newest start (microseconds since the epoch: datetimes are made
+# for a page's series only) and whether it is reference-only.
+Keys = dict[int, tuple[int, int | None, bool]]
+_MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def _micros(t: dt.datetime | None) -> int | None:
+    return None if t is None else (t - EPOCH) // _MICROSECOND
+
+
+def history_keys(session: Session, series_ids: Sequence[int], history_sizes: Any) -> Keys:
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        references = reference_only(session, series_ids)
+        return {
+            series_id: (n, _micros(last), series_id in references)
+            for series_id, (n, last) in history_sizes(session, series_ids).items()
+        }
+    raw: Any = connection.connection.driver_connection
+    keys: Keys = {}
+    for series_id, n, last, pending, pending_last, folded_ref, pending_ref in raw.execute(
+        _KEYS_SQL, {"ids": list(series_ids)}
+    ):
+        newest = last if pending_last is None else max(last or 0, _micros(pending_last) or 0)
+        parts = [r for r in (folded_ref, pending_ref) if r is not None]
+        keys[series_id] = (int(n or 0) + int(pending or 0), newest, bool(parts) and all(parts))
+    return keys
+
+
 def sort_key(
     sort: str,
     *,
     series_id: int,
     name: tuple[str, str, str, str],
     points: int,
-    last_at: dt.datetime | None,
+    last_us: int | None,
     alerts: int,
     reference: bool,
 ) -> tuple[Any, ...]:
     """The key a series sorts by, ascending, ending with its id (every key is unique)."""
     # Newest first; a series without points after every one with.
-    age = -1 if last_at is None else (_EPOCH - last_at) // dt.timedelta(microseconds=1)
-    newest = (int(reference), last_at is None, age)
+    newest = (int(reference), last_us is None, -(last_us or 0))
     if sort == "newest":
         return (*newest, -series_id)
     if sort == "alerts":
@@ -140,25 +194,30 @@ def sorted_page(
     newest start, open alerts and whether it is reference-only; the cursor after the page's
     last series (None on the last page); and how many series match."""
     after = decode(sort, cursor) if cursor else None
-    rows = session.execute(
-        select(Series.id, Series.workload, Series.metric, Agent.name, Series.target)
-        .join(Agent, Agent.id == Series.agent_id)
-        .where(*matching)
-    ).all()
+    # By Core, not the ORM: 10,000 rows cost the ORM's result handling 65 ms.
+    rows = (
+        session.connection()
+        .execute(
+            select(Series.id, Series.workload, Series.metric, Agent.name, Series.target)
+            .join(Agent, Agent.id == Series.agent_id)
+            .where(*matching)
+        )
+        .all()
+    )
     ids = [row[0] for row in rows]
-    sizes = history_sizes(session, ids)
+    keys = history_keys(session, ids, history_sizes)
     alerts = open_alerts(session, ids)
-    references = reference_only(session, ids)
+    references = {series_id for series_id, (_, _, reference) in keys.items() if reference}
     keyed = []
     for series_id, workload, metric, agent, target in rows:
-        points, last_at = sizes.get(series_id, (0, None))
+        points, last_us, _ = keys.get(series_id, (0, None, False))
         key = sort_key(
-            sort, series_id=series_id, name=(workload, metric, agent, target), points=points, last_at=last_at,
-            alerts=alerts.get(series_id, 0), reference=series_id in references,
+            sort, series_id=series_id, name=(workload, metric, agent, target), points=points,
+            last_us=last_us, alerts=alerts.get(series_id, 0), reference=series_id in references,
         )  # fmt: skip
         # (A cursor's key, read back from JSON, is a list: compared as a tuple.)
         if after is None or list(key) > list(after):
-            keyed.append((key, series_id, points, last_at))
+            keyed.append((key, series_id, points, last_us))
     keyed.sort()
     page = keyed[:limit]
     next_cursor = encode(sort, page[-1][0]) if len(keyed) > limit else None
@@ -166,7 +225,16 @@ def sorted_page(
         [series_id for _, series_id, _, _ in page]
     )))}  # fmt: skip
     return (
-        [(by_id[i], n, last, alerts.get(i, 0), i in references) for _, i, n, last in page],
+        [
+            (
+                by_id[i],
+                n,
+                None if last is None else EPOCH + last * _MICROSECOND,
+                alerts.get(i, 0),
+                i in references,
+            )
+            for _, i, n, last in page
+        ],
         next_cursor,
         len(rows),
     )
