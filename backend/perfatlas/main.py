@@ -13,6 +13,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 
 from perfatlas import __version__
 from perfatlas.api.admission import Admission
+from perfatlas.api.compression import Compression
 from perfatlas.api.guard import RequestGuard
 from perfatlas.api.openapi import build_openapi
 from perfatlas.api.router import api_router
@@ -55,8 +56,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).
     app.add_middleware(Admission)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    # A write's token is checked before its size or body is looked at.
+    # Outside those: a write's token is checked before its size or body is looked at.
     app.add_middleware(RequestGuard)
+    # Around everything: answers of a few kB and more gzipped for clients that accept it.
+    app.add_middleware(Compression)
     # Outermost (added last): every request is timed, refused ones too (/metrics).
     app.add_middleware(RequestTiming)
     app.include_router(api_router)

@@ -228,6 +228,17 @@ def test_series_and_points(client, upload_headers, read_headers):
     assert points["run"] == [r["uuid"] for r in runs]
     assert points["value"] == [1005.0 + i for i in range(8)]
     assert points["min"][0] == 1000.0 and points["max"][0] == 1010.0
+    assert "versions" not in points  # asked for by name only
+    # Each run a new fs_version (a label the series key leaves out), one kernel: a span each.
+    spanned = client.get(
+        f"/api/v1/series/{series['id']}/points", params={"fields": "p5,versions", "limit": 5},
+        headers=read_headers,
+    ).json()  # fmt: skip
+    assert set(spanned) == {"series", "older", "t", "value", "p5", "versions"}
+    assert spanned["versions"] == [
+        {"at": i, "labels": {"fs_version": f"6.{3 + i}", "kernel": "6.1.0-18-amd64"}}
+        for i in range(5)
+    ]
     newest = client.get(
         f"/api/v1/series/{series['id']}/points",
         params={"limit": 3, "samples": True},
@@ -311,7 +322,8 @@ def test_series_points_header_is_each_series_own(client, upload_headers, read_he
         )
         assert answer.status_code == 200, answer.text
         header = answer.json()["series"]
-        assert header == item
+        # The list's item is the header and its open alerts and reference mark.
+        assert {**header, "open_alerts": 0, "reference": False} == item
         key = (header["agent"], header["target"], header["parameters"]["nfiles"],
                header["labels"]["mode"], header["metric"])  # fmt: skip
         unit, direction, parameters, labels, started = expected[key]

@@ -210,11 +210,15 @@ def test_series_history_marks_the_change(
         """() => { const gd = document.querySelector('.js-plotly-plot');
             const t = gd.data.find(t => t.name === 'change points');
             return { customdata: Array.from(t.customdata), text: Array.from(t.text),
-                     shapes: gd.layout.shapes.map(s => s.line.color) }; }"""
+                     shapes: gd.layout.shapes.filter(s => !s.name?.startsWith('version:'))
+                       .map(s => s.line.color),
+                     versions: (gd.layout.annotations || []).map(a => a.text) }; }"""
     )
     assert marks["customdata"] == [f"alert:{alerted.alert_id}"]
     assert "regression" in marks["text"][0] and "fs_version 6.1 → 6.2" in marks["text"][0]
+    # The change point's line; the version change beside it has its own mark (dotted, named).
     assert marks["shapes"] == ["#D55E00"]
+    assert "fs_version 6.2" in marks["versions"]
     marker = page.locator(f"{PLOT} .scatterlayer .trace").last.locator(".points path").first
     box = marker.bounding_box()
     assert box is not None

@@ -51,7 +51,8 @@ def test_series_list_pages_through_every_series(
 ) -> None:
     use_token(page, ui_server.read_token)
 
-    page.goto(f"{ui_server.url}/series?workload={WORKLOAD}")
+    # In the order they first appeared (the list opens on the newest: test_series_versions.py).
+    page.goto(f"{ui_server.url}/series?workload={WORKLOAD}&sort=id")
     count = page.get_by_test_id("series-count")
     count.filter(has_text="of 130").wait_for()
     assert count.inner_text() == (

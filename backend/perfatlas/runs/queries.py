@@ -12,9 +12,10 @@ from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.agents.models import Agent
 from perfatlas.core import units
-from perfatlas.core.errors import NotFound
+from perfatlas.core.errors import Invalid, NotFound
+from perfatlas.core.inputs import INT32_MAX
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
-from perfatlas.runs import series_rolled, value_days
+from perfatlas.runs import series_list, series_rolled, value_days
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.tallies import runs_stored
@@ -130,11 +131,14 @@ def list_series(
     metric: str | None = None,
     agent: str | None = None,
     limit: int = 50,
-    cursor: int | None = None,
-) -> tuple[list[tuple[Series, int, dt.datetime | None]], int | None, int]:
-    """A page of the series matching the filters, in id order after `cursor`, each with its
-    count of points and newest start; the id to go on from (None on the last page); and how
-    many series match in all (a count of series, which grows with them, not with their runs)."""
+    cursor: int | str | None = None,
+    sort: str = "id",
+) -> tuple[list[tuple[Series, int, dt.datetime | None, int, bool]], int | str | None, int]:
+    """A page of the series matching the filters, in `sort` order (series_list.SORTS; "id":
+    id order after `cursor`, an id), each with its count of points, newest start, open alerts
+    and whether it is reference-only; the cursor to go on from (None on the last page); and
+    how many series match in all (a count of series, which grows with them, not with their
+    runs)."""
     matching = []
     if workload:
         matching.append(Series.workload == workload)
@@ -142,6 +146,17 @@ def list_series(
         matching.append(Series.metric == metric)
     if agent:
         matching.append(Series.agent_id.in_(select(Agent.id).where(Agent.name == agent)))
+    if sort != "id":
+        return series_list.sorted_page(
+            session, matching=matching, sort=sort, limit=limit,
+            cursor=None if cursor is None else str(cursor), history_sizes=history_sizes,
+        )  # fmt: skip
+    if isinstance(cursor, str):
+        if not cursor.isdigit() or int(cursor) > INT32_MAX:
+            raise Invalid(
+                "query.cursor", f"{cursor[:40]} is not a series id (sort=id goes on from one)"
+            )
+        cursor = int(cursor)
     query = select(Series).where(*matching)
     if cursor is not None:
         query = query.where(Series.id > cursor)
@@ -154,8 +169,15 @@ def list_series(
         total = len(rows)  # the whole of it is on this page
     else:
         total = session.scalar(select(func.count()).select_from(Series).where(*matching)) or 0
-    sizes = history_sizes(session, [s.id for s in rows])
-    return [(s, *sizes.get(s.id, (0, None))) for s in rows], next_cursor, total
+    ids = [s.id for s in rows]
+    sizes = history_sizes(session, ids)
+    alerts = series_list.open_alerts(session, ids)
+    references = series_list.reference_only(session, ids)
+    return (
+        [(s, *sizes.get(s.id, (0, None)), alerts.get(s.id, 0), s.id in references) for s in rows],
+        next_cursor,
+        total,
+    )
 
 
 def runs_total(session: Session, *, workload: str | None, agent: str | None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Collection
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Response
@@ -44,6 +44,8 @@ from perfatlas.runs.schemas import (
 )
 
 router = APIRouter(tags=["runs"])
+# The series list's orders (runs/series_list.py SORTS).
+SeriesSort = Literal["id", "newest", "alerts", "points", "name"]
 
 
 async def _group_commit(request: Request) -> GroupCommit:
@@ -212,10 +214,26 @@ class SeriesRead(SeriesRef):
     last_at: dt.datetime | None
 
 
+class SeriesListed(SeriesRead):
+    open_alerts: int  # its alerts with status open
+    # Every point is a reference run's (published figures, runs.reference).
+    reference: bool
+
+
 class SeriesPage(BaseModel):
-    items: list[SeriesRead]
-    next_cursor: int | None
+    items: list[SeriesListed]
+    # An id for sort=id (the default); an opaque string for the other orders.
+    next_cursor: int | str | None
     total: int  # series matching the filters, on every page
+
+
+class VersionSpan(BaseModel):
+    """The points from index `at` on (until the next span's) have these version labels: the
+    labels the series key leaves out (version, fs_version, kernel...) and the environment's
+    kernel."""
+
+    at: int
+    labels: dict[str, str]
 
 
 class SeriesPoints(BaseModel):
@@ -235,6 +253,8 @@ class SeriesPoints(BaseModel):
     p95: list[float] | None = None
     environment_id: list[int | None] | None = None
     samples: list[list[float]] | None = None
+    # Asked for by name (`fields=versions`): the spans of the points' version labels.
+    versions: list[VersionSpan] | None = None
 
 
 def _series_read(series: Series, points: int, last_at: dt.datetime | None) -> SeriesRead:
@@ -252,16 +272,31 @@ def list_series(
     workload: str | None = None,
     metric: str | None = None,
     agent: str | None = None,
+    sort: Annotated[
+        SeriesSort,
+        Query(
+            description="id (the order they first appeared), newest (newest point first), "
+            "alerts (most open alerts first), points (most first), name (workload, metric, "
+            "agent, target); reference-only series last but by name"
+        ),
+    ] = "id",
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    cursor: Annotated[int | None, Query(ge=0)] = None,
+    cursor: Annotated[str | None, Query(description="next_cursor of the page before")] = None,
 ) -> SeriesPage:
     """List series (one metric's history for one set of dimensions) with their point counts."""
     rows, next_cursor, total = service.list_series(
-        session, workload=workload, metric=metric, agent=agent, limit=limit, cursor=cursor
-    )
-    return SeriesPage(
-        items=[_series_read(*row) for row in rows], next_cursor=next_cursor, total=total
-    )
+        session, workload=workload, metric=metric, agent=agent, limit=limit, cursor=cursor,
+        sort=sort,
+    )  # fmt: skip
+    items = [
+        SeriesListed(
+            **_series_read(s, points, last_at).model_dump(),
+            open_alerts=alerts,
+            reference=reference,
+        )
+        for s, points, last_at, alerts, reference in rows
+    ]
+    return SeriesPage(items=items, next_cursor=next_cursor, total=total)
 
 
 @router.get(
@@ -270,6 +305,7 @@ def list_series(
 def get_series_points(
     series_id: int,
     session: SessionDep,
+    settings: SettingsDep,
     _: ReadPrincipal,
     since: UTCTime | None = None,
     until: UTCTime | None = None,
@@ -279,7 +315,7 @@ def get_series_points(
         list[str] | None,
         Query(
             description="the columns wanted besides t and value, comma-separated or repeated "
-            f"({', '.join(service.OPTIONAL_POINT_COLUMNS)}); every one when left out"
+            f"({', '.join(service.OPTIONAL_POINT_COLUMNS)}); every one but versions when left out"
         ),
     ] = None,
 ) -> Response:
@@ -288,7 +324,7 @@ def get_series_points(
     wanted = None if fields is None else [f.strip() for v in fields for f in v.split(",") if f]
     points = service.series_points(
         session, series_id=series_id, since=since, until=until, limit=limit,
-        with_samples=samples, fields=wanted,
+        with_samples=samples, fields=wanted, version_names=settings.series_ignore_labels,
     )  # fmt: skip
     # The read is over: ended here, in this thread, the session's closing needs no trip to
     # another; with a COMMIT, as api.deps.get_session ends a read, so that its statements stay

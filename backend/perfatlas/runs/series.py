@@ -5,7 +5,7 @@ the results' covering index; rows on SQLite."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,13 +17,14 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core import pgarrays
 from perfatlas.core.errors import Invalid
-from perfatlas.runs import series_rolled
+from perfatlas.runs import series_rolled, versions
 from perfatlas.runs.models import Result
 from perfatlas.runs.trust import CONFIRMING
 
 POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
-# Every point has its time and value; the other columns can be left out (`fields`).
-OPTIONAL_POINT_COLUMNS = tuple(c for c in POINT_COLUMNS if c not in ("t", "value"))
+# Every point has its time and value; the other columns can be left out (`fields`). "versions"
+# is no column: the spans of the points' version labels (runs/versions.py), only when asked.
+OPTIONAL_POINT_COLUMNS = (*(c for c in POINT_COLUMNS if c not in ("t", "value")), versions.VERSIONS)
 _POINT_SOURCES: dict[str, Any] = {
     "t": Result.started_at, "run": Result.run_uuid, "value": Result.value, "n": Result.n,
     "min": Result.min, "max": Result.max, "p5": Result.p5, "p95": Result.p95,
@@ -62,28 +63,41 @@ def series_points(
     limit: int = 10_000,
     with_samples: bool = False,
     fields: Iterable[str] | None = None,
+    version_names: Collection[str] = (),
 ) -> SeriesPoints:
     """The newest `limit` points, oldest first, as columns: t, value and the `fields` asked
-    for (every column when None). Read from the covering index (samples from the table)."""
+    for (every column when None; "versions" only when named, with `version_names` the labels
+    that name a version). Read from the covering index (samples from the table)."""
     wanted = set(POINT_COLUMNS if fields is None else fields) | {"t", "value"}
-    unknown = wanted - set(POINT_COLUMNS)
+    unknown = wanted - {*POINT_COLUMNS, versions.VERSIONS}
     if unknown:
         raise Invalid(
-            "fields", f"unknown column {sorted(unknown)[0]!r}; one of {', '.join(POINT_COLUMNS)}"
+            "fields",
+            f"unknown column {sorted(unknown)[0]!r}; one of {', '.join(OPTIONAL_POINT_COLUMNS)}",
         )
+    asked = {*wanted}
+    if versions.VERSIONS in wanted:  # the runs' uuids are read too, to find their labels
+        wanted = (wanted - {versions.VERSIONS}) | {"run"}
     names = tuple(c for c in POINT_COLUMNS if c in wanted)
     connection = session.connection()
     if connection.dialect.name == "postgresql":
         raw = connection.connection.driver_connection
         if since is None and until is None and not with_samples:
+            by_variant = versions.VERSIONS in asked
             rolled, total, last_at = series_rolled.newest_points(
                 raw,  # type: ignore[arg-type]
-                names,
+                (*names, "variant_id") if by_variant else names,
                 series_id=series_id,
                 limit=limit,
             )
+            if by_variant:
+                spans = versions.from_variants(
+                    connection, rolled.pop("variant_id"), rolled["run"], version_names
+                )
+                rolled = _leave_run_unless(asked, rolled)
+                rolled[versions.VERSIONS] = spans
             return SeriesPoints(_for_json(rolled), total, last_at, total > len(rolled["t"]))
-        return _pg_series_points(
+        ranged = _by_runs(asked, version_names, connection, _pg_series_points(
             raw,  # type: ignore[arg-type]
             names,
             series_id=series_id,
@@ -91,7 +105,8 @@ def series_points(
             until=until,
             limit=limit,
             with_samples=with_samples,
-        )
+        ))  # fmt: skip
+        return SeriesPoints(_for_json(ranged.columns), ranged.total, ranged.last_at, ranged.older)
     sources = [_POINT_SOURCES[c] for c in names]
     if with_samples:
         names, sources = (*names, "samples"), [*sources, Result.samples]
@@ -114,7 +129,26 @@ def series_points(
     total, last_at = connection.execute(
         select(func.count(), func.max(Result.started_at)).where(*history)
     ).one()
-    return SeriesPoints(dict(zip(names, columns, strict=True)), total, last_at, older)
+    return _by_runs(
+        asked, version_names, connection,
+        SeriesPoints(dict(zip(names, columns, strict=True)), total, last_at, older),
+    )  # fmt: skip
+
+
+def _leave_run_unless(asked: set[str], columns: dict[str, Any]) -> dict[str, Any]:
+    return columns if "run" in asked else {k: v for k, v in columns.items() if k != "run"}
+
+
+def _by_runs(
+    asked: set[str], version_names: Collection[str], connection: Any, points: SeriesPoints
+) -> SeriesPoints:
+    """The points with their versions' spans read from their runs, when asked for."""
+    if versions.VERSIONS not in asked:
+        return points
+    runs = versions.as_uuids(points.columns["run"])
+    columns = _leave_run_unless(asked, points.columns)
+    columns[versions.VERSIONS] = versions.from_runs(connection, runs, version_names)
+    return SeriesPoints(columns, points.total, points.last_at, points.older)
 
 
 def _pg_points_sql(names: tuple[str, ...], *, since: bool, until: bool, samples: bool) -> str:
@@ -199,7 +233,7 @@ def _pg_series_points(
             return column[::-1] if isinstance(order, slice) else [column[i] for i in order]
         return np.ascontiguousarray(column[order])
 
-    columns = _for_json({c: arranged(v) for c, v in decoded.items()})
+    columns = {c: arranged(v) for c, v in decoded.items()}  # _for_json by the caller
     if with_samples:
         samples = arranged(arrays[-1] or [])
         columns["samples"] = orjson.Fragment(("[" + ",".join(samples) + "]").encode())

@@ -59,7 +59,7 @@ WITH top AS (
   UNION
   SELECT variant_id, head_chunk FROM explore_digests WHERE series_id = %(series_id)s
 )
-SELECT r.records, r.count, coalesce(v.environment_id, 0), NULL::bigint
+SELECT r.records, r.count, coalesce(v.environment_id, 0), NULL::bigint, chosen.variant_id
 FROM chosen
 CROSS JOIN LATERAL (
   SELECT records, count FROM explore_rollups
@@ -73,7 +73,8 @@ SELECT (
   FROM rollup_pending p JOIN results x ON x.run_id = p.run_id
   WHERE metric = (SELECT metric FROM series WHERE id = %(series_id)s)
     AND series_id = %(series_id)s AND flags & {CONFIRMING} = 0
-), NULL, NULL, (SELECT coalesce(sum(count), 0) FROM explore_digests WHERE series_id = %(series_id)s)
+), NULL, NULL, (SELECT coalesce(sum(count), 0) FROM explore_digests WHERE series_id = %(series_id)s),
+  NULL
 """
 
 
@@ -81,8 +82,8 @@ def newest_points(
     raw: psycopg.Connection[Any], names: tuple[str, ...], *, series_id: int, limit: int
 ) -> tuple[dict[str, Any], int, dt.datetime | None]:
     """The series' newest `limit` points, oldest first, as numpy columns (`names`; "run" as (n,
-    16) uuid bytes, "environment_id" as a list when one is missing), the whole series' count
-    and its newest start."""
+    16) uuid bytes, "environment_id" as a list when one is missing, "variant_id" 0 for a pending
+    run's point), the whole series' count and its newest start."""
     chunks = -(-limit // fold.CHUNK_RECORDS)
     with raw.cursor(binary=True) as cur:
         rows = cur.execute(
@@ -130,6 +131,14 @@ def newest_points(
                 if (chosen_environment == 0).any()
                 else chosen_environment
             )
+        elif name == "variant_id":  # read only when asked: most reads want no versions
+            variants = np.repeat(
+                np.fromiter((row[4] for row in chunks_read), np.int64, len(chunks_read)),
+                np.fromiter((row[1] for row in chunks_read), np.int64, len(chunks_read)),
+            )
+            if len(late):
+                variants = np.concatenate([variants, np.zeros(len(late), np.int64)])
+            columns[name] = variants[order]
         elif name == "n":
             columns[name] = records["n"].take(order).astype(np.int64)
         else:
@@ -144,6 +153,8 @@ def newest_points(
 _NEWEST_START = "CASE WHEN length(newest) >= 8 THEN {} END".format(
     " | ".join(f"(get_byte(newest, {i})::int8 << {8 * i})" for i in range(7, -1, -1))
 )
+# (runs/series_list.py reads it too.)
+NEWEST_START_SQL = _NEWEST_START
 _SIZES_SQL = f"""
 WITH folded AS (
   SELECT series_id, sum(count) AS n, max({_NEWEST_START}) AS last FROM explore_digests

@@ -4065,12 +4065,45 @@ export interface components {
             /** Series Id */
             series_id: number;
         };
+        /** SeriesListed */
+        SeriesListed: {
+            /** Agent */
+            agent: string;
+            /** Direction */
+            direction: string;
+            /** Id */
+            id: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Last At */
+            last_at: string | null;
+            /** Metric */
+            metric: string;
+            /** Open Alerts */
+            open_alerts: number;
+            /** Parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** Points */
+            points: number;
+            /** Reference */
+            reference: boolean;
+            /** Target */
+            target: string;
+            /** Unit */
+            unit: string;
+            /** Workload */
+            workload: string;
+        };
         /** SeriesPage */
         SeriesPage: {
             /** Items */
-            items: components["schemas"]["SeriesRead"][];
+            items: components["schemas"]["SeriesListed"][];
             /** Next Cursor */
-            next_cursor: number | null;
+            next_cursor: number | string | null;
             /** Total */
             total: number;
         };
@@ -4102,6 +4135,8 @@ export interface components {
             t: string[];
             /** Value */
             value: number[];
+            /** Versions */
+            versions?: components["schemas"]["VersionSpan"][] | null;
         };
         /** SeriesRead */
         SeriesRead: {
@@ -4300,6 +4335,20 @@ export interface components {
             metrics: string[];
             /** Reason */
             reason: string;
+        };
+        /**
+         * VersionSpan
+         * @description The points from index `at` on (until the next span's) have these version labels: the
+         *     labels the series key leaves out (version, fs_version, kernel...) and the environment's
+         *     kernel.
+         */
+        VersionSpan: {
+            /** At */
+            at: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
         };
         /**
          * WorkloadSpec
@@ -8850,8 +8899,11 @@ export interface operations {
                 workload?: string | null;
                 metric?: string | null;
                 agent?: string | null;
+                /** @description id (the order they first appeared), newest (newest point first), alerts (most open alerts first), points (most first), name (workload, metric, agent, target); reference-only series last but by name */
+                sort?: "id" | "newest" | "alerts" | "points" | "name";
                 limit?: number;
-                cursor?: number | null;
+                /** @description next_cursor of the page before */
+                cursor?: string | null;
             };
             header?: never;
             path?: never;
@@ -8967,7 +9019,7 @@ export interface operations {
                 until?: string | null;
                 limit?: number;
                 samples?: boolean;
-                /** @description the columns wanted besides t and value, comma-separated or repeated (run, n, min, max, p5, p95, environment_id); every one when left out */
+                /** @description the columns wanted besides t and value, comma-separated or repeated (run, n, min, max, p5, p95, environment_id, versions); every one but versions when left out */
                 fields?: string[] | null;
             };
             header?: never;

@@ -79,7 +79,9 @@ def check_series_sizes(db: sessionmaker[Session], made: list[dict[str, Any]], wh
                 select(Result.run_uuid, Result.metric, Result.series_id)
             )
         }
-        listed = {s.id: (n, last) for s, n, last in runs_service.list_series(session, limit=500)[0]}
+        listed = {
+            s.id: (n, last) for s, n, last, *_ in runs_service.list_series(session, limit=500)[0]
+        }
     starts: dict[int, list[dt.datetime]] = defaultdict(list)
     for body in made:
         for res in body["results"]:

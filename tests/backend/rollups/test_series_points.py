@@ -24,7 +24,7 @@ from perfatlas.runs.models import Environment, Result
 from perfatlas.runs.series import POINT_COLUMNS, POINTS_JSON_OPTIONS
 from tests.backend.rollups.history import METRIC, bodies
 from tests.backend.rollups.states import FOLD_STATES, fold_to
-from tests.backend.rollups.test_fold import fold_some, ingest
+from tests.backend.rollups.test_fold import IGNORE, fold_some, ingest
 from tests.factories import BASE_TIME, result, run_body
 
 
@@ -77,6 +77,34 @@ def _points(session: Session, series_id: int, limit: int, fields: Any = None) ->
     return orjson.loads(orjson.dumps(got.columns, option=POINTS_JSON_OPTIONS)), got
 
 
+def _version_spans(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The oracle of the points' version spans: each run's version label and kernel (its
+    environment's; none without one), a span wherever they differ from the point before."""
+    spans: list[dict[str, Any]] = []
+    for i, body in enumerate(runs):
+        labels = {"version": body["labels"]["version"]}
+        if body["environment"].get("kernel"):
+            labels["kernel"] = body["environment"]["kernel"]
+        if not spans or spans[-1]["labels"] != labels:
+            spans.append({"at": i, "labels": labels})
+    return spans
+
+
+def _check_versions(session: Session, series_id: int, by_uuid: dict[str, Any], limit: int,
+                    got: dict[str, Any], what: str) -> None:  # fmt: skip
+    """The points' version spans, asked for alone, from the rollups and from a time range."""
+    want = _version_spans([by_uuid[u] for u in got["run"]])
+    assert len(want) > 1 or limit < 17, what  # the data changes version along the series
+    since = BASE_TIME - dt.timedelta(days=1)
+    for ranged in (None, since):
+        answer = runs_service.series_points(
+            session, series_id=series_id, limit=limit, since=ranged, fields=("versions",),
+            version_names=IGNORE,
+        )  # fmt: skip
+        assert set(answer.columns) == {"t", "value", "versions"}, what
+        assert answer.columns["versions"] == want, f"{what}, since {ranged}"
+
+
 def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
                   kernel_of: dict[int | None, str | None], what: str) -> None:  # fmt: skip
     by_uuid = {b["uuid"]: b for b in runs}
@@ -94,10 +122,11 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
         # Each point's environment is its run's (None for the run without one).
         kernels = [kernel_of[e] for e in got["environment_id"]]
         assert kernels == [by_uuid[u]["environment"].get("kernel") for u in got["run"]], where
+        _check_versions(session, series_id, by_uuid, limit, got, where)
     # The series list says the same of the whole series, from its digests and pending runs.
     (listed,) = [
         (n, last)
-        for series, n, last in runs_service.list_series(session, limit=500)[0]
+        for series, n, last, *_ in runs_service.list_series(session, limit=500)[0]
         if series.id == series_id
     ]
     assert listed == (len(runs), newest), what

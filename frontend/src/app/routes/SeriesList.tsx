@@ -2,11 +2,19 @@ import { useSearchParams } from "react-router-dom";
 import { AgentHelp } from "../../components/ui/AgentHelp";
 import { FilterInput } from "../../components/ui/FilterInput";
 import { Empty, QueryView } from "../../components/ui/States";
-import { useSeriesList } from "../../features/series/api/get-series";
+import { SERIES_SORTS, useSeriesList, type SeriesSort } from "../../features/series/api/get-series";
 import { SeriesTable } from "../../features/series/components/SeriesTable";
 import { describePage, pageStart } from "../../lib/format";
 
 const PAGE = 100;
+// Each order as the page says it; the list opens on the newest (reference-only series last).
+const ORDERS: Record<SeriesSort, [string, string]> = {
+  newest: ["newest point first", "newest point first, reference figures last"],
+  alerts: ["most open alerts first", "most open alerts first, then newest point first"],
+  points: ["most points first", "most points first"],
+  name: ["by name", "by workload, metric, agent and target"],
+  id: ["in the order they first appeared", "in the order they first appeared"],
+};
 
 export function SeriesList() {
   const [params, setParams] = useSearchParams();
@@ -14,10 +22,12 @@ export function SeriesList() {
   const metric = params.get("metric") ?? "";
   const agent = params.get("agent") ?? "";
   const cursor = params.get("cursor");
+  const askedSort = params.get("sort");
+  const sort: SeriesSort = (SERIES_SORTS as readonly string[]).includes(askedSort ?? "") ? (askedSort as SeriesSort) : "newest";
   // Where this page starts in the whole list (null: not known).
   const at = pageStart(params);
   const filtered = Boolean(workload || metric || agent);
-  const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, limit: PAGE, cursor: cursor ? Number(cursor) : undefined });
+  const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, sort, limit: PAGE, cursor: cursor ?? undefined });
   // A filter starts the list again from its first page.
   const set = (key: string, value: string) => {
     const next = new URLSearchParams(params);
@@ -27,7 +37,7 @@ export function SeriesList() {
     next.delete("at");
     setParams(next);
   };
-  const page = (nextCursor: number | null, from: number | null) => {
+  const page = (nextCursor: number | string | null, from: number | null) => {
     const next = new URLSearchParams(params);
     next.delete("cursor");
     next.delete("at");
@@ -47,6 +57,16 @@ export function SeriesList() {
         <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} />
         <FilterInput label="metric" value={metric} onApply={(v) => set("metric", v)} />
         <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} />
+        <label className="field inline">
+          <span>order</span>
+          <select aria-label="order" value={sort} onChange={(e) => set("sort", e.target.value === "newest" ? "" : e.target.value)}>
+            {SERIES_SORTS.map((o) => (
+              <option key={o} value={o}>
+                {ORDERS[o][0]}
+              </option>
+            ))}
+          </select>
+        </label>
         {filtered && (
           <button type="button" className="button small" onClick={() => setParams(new URLSearchParams())}>
             Clear filters
@@ -69,7 +89,7 @@ export function SeriesList() {
             ) : (
               <>
                 <p className="muted" data-testid="series-count">
-                  {describePage({ noun: ["series", "series"], total: found.total, at, shown: found.items.length, filtered, order: "in the order they first appeared" })}
+                  {describePage({ noun: ["series", "series"], total: found.total, at, shown: found.items.length, filtered, order: ORDERS[sort][1] })}
                 </p>
                 <SeriesTable series={found.items} />
                 {(cursor || found.next_cursor !== null) && (

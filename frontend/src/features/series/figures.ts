@@ -4,6 +4,7 @@ import { spreadErrorBars } from "../../components/charts/error-bars";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
 import type { Theme } from "../../lib/theme";
 import type { SeriesPoints } from "./api/get-series-points";
+import { MAX_VERSION_MARKS, versionChanges, versionTexts } from "./versions";
 
 export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
   const layout = baseLayout(theme);
@@ -32,6 +33,9 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
       hovertemplate: `sample %{y:.4g} ${unit}<br>run %{customdata}<extra></extra>`,
     });
   }
+  // Each point's version labels in its hover, when the answer has them.
+  const spans = points.versions ?? [];
+  const versioned = spans.some((s) => Object.keys(s.labels).length > 0);
   data.push({
     type: "scatter",
     mode: "lines+markers",
@@ -39,17 +43,33 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
     x: points.t,
     y: points.value,
     customdata: points.run,
+    ...(versioned ? { text: versionTexts(spans, points.t.length) } : {}),
     error_y: spreadErrorBars({ median: points.value, p5: points.p5, p95: points.p95, color }),
     marker: { color, size: 6 },
     line: { color, width: 1.5 },
-    hovertemplate: `%{x}<br>median %{y:.4g} ${unit}<br>run %{customdata}<extra></extra>`,
+    hovertemplate: `%{x}<br>median %{y:.4g} ${unit}${versioned ? "<br>%{text}" : ""}<br>run %{customdata}<extra></extra>`,
   });
+  // A dotted line at each version change, named by the new version at the top of the plot.
+  const changes = versionChanges(spans, points.t).slice(0, MAX_VERSION_MARKS);
+  const muted = theme === "dark" ? "rgba(216,222,233,0.55)" : "rgba(31,41,51,0.45)";
   const better = points.series.direction === "higher" ? ", higher is better" : points.series.direction === "lower" ? ", lower is better" : "";
   return {
     data,
     layout: {
       ...layout,
+      // Room above the plot for the names of the version changes.
+      ...(changes.length > 0 ? { margin: { ...(layout.margin as Record<string, unknown>), t: 44 } } : {}),
       showlegend: data.length > 1,
+      shapes: changes.map((c) => ({
+        type: "line", xref: "x", yref: "paper", x0: c.t, x1: c.t, y0: 0, y1: 1,
+        line: { color: muted, width: 1, dash: "dot" }, name: `version:${c.at}`,
+      })),
+      annotations: changes.map((c, i) => ({
+        x: c.t, xref: "x", y: 1, yref: "paper", yanchor: "bottom", xanchor: "left",
+        // Alternate rows, so that two close changes' names do not overlap.
+        yshift: i % 2 === 0 ? 0 : 14, text: c.text, showarrow: false,
+        font: { size: 10, color: muted }, name: `version:${c.at}`,
+      })),
       xaxis: axis(layout, "xaxis", { title: { text: "time" }, type: "date" }),
       yaxis: axis(layout, "yaxis", { title: { text: `${points.series.metric} (${unit})${better}` }, rangemode: "tozero" }),
     },

@@ -2,11 +2,14 @@ import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
 
 /** The columns the series page asks for besides t and value: the run behind each point (a click
- * opens it) and p5/p95 for the error bars. Asking for no more keeps 10,000-point answers small. */
-export const SERIES_POINT_FIELDS = ["run", "p5", "p95"] as const;
+ * opens it), p5/p95 for the error bars and the spans of the points' version labels (hover and
+ * the marks of version changes; a few entries, not a column). Asking for no more keeps
+ * 10,000-point answers small. */
+export const SERIES_POINT_FIELDS = ["run", "p5", "p95", "versions"] as const;
 type Asked = (typeof SERIES_POINT_FIELDS)[number];
 
 export type SeriesPoints = Omit<Schemas["SeriesPoints"], Asked> & { [K in Asked]: NonNullable<Schemas["SeriesPoints"][K]> };
+export type VersionSpan = Schemas["VersionSpan"];
 
 /** How many points a window of the series page may hold; the API's default first. (100,000
  * took the browser 9 to 17 s to draw, against 3.5 s for 10,000.) */

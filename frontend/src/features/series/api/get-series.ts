@@ -4,7 +4,11 @@ import { apiGet, type Schemas } from "../../../api/client";
 export type Series = Schemas["SeriesRead"];
 export type SeriesPage = Schemas["SeriesPage"];
 
-export type SeriesFilter = { workload?: string; metric?: string; agent?: string; limit?: number; cursor?: number };
+export type SeriesListed = Schemas["SeriesListed"];
+/** The series list's orders (the API's `sort`); the page opens on "newest". */
+export const SERIES_SORTS = ["newest", "alerts", "points", "name", "id"] as const;
+export type SeriesSort = (typeof SERIES_SORTS)[number];
+export type SeriesFilter = { workload?: string; metric?: string; agent?: string; sort?: SeriesSort; limit?: number; cursor?: string };
 
 export function getSeries(filter: SeriesFilter, signal?: AbortSignal): Promise<SeriesPage> {
   return apiGet<SeriesPage>("/series", { ...filter }, signal);

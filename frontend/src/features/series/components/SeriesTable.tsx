@@ -1,8 +1,8 @@
 import { Link } from "react-router-dom";
 import { formatCount, formatPairs, formatTime } from "../../../lib/format";
-import type { Series } from "../api/get-series";
+import type { SeriesListed } from "../api/get-series";
 
-export function SeriesTable({ series }: { series: Series[] }) {
+export function SeriesTable({ series }: { series: SeriesListed[] }) {
   return (
     <table className="table" data-testid="series-table">
       <thead>
@@ -15,6 +15,7 @@ export function SeriesTable({ series }: { series: Series[] }) {
           <th>labels</th>
           <th className="num">points</th>
           <th>last</th>
+          <th className="num">open alerts</th>
         </tr>
       </thead>
       <tbody>
@@ -23,6 +24,11 @@ export function SeriesTable({ series }: { series: Series[] }) {
             <td>{s.workload}</td>
             <td className="mono">
               <Link to={`/series/${s.id}`}>{s.metric}</Link>
+              {s.reference && (
+                <span className="badge series-reference" title="published figures entered by hand: every point is a reference run">
+                  reference
+                </span>
+              )}
             </td>
             <td>{s.agent}</td>
             <td className="mono ellipsis">{s.target}</td>
@@ -34,6 +40,15 @@ export function SeriesTable({ series }: { series: Series[] }) {
             </td>
             <td className="num">{formatCount(s.points)}</td>
             <td className="nowrap">{formatTime(s.last_at)}</td>
+            <td className="num" data-testid="open-alerts">
+              {s.open_alerts > 0 ? (
+                <span className="badge status-open" title={`${s.open_alerts} open alert${s.open_alerts === 1 ? "" : "s"}`}>
+                  {formatCount(s.open_alerts)}
+                </span>
+              ) : (
+                ""
+              )}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -1,0 +1,338 @@
+"""Series page benchmark on a small database of its own (one series of 10,000 points, its
+fs_version label changing every 2,000 runs and its kernel once): the points' JSON as the page
+asks for it, its bytes and the server's CPU per request with and without gzip (each beside the
+other, alternated in the same run), and in Chromium the page's cold draw of the 10,000 points:
+how many times plotly draws them and when the drawing ends.
+
+Writes tests/bench/results/series_page.json. BENCH_SERIES_UI=before stores the browser's
+figures as those before a change (`ui_before`, kept by later runs beside their `ui`), with
+the commit they were measured at."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import psycopg
+
+# Run as a script: its own folder is on sys.path.
+from common import PERFATLAS, admin_dsn, free_port, percentile, perfatlas_env, start_server
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "tests" / "bench" / "results" / "series_page.json"
+DIST = REPO / "frontend" / "dist"
+DB = "perfatlas_bench_series"
+POINTS = 10_000
+WORKLOAD, METRIC, AGENT = "series_bench", "create.ops_per_s", "bench-series"
+# The page's request (features/series/api/get-series-points.ts SERIES_POINT_FIELDS).
+FIELDS = os.environ.get("BENCH_SERIES_FIELDS", "run,p5,p95,versions")
+REQUESTS = 200  # per encoding, in alternating batches
+BATCH = 20
+COLD_LOADS = 7
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TARGET_DRAWN_MS = 500
+
+
+def runs(rng: random.Random) -> list[dict[str, Any]]:
+    t0 = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    made = []
+    for i in range(POINTS):
+        level = 1000.0 * (0.9 if i >= 6000 else 1.0)
+        made.append(
+            {
+                "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                "workload": WORKLOAD,
+                "agent": AGENT,
+                "target": "/mnt/bench",
+                "parameters": {"nfiles": 1000},
+                "labels": {"fs_version": f"2.{i // 2000}.0"},
+                "started_at": (t0 + dt.timedelta(hours=i)).isoformat(),
+                "fsync_policy": "none",
+                "cold_method": "drop_caches",
+                "environment": {
+                    "hostname": AGENT,
+                    "kernel": "6.1.0" if i < 5000 else "6.8.0",
+                    "fs_type": "ext4",
+                    "cores": 2,
+                },
+                "results": [
+                    {
+                        "metric": METRIC,
+                        "unit": "ops/s",
+                        "samples": [round(level * (1 + 0.05 * rng.random()), 3) for _ in range(5)],
+                    }
+                ],
+            }
+        )
+    return made
+
+
+def seeded(env: dict[str, str]) -> bool:
+    try:
+        with psycopg.connect(admin_dsn(DB)) as conn:
+            row = conn.execute("SELECT count(*) FROM results").fetchone()
+            return bool(row and row[0] == POINTS)
+    except psycopg.Error:
+        return False
+
+
+def seed(env: dict[str, str]) -> None:
+    print(f"seeding {DB}: one series of {POINTS} points", flush=True)
+    with psycopg.connect(admin_dsn(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB}"')
+    subprocess.run([*PERFATLAS, "migrate"], env=env, check=True, capture_output=True)
+    server, base = start_server(env)
+    try:
+        token = subprocess.run(
+            [*PERFATLAS, "token", "create", "--scope", "upload", "-q"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        made = runs(random.Random(40))
+        with httpx.Client(
+            base_url=base, timeout=300, headers={"Authorization": f"Bearer {token}"}
+        ) as client:
+            for start in range(0, POINTS, 1000):
+                batch = {"runs": made[start : start + 1000]}
+                client.post("/api/v1/runs/batch", json=batch).raise_for_status()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    subprocess.run([*PERFATLAS, "fold"], env=env, check=True, capture_output=True)
+    with psycopg.connect(admin_dsn(DB), autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds of the server and its children (the API's worker processes)."""
+    proc = psutil.Process(pid)
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        times = p.cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def wire(base: str, url: str, pid: int) -> dict[str, Any]:
+    """Bytes and the server's CPU per request, gzip and identity alternated in batches."""
+    figures: dict[str, dict[str, Any]] = {}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for name, encoding in (("identity", "identity"), ("gzip", "gzip")):
+            with client.stream("GET", url, headers={"Accept-Encoding": encoding}) as r:
+                r.raise_for_status()
+                raw = b"".join(r.iter_raw())
+                figures[name] = {
+                    "bytes": len(raw),
+                    "content_encoding": r.headers.get("content-encoding"),
+                }
+            figures[name].update({"cpu_s": 0.0, "wall": []})
+        for _ in range(3):  # warm the connection's prepared statements
+            client.get(url, headers={"Accept-Encoding": "identity"})
+        for _ in range(REQUESTS // BATCH):
+            for name in ("identity", "gzip"):
+                before = server_cpu(pid)
+                for _ in range(BATCH):
+                    started = time.perf_counter()
+                    with client.stream("GET", url, headers={"Accept-Encoding": name}) as r:
+                        for _chunk in r.iter_raw():
+                            pass
+                    figures[name]["wall"].append((time.perf_counter() - started) * 1000)
+                figures[name]["cpu_s"] += server_cpu(pid) - before
+    out = {}
+    for name, f in figures.items():
+        out[name] = {
+            "bytes": f["bytes"],
+            "content_encoding": f["content_encoding"],
+            "server_cpu_ms_per_request": round(f["cpu_s"] * 1000 / REQUESTS, 2),
+            "wall_p50_ms": round(percentile(f["wall"], 0.5), 1),
+            "wall_p95_ms": round(percentile(f["wall"], 0.95), 1),
+            "requests": REQUESTS,
+        }
+    return out
+
+
+# Counted from the page's own marks (components/charts/Plot.tsx): a draw is a plotly call.
+MARKS = """() => ({
+  starts: performance.getEntriesByName('perfatlas:plot-start').map(e => e.startTime),
+  drawn: performance.getEntriesByName('perfatlas:plot-drawn').map(e => e.startTime),
+  afterplot: window.__afterplots || 0,
+  traces: (document.querySelector('.js-plotly-plot')?._fullData || []).map(t => [t.type, (t.x || []).length]),
+})"""
+# plotly's own event, counted from the page's first script on: every draw of the plot emits it.
+COUNT_AFTERPLOT = """
+window.__afterplots = 0;
+new MutationObserver(() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  if (gd && !gd.__counted && gd.on) { gd.__counted = true; gd.on('plotly_afterplot', () => { window.__afterplots += 1; }); }
+}).observe(document, { childList: true, subtree: true, attributes: true });
+"""
+
+
+# The change points' answer held this long in one scenario: as a detector over a long series on
+# a busy server answers, after plotly has loaded and could have drawn the points.
+LATE_CHANGES_S = 2.0
+
+
+def browser(base: str, series_id: int) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    scenarios: dict[str, list[dict[str, Any]]] = {"as_served": [], "change_points_late": []}
+    profile = tempfile.mkdtemp(prefix="perfatlas-bench-chromium-")
+    try:
+        with sync_playwright() as pw:
+            chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for name, loads in scenarios.items():
+                for _ in range(COLD_LOADS):  # a new context each time: empty cache, cold start
+                    context = chromium.new_context(viewport={"width": 1280, "height": 860})
+                    page = context.new_page()
+                    page.add_init_script(COUNT_AFTERPLOT)
+                    if name == "change_points_late":
+
+                        def late(route: Any) -> None:
+                            time.sleep(LATE_CHANGES_S)
+                            route.continue_()
+
+                        page.route("**/change-points*", late)
+                    with page.expect_response(lambda r: "/change-points" in r.url, timeout=60_000):
+                        page.goto(f"{base}/series/{series_id}", wait_until="commit")
+                    page.wait_for_selector("[data-testid=plot][data-drawn='1']", timeout=60_000)
+                    page.wait_for_load_state("networkidle")
+                    page.wait_for_function(
+                        "() => performance.getEntriesByName('perfatlas:plot-drawn').length >= "
+                        "performance.getEntriesByName('perfatlas:plot-start').length"
+                    )
+                    loads.append(page.evaluate(MARKS))
+                    context.close()
+            version = chromium.version
+            chromium.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    out: dict[str, Any] = {
+        "chromium": version,
+        "cold_loads": COLD_LOADS,
+        # The machine is shared: the load beside each run's figures.
+        "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],
+    }
+    for name, loads in scenarios.items():
+        drawn_last = [m["drawn"][-1] for m in loads]
+        drawing = [d - s for m in loads for s, d in zip(m["starts"], m["drawn"], strict=False)]
+        out[name] = {
+            "draws_per_load": [len(m["starts"]) for m in loads],
+            "plotly_afterplot_per_load": [m["afterplot"] for m in loads],
+            "navigation_to_last_draw_ms": {
+                "p50": round(percentile(drawn_last, 0.5), 1),
+                "max": round(max(drawn_last), 1),
+            },
+            "one_draw_ms": {
+                "p50": round(percentile(drawing, 0.5), 1),
+                "max": round(max(drawing), 1),
+            },
+            "traces": loads[-1]["traces"],
+        }
+    out["change_points_late"]["delay_s"] = LATE_CHANGES_S
+    out["how"] = (
+        "a new browser context per load; draws = perfatlas:plot-start marks (one per "
+        "Plotly.react of the plot), afterplot = plotly's own event; navigation_to_last_draw = "
+        "the last perfatlas:plot-drawn mark's time since navigation, one_draw = from a "
+        "plot-start to its plot-drawn mark; change_points_late: their answer held "
+        f"{LATE_CHANGES_S} s by the browser"
+    )
+    return out
+
+
+def main() -> int:
+    if not (DIST / "index.html").is_file():
+        print("the web UI is not built: run `make ui` first", file=sys.stderr)
+        return 1
+    env = perfatlas_env(
+        DB, free_port(), PERFATLAS_PUBLIC_READ="true", PERFATLAS_DETECT_ON_INGEST="false"
+    )
+    if not seeded(env):
+        seed(env)
+    server, base = start_server(env)
+    try:
+        (series,) = httpx.get(f"{base}/api/v1/series", params={"workload": WORKLOAD}).json()[
+            "items"
+        ]
+        url = f"/api/v1/series/{series['id']}/points?fields={FIELDS}"
+        measured_wire = wire(base, url, server.pid)
+        ui = browser(base, series["id"]) if Path(CHROMIUM).is_file() else None
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, text=True, capture_output=True
+    ).stdout.strip()
+    previous = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    report = {
+        "benchmark": "series_page",
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "commit": commit,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "kernel": platform.release(),
+            "python": platform.python_version(),
+            "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],
+        },
+        "database": {"name": DB, "series_points": series["points"]},
+        "request": url,
+        "points_json": measured_wire,
+        "ui_before": previous.get("ui_before"),
+        "ui": previous.get("ui"),
+    }
+    if os.environ.get("BENCH_SERIES_UI") == "before":
+        report["ui_before"] = {**(ui or {}), "commit": commit}
+        report["points_json_at_ui_before"] = measured_wire
+    else:
+        report["ui"] = {**(ui or {}), "commit": commit}
+        if previous.get("points_json_at_ui_before"):
+            report["points_json_at_ui_before"] = previous["points_json_at_ui_before"]
+    if report["ui"]:
+        served = report["ui"]["as_served"]
+        drawn = served["navigation_to_last_draw_ms"]["p50"]
+        late = report["ui"]["change_points_late"]
+        draws = max(served["draws_per_load"] + late["draws_per_load"])
+        report["figures"] = {
+            "draws_of_10000_points": {"value": draws, "target": "== 1", "met": draws == 1},
+            "cold_navigation_to_drawn_p50_ms": {
+                "value": drawn,
+                "target": f"<= {TARGET_DRAWN_MS}",
+                "met": drawn <= TARGET_DRAWN_MS,
+            },
+            "json_bytes": {
+                "identity": measured_wire["identity"]["bytes"],
+                "gzip": measured_wire["gzip"]["bytes"],
+            },
+        }
+    RESULTS.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
