@@ -21,7 +21,7 @@ from perfatlas.api.timing import RequestTiming
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import install_error_handlers
-from perfatlas.core.limits import BodySizeLimit
+from perfatlas.core.limits import BodyBudget, BodySizeLimit
 from perfatlas.runs.group_commit import GroupCommit
 
 UI_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
@@ -56,6 +56,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).
     app.add_middleware(Admission)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    # Large bodies in memory at once, bounded (core/limits.py); past the token check, so a
+    # request without one takes no share.
+    app.add_middleware(
+        BodyBudget, budget=settings.max_inflight_body_bytes,
+        wait_seconds=settings.upload_wait_seconds,
+    )  # fmt: skip
     # Outside those: a write's token is checked before its size or body is looked at.
     app.add_middleware(RequestGuard)
     # Around everything: answers of a few kB and more gzipped for clients that accept it.

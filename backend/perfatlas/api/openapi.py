@@ -36,7 +36,7 @@ _MEANING = {
     "409": "stored already, with another body",
     "413": "the request body is larger than PERFATLAS_MAX_BODY_BYTES",
     "422": "a parameter or the body is invalid; the message and `errors` name the field",
-    "503": "the database does not answer: nothing was read or stored; retry after Retry-After",
+    "503": "the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After",
 }
 
 

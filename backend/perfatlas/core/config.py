@@ -24,6 +24,11 @@ class Settings(BaseSettings):
     port: int = 8000
     # Request bodies above this many bytes are refused with 413 before they are parsed.
     max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    # Request bodies of 64 KiB and more in one API process at once, together at most this many
+    # bytes (as declared); one past it waits up to upload_wait_seconds, then gets 503 with
+    # Retry-After. 0: no bound. Twenty 30 MB uploads at once otherwise took the API past 2 GB.
+    max_inflight_body_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    upload_wait_seconds: float = Field(default=30.0, gt=0, le=3600)
     # Files kept with a run (the command's script, raw latencies, tool output): each at most
     # attachment_max_bytes, together at most attachment_run_max_bytes, at most
     # attachment_run_max_files of them.

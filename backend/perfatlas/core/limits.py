@@ -1,12 +1,16 @@
-"""Refuses request bodies over the size limit (413) before anything reads them whole."""
+"""Request bodies: refused over the size limit (413) before anything reads them whole, and
+large ones let in a budget of bytes at a time (503 with Retry-After past a wait)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from typing import Any
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from perfatlas.core import memory
 from perfatlas.core.errors import error_body
 
 
@@ -82,3 +86,103 @@ class BodySizeLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+# Bodies smaller than this never wait: a budget is for the uploads that fill memory.
+SMALL_BODY = 64 * 1024
+
+
+class BodyBudget:
+    """At most `budget` bytes of request bodies (as declared, or the budget itself when
+    undeclared) inside this process at once, from before the body is read until the answer is
+    sent: the parse of a large batch holds several times its size, and twenty at once took the
+    API past 2 GB. A large upload past the budget waits its turn (in arrival order) up to
+    `wait_seconds`, then gets 503 with Retry-After; nothing of it was read. Small bodies pass."""
+
+    def __init__(self, app: ASGIApp, *, budget: int, wait_seconds: float) -> None:
+        self.app = app
+        self.budget = budget
+        self.wait_seconds = wait_seconds
+        self.used = 0
+        self._waiting: deque[tuple[int, asyncio.Future[None]]] = deque()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.budget <= 0 or scope["method"] not in _WRITES:
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        size = int(declared) if declared is not None and declared.isdigit() else self.budget
+        if size < SMALL_BODY:
+            await self.app(scope, receive, send)
+            return
+        size = min(size, self.budget)
+        if not await self._acquire(size):
+            await _busy(send, self.wait_seconds)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self._release(size)
+            memory.release_after(size)
+
+    async def _acquire(self, size: int) -> bool:
+        if not self._waiting and self.used + size <= self.budget:
+            self.used += size
+            return True
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (size, turn)
+        self._waiting.append(entry)
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), self.wait_seconds)
+            return True
+        except TimeoutError:
+            if turn.done():  # granted as the wait ran out: it is ours
+                return True
+            self._waiting.remove(entry)
+            self._wake()  # a large one giving up may let smaller ones behind it in
+            return False
+        except BaseException:  # the client went away while it waited
+            if turn.done():
+                self._release(size)
+            else:
+                self._waiting.remove(entry)
+                self._wake()
+            raise
+
+    def _release(self, size: int) -> None:
+        self.used -= size
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiting and self.used + self._waiting[0][0] <= self.budget:
+            size, turn = self._waiting.popleft()
+            self.used += size
+            turn.set_result(None)
+
+
+_WRITES = frozenset({"POST", "PUT", "PATCH"})
+
+
+async def _busy(send: Send, waited: float) -> None:
+    payload = orjson.dumps(
+        error_body(
+            "busy",
+            f"the server is storing other large uploads and this one waited {waited:g} s for "
+            "its turn; nothing was read: send it again after Retry-After",
+        )
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                (b"retry-after", str(BUSY_RETRY_AFTER_SECONDS).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
+
+
+BUSY_RETRY_AFTER_SECONDS = 5
