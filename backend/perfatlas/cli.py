@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from perfatlas.auth.cli import token_app
+from perfatlas.backup.cli import export_command, import_command
 from perfatlas.core.config import get_settings
 from perfatlas.references.cli import reference_app
 from perfatlas.reports.cli import report_app
@@ -21,6 +22,8 @@ agent_app = typer.Typer(help="Agents: the test machines that take jobs.", no_arg
 app.add_typer(agent_app, name="agent")
 app.add_typer(report_app, name="report")
 app.add_typer(reference_app, name="reference", no_args_is_help=True)
+app.command("export")(export_command)
+app.command("import")(import_command)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
