@@ -95,7 +95,8 @@ def test_every_block_splits_or_groups_by_filesystem(study: str, block: dict[str,
 def test_no_compare_cell_pools_series_beyond_the_studys_rows(study: str) -> None:
     """Each column of a compare block holds, per metric and per value of the study's row
     dimension, at most one series of the study's runs (the pairing's key without what the
-    block leaves out), and every column the study runs on holds one at least."""
+    block leaves out), the same in every column it runs in (so they pair), and some column
+    holds one."""
     runs = study_runs(study)
     assert runs
     # The blocks of the study's runs (not the seed's own tables, labelled with the seed's).
@@ -122,4 +123,10 @@ def test_no_compare_cell_pools_series_beyond_the_studys_rows(study: str) -> None
                 filled.add(column)
             for (column, metric), keys in cells.items():
                 assert len(keys) == 1, (block["title"], quick, column, metric, sorted(keys))
+            # Every column pairs with the others: the same series but the compared dimension
+            # (tmpfs's write_cache=memory beside the disks' write-back: left out of the key).
+            for metric in {m for _, m in cells}:
+                keys = {c: k for (c, m), k in cells.items() if m == metric}
+                assert len({json.dumps(sorted(k)) for k in keys.values()}) == 1, (
+                    block["title"], quick, metric, keys)  # fmt: skip
         assert filled, f"{block['title']}: no run of the study in any column"
