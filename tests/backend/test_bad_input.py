@@ -326,7 +326,7 @@ def test_bonnie_import_twice_is_a_retry(client, upload_headers, read_headers, en
     first = _import(client, upload_headers, "bonnie", data, agent="lab-1", target="/mnt/b")
     assert first.status_code == 200, first.text
     assert first.json()["created"] == 2
-    listed = client.get("/api/v1/runs", params={"workload": "bonnie"}, headers=read_headers)
+    listed = client.get("/api/v1/runs", params={"workload": "seqio"}, headers=read_headers)
     times = {r["uuid"]: r["started_at"] for r in listed.json()["items"]}
     before = counts(engine)
     second = _import(client, upload_headers, "bonnie", data, agent="lab-1", target="/mnt/b")
@@ -334,7 +334,7 @@ def test_bonnie_import_twice_is_a_retry(client, upload_headers, read_headers, en
     assert second.json()["created"] == 0 and second.json()["existing"] == 2
     assert [r["uuid"] for r in second.json()["runs"]] == [r["uuid"] for r in first.json()["runs"]]
     assert counts(engine) == before
-    listed = client.get("/api/v1/runs", params={"workload": "bonnie"}, headers=read_headers)
+    listed = client.get("/api/v1/runs", params={"workload": "seqio"}, headers=read_headers)
     assert {r["uuid"]: r["started_at"] for r in listed.json()["items"]} == times
     # With a time given, the runs are the same runs (same uuids) at another time: a conflict.
     again = _import(client, upload_headers, "bonnie", data, agent="lab-1", target="/mnt/b",

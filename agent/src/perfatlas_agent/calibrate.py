@@ -77,12 +77,14 @@ def _mem_available() -> int:
 
 
 def phase_seconds(metrics: dict[str, Any]) -> dict[str, float]:
-    """Every timed phase of a repetition: `<phase>.seconds` metrics."""
-    return {
-        name.removesuffix(".seconds"): float(m.value)
-        for name, m in metrics.items()
-        if name.endswith(".seconds")
-    }
+    """Every timed phase of a repetition: `<phase>.seconds` metrics, or the phase's
+    `<phase>.seconds_total` where its seconds are per pass (smallfile's warm phases)."""
+    out: dict[str, float] = {}
+    for name, m in metrics.items():
+        if name.endswith(".seconds"):
+            total = metrics.get(f"{name}_total", m)
+            out[name.removesuffix(".seconds")] = float(total.value)
+    return out
 
 
 @dataclass

@@ -12,7 +12,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from perfatlas.imports.bonnie_metrics import FILE_PHASES, IO_PHASES, Collected
+from perfatlas.imports.bonnie_metrics import (
+    FILE_PHASES,
+    IO_PHASES,
+    SOURCE,
+    WORKLOAD,
+    Collected,
+    seqio_parameters,
+)
 from perfatlas.imports.bonnie_text import text_runs
 from perfatlas.imports.common import Parsed, check_run_count, decode_text, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
@@ -187,16 +194,17 @@ def _run(
         "bonnie_columns": got.columns,
         "csv": line,
     }
-    # "metrics": 2 since bonnie's columns became seqio's metrics (bonnie_metrics.py): a line
-    # imported before keeps its run (under the old names); importing it now adds one.
-    record = {"line": line, "occurrence": occurrence, "metrics": 2}
+    # "metrics": 2 since bonnie's columns became seqio's metrics (bonnie_metrics.py), 3 since
+    # the runs are seqio's: a line imported before keeps its run; importing it now adds one.
+    record = {"line": line, "occurrence": occurrence, "metrics": 3}
     return RunCreate(
         uuid=run_uuid("bonnie", record, agent=run_agent, target=run_target, labels=labels),
-        workload="bonnie",
+        workload=WORKLOAD,
         agent=run_agent,
         target=run_target,
-        parameters=_parameters(fields, layout),
-        labels=labels,
+        parameters=seqio_parameters(_parameters(fields, layout)),
+        labels={**SOURCE, **labels},
+        cold_method="none",  # bonnie++ reads what its writes left in the page cache
         started_at=started_at,
         environment=environment,
         meta=meta,

@@ -20,10 +20,11 @@ column, value and unit are kept in the run's meta (`bonnie_columns`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfatlas.runs.schemas import ResultCreate
+from perfatlas.runs.schemas import ParamValue, ResultCreate
 from perfatlas.runs.units import Direction
 
 KIB = 1024
@@ -103,3 +104,40 @@ class Collected:
             self.not_measured.append(metric)
             return
         self._add(metric, "us", microseconds, f"{phase}_latency", text, "us")
+
+
+# bonnie's runs are stored as seqio runs (the same metrics), told apart by this label: the
+# bonnie-001 report's tables, and Explore's seqio plots, hold both. Imports made before this
+# kept workload `bonnie` (README, "Importers").
+WORKLOAD = "seqio"
+SOURCE = {"source": "bonnie++"}
+_SIZE = re.compile(r"([0-9]+)([KMGT]?)", re.IGNORECASE)
+_SHIFT = {"": 20, "K": 10, "M": 20, "G": 30, "T": 40}  # a bare number is MiB (bonnie -s)
+
+
+def size_bytes(text: str) -> int | None:
+    """bonnie's size as bytes: `300M`, `1G`, `64` (MiB, as bonnie's -s takes it); None if the
+    text is none of those (a bonnie++ `size:chunk` pair keeps only the size)."""
+    found = _SIZE.fullmatch(text.strip().split(":")[0])
+    if found is None:
+        return None
+    return int(found.group(1)) << _SHIFT[found.group(2).upper()]
+
+
+def seqio_parameters(params: dict[str, ParamValue]) -> dict[str, ParamValue]:
+    """bonnie's parameters with seqio's beside them: the file size and block size in bytes
+    (filesize, blocksize: seqio's x axes), and cache=warm: bonnie never drops the page cache
+    before it reads (it asks for a file of twice RAM instead)."""
+    out = dict(params)
+    size = size_bytes(str(params["size"])) if "size" in params else None
+    if size is not None:
+        out["filesize"] = size
+    chunk = params.get("chunk_size")
+    if isinstance(chunk, int) and not isinstance(chunk, bool):
+        out["blocksize"] = chunk  # bytes
+    elif isinstance(chunk, str) and chunk[-1:].isalpha():
+        block = size_bytes(chunk)  # 4k
+        if block is not None:
+            out["blocksize"] = block
+    out["cache"] = "warm"
+    return out

@@ -24,7 +24,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from perfatlas.imports.bonnie_metrics import IO_PHASES, Collected
+from perfatlas.imports.bonnie_metrics import (
+    IO_PHASES,
+    SOURCE,
+    WORKLOAD,
+    Collected,
+    seqio_parameters,
+)
 from perfatlas.imports.common import check_run_count, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.runs.schemas import RunCreate
@@ -221,15 +227,16 @@ def _run(
         "table": " ".join([*table.header, row.text]).split(),
         "caption": table.caption,
         "occurrence": occurrence,
-        "metrics": 2,
+        "metrics": 3,  # as bonnie.py's: 3 since the runs are seqio's
     }
     return RunCreate(
         uuid=run_uuid("bonnie-text", record, agent=run_agent, target=run_target, labels=labels),
-        workload="bonnie",
+        workload=WORKLOAD,
         agent=run_agent,
         target=run_target,
-        parameters={"size": row.size},
-        labels=labels,
+        parameters=seqio_parameters({"size": row.size}),
+        labels={**SOURCE, **labels},
+        cold_method="none",  # Bonnie reads what its writes left in the page cache
         started_at=started_at,
         environment=environment,
         meta=meta,

@@ -43,9 +43,9 @@ def test_the_seeds_tables_are_read_with_their_figures() -> None:
     runs = parse(SEED.read_bytes())
     assert len(runs) == len(SEED_ROWS)
     for run, (caption, mb, figures) in zip(runs, SEED_ROWS, strict=True):
-        assert run.workload == "bonnie"
+        assert run.workload == "seqio" and run.labels == {"source": "bonnie++"}
         assert run.meta["caption"] == caption
-        assert run.parameters == {"size": f"{mb}M"}
+        assert run.parameters == {"size": f"{mb}M", "filesize": mb * 1024 * 1024, "cache": "warm"}
         got = values(run)
         for index, prefix in enumerate(PAIRS):
             rate, cpu = figures[2 * index], figures[2 * index + 1]
@@ -88,7 +88,7 @@ def test_a_machine_column_a_size_and_plus_signs() -> None:
     (run,) = parse(text)
     assert run.agent == "box1" and run.environment["hostname"] == "box1"
     assert run.environment["tools"] == {"bonnie++": "1.03"}
-    assert run.parameters == {"size": "1G"}
+    assert run.parameters == {"size": "1G", "filesize": 1 << 30, "cache": "warm"}
     got = values(run)
     assert got["write.mb_per_s"] == pytest.approx(56789 / KIB_PER_MB, rel=1e-15)
     assert got["seeks.per_s"] == 123.4 and got["seeks.cpu"] == 0

@@ -248,7 +248,9 @@ def csv_lines(path: Path) -> list[list[str]]:
 def test_bonnie_one_run_per_line(path: Path) -> None:
     runs = parse_bonnie(path.read_bytes(), agent=None, target=None, labels=NO_LABELS)
     assert len(runs) == len(csv_lines(path)) >= 1
-    assert {run.workload for run in runs} == {"bonnie"}
+    # seqio's runs (its metrics), told apart by the label; bonnie never drops the cache.
+    assert {run.workload for run in runs} == {"seqio"}
+    assert all(run.labels["source"] == "bonnie++" and run.cold_method == "none" for run in runs)
 
 
 # The agent's seqio metrics each bonnie++ column becomes, and its MB: 10^6 bytes
@@ -359,6 +361,9 @@ def test_bonnie_parameters_and_host() -> None:
         "max_size": 4096,
         "min_size": 1024,
         "num_dirs": 2,  # -n 4:4096:1024:2; bonnie++ writes it in the file_chunk_size column
+        # seqio's names for what bonnie read: 256 MiB, no chunk size given; warm reads.
+        "filesize": 256 * 1024 * 1024,
+        "cache": "warm",
     }
     assert first.agent == "ext4-host"
     assert first.environment == {"hostname": "ext4-host", "tools": {"bonnie++": "2.00a"}}
@@ -368,7 +373,11 @@ def test_bonnie_parameters_and_host() -> None:
     concurrent = bonnie("sections-skipped.csv")[1]
     assert concurrent.parameters["concurrency"] == 2
     given = bonnie("tmpfs-quick.csv", agent="box1", target="/mnt/t", labels={"fs": "tmpfs"})[0]
-    assert (given.agent, given.target, given.labels) == ("box1", "/mnt/t", {"fs": "tmpfs"})
+    assert (given.agent, given.target) == ("box1", "/mnt/t")
+    assert given.labels == {"fs": "tmpfs", "source": "bonnie++"}
+    # 64M (MiB, as bonnie++ -s), its chunk size column empty: a filesize, no blocksize.
+    assert given.parameters["filesize"] == 64 * 1024 * 1024
+    assert "blocksize" not in given.parameters
     assert given.environment["hostname"] == "tmpfs-host"
 
 
@@ -448,3 +457,23 @@ def _quick_line() -> list[str]:
 def test_bonnie_garbage_is_refused_with_a_reason(data: str, message: str) -> None:
     with pytest.raises(ImportFormatError, match=message):
         parse_bonnie(data, agent=None, target=None, labels=NO_LABELS)
+
+
+@pytest.mark.parametrize(
+    ("size", "chunk", "want"),
+    [
+        ("64M", "8192", (64 << 20, 8192)),
+        ("2G", "4k", (2 << 30, 4096)),
+        ("300", "", (300 << 20, None)),
+    ],
+)
+def test_bonnie_sizes_become_seqios_filesize_and_blocksize(
+    size: str, chunk: str, want: tuple[int, int | None]
+) -> None:
+    """bonnie++'s size (MiB when bare, as -s takes it) and chunk size in bytes, under seqio's
+    names, so that seqio's plots against the file size hold bonnie's runs."""
+    fields = csv_lines(BONNIE / "tmpfs-quick.csv")[0]
+    fields[5], fields[6] = size, chunk  # format 1.98: size, chunk_size
+    (run,) = parse_bonnie(",".join(fields), agent=None, target=None, labels=NO_LABELS)
+    assert (run.parameters["filesize"], run.parameters.get("blocksize")) == want
+    assert run.parameters["size"] == (int(size) if size.isdigit() else size)

@@ -336,7 +336,7 @@ def test_a_reimport_folds_each_run_once(
     assert len(want) == 1
     assert points("fio", "read.bw", "jobname") == want
     # The file's two rows' rewrite rates, as the runs hold them: their median, the mean of both.
-    listed = client.get("/api/v1/runs", params={"workload": "bonnie"}, headers=read_headers)
+    listed = client.get("/api/v1/runs", params={"workload": "seqio"}, headers=read_headers)
     rates = [
         next(r["value"] for r in client.get(f"/api/v1/runs/{run['uuid']}", headers=read_headers)
              .json()["results"] if r["metric"] == "rewrite.mb_per_s")
@@ -344,13 +344,13 @@ def test_a_reimport_folds_each_run_once(
     ]  # fmt: skip
     assert len(rates) == 2
     bonnie_points = {"ok": (2, sum(rates) / 2)}
-    assert points("bonnie", "rewrite.mb_per_s", "status") == bonnie_points
+    assert points("seqio", "rewrite.mb_per_s", "status") == bonnie_points
     with db() as session:
         rollups.fold_pending(session)
     upload()
     assert counts(db)[0] == 0
     assert points("fio", "read.bw", "jobname") == want
-    assert points("bonnie", "rewrite.mb_per_s", "status") == bonnie_points
+    assert points("seqio", "rewrite.mb_per_s", "status") == bonnie_points
     # The digests count each job once too.
     with db() as session:
         sketched = explore_service.explore(

@@ -17,7 +17,7 @@ VARIANTS = (
 
 
 def build(o: Options) -> list[Part]:
-    reps = {"repetitions": 2 if o.quick else 5, "warmup": not o.quick, "min_seconds": 0}
+    reps = {"repetitions": 3 if o.quick else 5, "warmup": not o.quick, "min_seconds": 0}
     source = {"archive": o.archive} if o.archive else {"files": 300 if o.quick else 1000,
                                                        "size": "1k"}  # fmt: skip
     # GNU tar single threaded (the seed's `tar xf`; tar cannot fsync each file, and its runs

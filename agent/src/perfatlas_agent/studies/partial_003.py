@@ -16,7 +16,7 @@ VERSIONS = ("1.0", "1.1")
 
 
 def build(o: Options) -> list[Part]:
-    reps = {"repetitions": 2 if o.quick else 5, "warmup": not o.quick, "min_seconds": 0}
+    reps = {"repetitions": 3 if o.quick else 5, "warmup": not o.quick, "min_seconds": 0}
     if o.quick:
         partial = {"filesize": "16M", "segsize": ["16k", "128k"],
                    "readsize": ["1k", "64k", "1M"], "reads": 50, "cold": "per_read"}  # fmt: skip

@@ -11,7 +11,7 @@ from perfatlas_agent.studies.model import DEFAULT, Options, Part, Study, Variant
 def build(o: Options) -> list[Part]:
     # The sizes as given, no --min-seconds growth: every machine and filesystem runs the same
     # work, so their runs share series.
-    common = {"workload": "smallfile", "min_seconds": 0, "repetitions": 2 if o.quick else 5,
+    common = {"workload": "smallfile", "min_seconds": 0, "repetitions": 3 if o.quick else 5,
               "warmup": not o.quick}  # fmt: skip
     # 1000 files of 29 bytes (250 quick): make.php writes "<? /* some test comment */ ?>" in
     # each. The warm reads and stats go over them 10 times in the full study (the seed averages

@@ -17,7 +17,7 @@ def build(o: Options) -> list[Part]:
     else:
         shape = {"inodes": [10_000, 40_000, 160_000], "fanout": 8, "files": 20}
         threads = [4, 16, 100, "auto"]
-    spec = {"workload": "treeops", "repetitions": 2 if o.quick else 4, "warmup": not o.quick,
+    spec = {"workload": "treeops", "repetitions": 3 if o.quick else 4, "warmup": not o.quick,
             "min_seconds": 0, "params": {**shape, "size": 0, "threads": threads}}  # fmt: skip
     return [Part(spec)]
 

@@ -56,7 +56,7 @@ def getc_phase(path: str, nbytes: int) -> tuple[int, float]:
 
 class SeqIO(Workload):
     name = "seqio"
-    description = "bonnie: putc, block write+fsync, rewrite, getc, block read (cold), seeks"
+    description = "bonnie: putc, block write+fsync, rewrite, getc, block read, seeks; cold or warm"
     params = (
         ParamSpec("filesize", "size", 64 << 20, "file size"),
         ParamSpec("blocksize", "size", 1 << 20, "block size of every read and write"),
@@ -64,6 +64,14 @@ class SeqIO(Workload):
         ParamSpec("seeks", "int", 2000, "random reads of one block in the seeks phase"),
         ParamSpec("perchar", "bool", True, "bonnie's per-character write and read (putc, getc)"),
         ParamSpec("perchar_size", "size", PERCHAR_DEFAULT, "bytes written and read one at a time"),
+        ParamSpec(
+            "cache",
+            "choice",
+            None,
+            "cold (what runs without it do): the page cache dropped before getc, read and seeks; "
+            "warm: read what the writes left in the cache, as bonnie does (file size vs cache)",
+            ("cold", "warm"),
+        ),
     )
 
     def check(self, params: dict[str, ParamValue]) -> None:
@@ -78,11 +86,14 @@ class SeqIO(Workload):
     def unused(self, params: dict[str, ParamValue]) -> set[str]:
         # O_DIRECT cannot go through a buffered writer of 1-byte calls: no per-char phases.
         if params.get("direct"):
-            return {"perchar", "perchar_size"}
+            return {"perchar", "perchar_size", "cache"}
         return set() if params.get("perchar") else {"perchar_size"}
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
-        return {"fsync_policy": "end", "o_direct": bool(params.get("direct"))}
+        facts: dict[str, Any] = {"fsync_policy": "end", "o_direct": bool(params.get("direct"))}
+        if warm(params):
+            facts["cold_method"] = "none"  # nothing made cold: the reads find the cache
+        return facts
 
     def knobs(self, params: dict[str, ParamValue]) -> tuple[Knob, ...]:
         knobs = [Knob("filesize", ("write", "rewrite", "read")), Knob("seeks", ("seeks",))]
@@ -103,6 +114,11 @@ class SeqIO(Workload):
         fs, bs = int(ctx.params["filesize"]), int(ctx.params["blocksize"])
         ctx.params["filesize"] = (fs // bs) * bs
         ctx.meta["write_includes_fsync"] = True
+        if warm(ctx.params):
+            ctx.meta["cache"] = (
+                "warm: getc, read and seeks read the files as the writes left them in the page "
+                "cache (no drop); a file larger than the cache can hold reads partly from disk"
+            )
         if ctx.params.get("perchar"):
             ctx.meta["perchar"] = (
                 f"putc/getc: 1-byte calls through a {STDIO_BUFSIZ}-byte buffered writer/reader "
@@ -114,6 +130,7 @@ class SeqIO(Workload):
         bs = int(ctx.params["blocksize"])
         nblocks = int(ctx.params["filesize"]) // bs
         direct = bool(ctx.params["direct"])
+        cold = not direct and not warm(ctx.params)
         extra = os.O_DIRECT if direct else 0
         path = str(rep_dir / "seqio.dat")
         buf = mmap.mmap(-1, bs)  # page aligned, as O_DIRECT needs
@@ -161,13 +178,14 @@ class SeqIO(Workload):
 
         if perchar:
             ctx.phase("getc")
-            ctx.make_cold(rep_dir, lambda: [chr_path])
+            if cold:
+                ctx.make_cold(rep_dir, lambda: [chr_path])
             got, secs = getc_phase(chr_path, nchars)
             metrics.update(_mb("getc", got, secs))
             os.unlink(chr_path)
 
         ctx.phase("read")
-        if not direct:
+        if cold:
             ctx.make_cold(rep_dir, lambda: [path])
         fd = _open(path, os.O_RDONLY | extra)
         try:
@@ -186,7 +204,7 @@ class SeqIO(Workload):
 
         ctx.phase("seeks")
         nseeks = int(ctx.params["seeks"])
-        if not direct:
+        if cold:
             ctx.make_cold(rep_dir, lambda: [path])
         rng = random.Random(0x5EE)
         offsets = [rng.randrange(nblocks) * bs for _ in range(nseeks)]
@@ -211,6 +229,11 @@ class SeqIO(Workload):
         buf.close()
         os.unlink(path)
         return metrics
+
+
+def warm(params: dict[str, ParamValue]) -> bool:
+    """cache=warm (O_DIRECT reads bypass the cache: no warm or cold there)."""
+    return params.get("cache") == "warm" and not params.get("direct")
 
 
 def _open(path: str, flags: int) -> int:
