@@ -4430,7 +4430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4499,7 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4568,7 +4568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +4637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4712,7 +4712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4788,7 +4788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4835,7 +4835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4904,7 +4904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4984,7 +4984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5049,7 +5049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5109,7 +5109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5167,7 +5167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,7 +5247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5296,7 +5296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5352,7 +5352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5430,7 +5430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5495,7 +5495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5584,7 +5584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5660,7 +5660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5714,7 +5714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5766,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5827,7 +5827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,7 +5885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5946,7 +5946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6004,7 +6004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6144,7 +6144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6246,7 +6246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6298,7 +6298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6356,7 +6356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6436,7 +6436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6491,7 +6491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6549,7 +6549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6634,7 +6634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6723,7 +6723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6812,7 +6812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6901,7 +6901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6981,7 +6981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7028,7 +7028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7089,7 +7089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7205,7 +7205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7252,7 +7252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7330,7 +7330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7388,7 +7388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7453,7 +7453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7533,7 +7533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7590,7 +7590,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7649,7 +7649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7707,7 +7707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7767,7 +7767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7854,7 +7854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7932,7 +7932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7990,7 +7990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8048,7 +8048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8114,7 +8114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8214,7 +8214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8272,7 +8272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8319,7 +8319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8397,7 +8397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8457,7 +8457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8515,7 +8515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8580,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8669,7 +8669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8730,7 +8730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8806,7 +8806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8882,7 +8882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8938,7 +8938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9001,7 +9001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9066,7 +9066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9122,7 +9122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9191,7 +9191,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9267,7 +9267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the database does not answer: nothing was read or stored; retry after Retry-After */
+            /** @description the database does not answer, or other large uploads fill the server's budget: nothing was stored; retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
