@@ -2206,6 +2206,11 @@ export interface components {
          */
         ExplorePoint: {
             /**
+             * Durability
+             * @description durability notes of the runs behind the point (see durability_reasons): memory_backed, no_flush
+             */
+            durability?: string[];
+            /**
              * Flags
              * @description trust flags of the results behind it (see flag_reasons); empty when clean
              */
@@ -2226,10 +2231,27 @@ export interface components {
              */
             median: number;
             /**
+             * Median High
+             * @description that interval's high end
+             */
+            median_high?: number | null;
+            /**
+             * Median Low
+             * @description a 95 % interval of the median, low end: for 6 runs or more the order statistic of the runs' values that bounds it (distribution-free); for fewer, the smallest repetition (Compare's rule at three repetitions); null when the median comes from sketches
+             */
+            median_low?: number | null;
+            /**
              * Min
              * @description the smallest repetition
              */
             min: number;
+            /**
+             * Mixes
+             * @description the dimensions left varying among the runs behind the point that the request did not choose (not x, group, a split or a filter's one value), each with its values (at most 12): parameters (param.NAME), durability facts, agent, target, fs_type, labels (label.NAME); empty when the runs are alike in all of them
+             */
+            mixes?: {
+                [key: string]: (string | null)[];
+            };
             /**
              * N
              * @description how many runs the point summarises
@@ -2269,6 +2291,13 @@ export interface components {
             /** Direction */
             direction: string | null;
             /**
+             * Durability Reasons
+             * @description what each durability note of a point means
+             */
+            durability_reasons?: {
+                [key: string]: string;
+            };
+            /**
              * Flag Reasons
              * @description what each trust flag means, by name
              */
@@ -2285,10 +2314,20 @@ export interface components {
              */
             note?: string | null;
             /**
+             * Pooled
+             * @description the dimensions some point pools (left varying behind it): labels, agents, targets, filesystems, and what the request pooled on purpose (pool=)
+             */
+            pooled?: string[];
+            /**
              * Quantile Error
              * @description when approximate: the largest relative error of a median, p5 or p95
              */
             quantile_error?: number | null;
+            /**
+             * Split By
+             * @description the dimensions traces are split by besides the group: those asked (split=) and, unless split=none, every parameter and durability fact that would otherwise vary among the runs behind a point (x = time: along a trace)
+             */
+            split_by?: string[];
             /** Traces */
             traces: components["schemas"]["ExploreTrace"][];
             /**
@@ -2310,10 +2349,32 @@ export interface components {
         };
         /** ExploreTrace */
         ExploreTrace: {
-            /** Group */
+            /**
+             * Group
+             * @description the trace's name: the group's value, and the split's values after it (agent-a · fsync=file); null without group or split
+             */
             group: string | null;
+            /**
+             * Group Value
+             * @description the value of the request's group dimension alone
+             */
+            group_value?: string | null;
+            /**
+             * Mixes
+             * @description the dimensions its points pool (as each point's mixes), with their values
+             */
+            mixes?: {
+                [key: string]: (string | null)[];
+            };
             /** Points */
             points: components["schemas"]["ExplorePoint"][];
+            /**
+             * Split
+             * @description the values of the dimensions the trace is split by (see split_by)
+             */
+            split?: {
+                [key: string]: string | null;
+            };
         };
         /** FieldError */
         FieldError: {
@@ -5472,6 +5533,10 @@ export interface operations {
                 filter?: string[];
                 /** @description exact medians and percentiles however many results the plot covers (by default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from sketches, within 0.5 %: see `approximate` in the answer) */
                 exact?: boolean;
+                /** @description split traces by this dimension too (a parameter, label, durability fact, agent, target or fs_type), repeatable; `none`: no split but these (by default every parameter and durability fact that varies among a point's runs splits the traces) */
+                split?: string[];
+                /** @description leave this parameter or durability fact pooled instead of splitting by it (the answer names it in each point's `mixes`), repeatable */
+                pool?: string[];
             };
             header?: never;
             path?: never;
@@ -5521,6 +5586,10 @@ export interface operations {
                 filter?: string[];
                 /** @description exact medians and percentiles however many results the plot covers (by default a plot of more than PERFATLAS_EXPLORE_EXACT_RESULTS results has them from sketches, within 0.5 %: see `approximate` in the answer) */
                 exact?: boolean;
+                /** @description split traces by this dimension too (a parameter, label, durability fact, agent, target or fs_type), repeatable; `none`: no split but these (by default every parameter and durability fact that varies among a point's runs splits the traces) */
+                split?: string[];
+                /** @description leave this parameter or durability fact pooled instead of splitting by it (the answer names it in each point's `mixes`), repeatable */
+                pool?: string[];
             };
             header?: never;
             path?: never;
