@@ -15,6 +15,10 @@ export type ExploreState = {
   logy: boolean;
   /** exact medians and percentiles however large the plot (the server sketches large ones) */
   exact: boolean;
+  /** dimensions to split traces by besides the server's default split ("none": no default split) */
+  split?: string[];
+  /** parameters and durability facts to leave pooled instead of split */
+  pool?: string[];
 };
 
 export type HeatmapState = {
@@ -68,7 +72,14 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
     logx: flag(params.get("logx")),
     logy: flag(params.get("logy")),
     exact: flag(params.get("exact")),
+    // Only when asked: a plain link's state stays what it was.
+    ...(params.has("split") ? { split: names(params, "split") } : {}),
+    ...(params.has("pool") ? { pool: names(params, "pool") } : {}),
   };
+}
+
+function names(params: URLSearchParams, key: string): string[] {
+  return [...new Set(params.getAll(key).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""))];
 }
 
 /** The URL query for a state; defaults are left out so links stay short. */
@@ -83,6 +94,8 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
   if (state.logx) params.set("logx", "1");
   if (state.logy) params.set("logy", "1");
   if (state.exact) params.set("exact", "1");
+  for (const name of state.split ?? []) params.append("split", name);
+  for (const name of state.pool ?? []) params.append("pool", name);
   return params;
 }
 
@@ -97,6 +110,8 @@ export function exploreQuery(state: ExploreState): ExploreQuery | null {
   const query: ExploreQuery = { workload: state.workload, metric: state.metric, x: state.x || "time", filter: state.filter };
   if (state.group) query.group = state.group;
   if (state.exact) query.exact = true;
+  if (state.split?.length) query.split = state.split;
+  if (state.pool?.length) query.pool = state.pool;
   return query;
 }
 
