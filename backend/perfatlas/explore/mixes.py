@@ -32,7 +32,7 @@ from perfatlas.explore.aggregate import Query, select_results
 from perfatlas.explore.rolled import Rolled, kept, on_variant, variant_rows
 from perfatlas.rollups.models import ExploreDigest, RollupPending, RunVariant
 from perfatlas.runs import dimensions
-from perfatlas.runs.dimensions import RUNS, Dimension
+from perfatlas.runs.dimensions import RUNS, SERIES, Dimension
 from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run, Series
 
@@ -98,29 +98,32 @@ def asked(scope: dims.Scope, split: Sequence[str], pool: Sequence[str]) -> Asked
     return Asked(chosen, pooled, automatic)
 
 
-def _pairs(session: Session, read: Rolled) -> list[tuple[Any, Any, int, int]]:
+def _pairs(session: Session, read: Rolled) -> list[tuple[Any, ...]]:
+    """The folded side: each point's distinct (parameters, variant) among its digests (one per
+    (series, variant) pair; distinct in SQL, as pairs outnumber these many times over)."""
     query = read.query
     x = on_variant(query.x) if query.x is not None else null()
     g = on_variant(query.group) if query.group is not None else null()
-    columns = [x.label("x"), g.label("g"), ExploreDigest.series_id, ExploreDigest.variant_id]
+    columns = [x.label("x"), g.label("g"), Series.parameters, ExploreDigest.variant_id]
     statement = variant_rows(read, ExploreDigest, columns)
     condition = kept(read)
     if condition is not None:
         statement = statement.where(condition)
-    return [(x, g, s, v) for x, g, s, v in session.execute(statement)]
+    return [tuple(row) for row in session.execute(statement.distinct())]
 
 
-_PENDING_FACTS = [Run.agent_id, Run.environment_id, Run.target, cast(Run.labels, String)] + [
+_PENDING_FACTS = [Run.agent_id, Run.environment_id, Run.target, Run.labels] + [
     getattr(Run, name) for name in DURABILITY_FIELDS
 ]
 
 
 def _pending(session: Session, query: Query) -> list[tuple[Any, ...]]:
-    runs = replace(query, tables=query.tables | {RUNS})
+    """The pending side: each point's distinct (parameters, run facts)."""
+    joined = replace(query, tables=query.tables | {RUNS, SERIES})
     x = query.x if query.x is not None else null()
     g = query.group if query.group is not None else null()
-    columns = [x.label("x"), g.label("g"), Result.series_id, *_PENDING_FACTS]
-    statement = select_results(runs, columns).join(
+    columns = [x.label("x"), g.label("g"), Series.parameters, *_PENDING_FACTS]
+    statement = select_results(joined, columns).join(
         RollupPending, RollupPending.run_id == Result.run_id
     )
     return [tuple(row) for row in session.execute(statement.distinct())]
@@ -149,30 +152,64 @@ def _facts(
 
 
 def facts_by_point(session: Session, read: Rolled) -> dict[Key, list[Facts]]:
-    """Each point's (x, group) distinct facts: one per folded (series, variant) pair and per
-    distinct pending run's; x is None for x = time (one key per trace)."""
-    pairs = _pairs(session, read)
-    pending = _pending(session, read.query)
-    series = _lookup(session, Series.id, [p[2] for p in pairs] + [p[2] for p in pending],
-                     Series.parameters)  # fmt: skip
+    """Each point's (x, group) distinct facts, from its folded (parameters, variant) pairs and
+    its pending runs; x is None for x = time (one key per trace)."""
     columns = [RunVariant.agent_id, RunVariant.environment_id, RunVariant.target,
                RunVariant.labels, *(getattr(RunVariant, n) for n in DURABILITY_FIELDS)]  # fmt: skip
-    variants = _lookup(session, RunVariant.id, [p[3] for p in pairs], *columns)
-    rows = [(x, g, s, *variants[v]) for x, g, s, v in pairs if v in variants]
-    rows += [(*p[:6], json.loads(p[6]) if isinstance(p[6], str) else p[6], *p[7:])
-             for p in pending]  # fmt: skip
-    agents = _lookup(session, Agent.id, [r[3] for r in rows], Agent.name)
-    environments = _lookup(session, Environment.id, [r[4] for r in rows], Environment.fs_type)
-    out: dict[Key, list[Facts]] = defaultdict(list)
-    for x, g, series_id, agent, environment, target, labels, *durability in rows:
-        parameters = series.get(series_id, ({},))[0] or {}
-        facts = _facts(
-            parameters, agents.get(agent, (None,))[0], target,
-            environments.get(environment, (None,))[0], labels or {}, durability,
+    pairs = _pairs(session, read)
+    variants = _lookup(session, RunVariant.id, {p[3] for p in pairs}, *columns)
+    pending = _pending(session, read.query)
+    agents = _lookup(session, Agent.id, {v[0] for v in variants.values()} | {r[3] for r in pending},
+                     Agent.name)  # fmt: skip
+    environments = _lookup(
+        session, Environment.id, {v[1] for v in variants.values()} | {r[4] for r in pending},
+        Environment.fs_type,
+    )  # fmt: skip
+
+    def run_facts(
+        agent: Any, environment: Any, target: Any, labels: Any, *durability: Any
+    ) -> Facts:
+        return _facts(
+            {}, agents.get(agent, (None,))[0], target, environments.get(environment, (None,))[0],
+            _json(labels), durability,
         )  # fmt: skip
-        if facts not in out[(x, g)]:
-            out[(x, g)].append(facts)
+
+    # Many pairs share a variant and a parameter set: each is read once.
+    of_variant = {v: run_facts(*row) for v, row in variants.items()}
+    of_params: dict[str, Facts] = {}
+    out: dict[Key, list[Facts]] = defaultdict(list)
+    seen: set[tuple[Any, ...]] = set()
+
+    def add(x: Any, g: Any, parameters: Any, facts: Facts) -> None:
+        written = (
+            json.dumps(parameters, sort_keys=True)
+            if not isinstance(parameters, str)
+            else parameters
+        )
+        key = (x, g, written, tuple(facts.values()))
+        if key in seen:
+            return
+        seen.add(key)
+        params = of_params.get(written)
+        if params is None:
+            params = of_params[written] = {
+                f"param.{k}": text(v) for k, v in _json(parameters).items()
+            }
+        out[(x, g)].append({**facts, **params})
+
+    for x, g, parameters, variant in pairs:
+        if variant in of_variant:
+            add(x, g, parameters, of_variant[variant])
+    for x, g, parameters, *rest in pending:
+        add(x, g, parameters, run_facts(*rest))
     return out
+
+
+def _json(value: Any) -> dict[str, Any]:
+    """A JSON object column's value (SQLite may hand back its text)."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value if isinstance(value, dict) else {}
 
 
 def _varies(points: dict[Key, list[Facts]], chosen: Sequence[str], name: str) -> bool:
