@@ -301,7 +301,9 @@ def pooled(points: dict[Key, list[Facts]], chosen: Sequence[str], taken: set[str
     """Per split point, the names besides x, group and the splits that vary behind it."""
     out = Pooled({}, {})
     skip = taken | set(chosen)
-    for (x, g), facts in points.items():
+    for (raw_x, raw_g), facts in points.items():
+        # Keyed as explore/service.py reads its cells: values as text.
+        x, g = (None if v is None else str(v) for v in (raw_x, raw_g))
         parts: dict[tuple[str | None, ...], list[Facts]] = defaultdict(list)
         for f in facts:
             parts[tuple(f.get(c) for c in chosen)].append(f)
