@@ -104,7 +104,13 @@ def _pairs(session: Session, read: Rolled) -> list[tuple[Any, ...]]:
     query = read.query
     x = on_variant(query.x) if query.x is not None else null()
     g = on_variant(query.group) if query.group is not None else null()
-    columns = [x.label("x"), g.label("g"), Series.parameters, ExploreDigest.variant_id]
+    # As text: one parse per distinct parameter set, not per row (facts_by_point).
+    columns = [
+        x.label("x"),
+        g.label("g"),
+        cast(Series.parameters, String),
+        ExploreDigest.variant_id,
+    ]
     statement = variant_rows(read, ExploreDigest, columns)
     condition = kept(read)
     if condition is not None:
@@ -122,7 +128,7 @@ def _pending(session: Session, query: Query) -> list[tuple[Any, ...]]:
     joined = replace(query, tables=query.tables | {RUNS, SERIES})
     x = query.x if query.x is not None else null()
     g = query.group if query.group is not None else null()
-    columns = [x.label("x"), g.label("g"), Series.parameters, *_PENDING_FACTS]
+    columns = [x.label("x"), g.label("g"), cast(Series.parameters, String), *_PENDING_FACTS]
     statement = select_results(joined, columns).join(
         RollupPending, RollupPending.run_id == Result.run_id
     )
@@ -180,28 +186,22 @@ def facts_by_point(session: Session, read: Rolled) -> dict[Key, list[Facts]]:
     out: dict[Key, list[Facts]] = defaultdict(list)
     seen: set[tuple[Any, ...]] = set()
 
-    def add(x: Any, g: Any, parameters: Any, facts: Facts) -> None:
-        written = (
-            json.dumps(parameters, sort_keys=True)
-            if not isinstance(parameters, str)
-            else parameters
-        )
-        key = (x, g, written, tuple(facts.values()))
+    def add(x: Any, g: Any, written: str, facts: Facts, identity: Any) -> None:
+        key = (x, g, written, identity)
         if key in seen:
             return
         seen.add(key)
         params = of_params.get(written)
         if params is None:
-            params = of_params[written] = {
-                f"param.{k}": text(v) for k, v in _json(parameters).items()
-            }
+            params = of_params[written] = {f"param.{k}": text(v) for k, v in _json(written).items()}
         out[(x, g)].append({**facts, **params})
 
-    for x, g, parameters, variant in pairs:
+    for x, g, written, variant in pairs:
         if variant in of_variant:
-            add(x, g, parameters, of_variant[variant])
-    for x, g, parameters, *rest in pending:
-        add(x, g, parameters, run_facts(*rest))
+            add(x, g, written, of_variant[variant], variant)
+    for x, g, written, *rest in pending:
+        facts = run_facts(*rest)
+        add(x, g, written, facts, tuple(facts.values()))
     return out
 
 
@@ -212,12 +212,13 @@ def _json(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _varies(points: dict[Key, list[Facts]], chosen: Sequence[str], name: str) -> bool:
-    """Whether `name` takes two values among one point's facts that agree on `chosen`."""
-    for facts in points.values():
-        seen: dict[tuple[Any, ...], str | None] = {}
+def _varies(points: list[set[tuple[Any, ...]]], chosen: Sequence[int], at: int) -> bool:
+    """Whether the value at `at` differs between two of one point's facts that agree at
+    `chosen` (facts as tuples of the candidates' values)."""
+    for facts in points:
+        seen: dict[tuple[Any, ...], Any] = {}
         for f in facts:
-            if seen.setdefault(tuple(f.get(c) for c in chosen), f.get(name)) != f.get(name):
+            if seen.setdefault(tuple(f[c] for c in chosen), f[at]) != f[at]:
                 return True
     return False
 
@@ -232,11 +233,17 @@ def choose(points: dict[Key, list[Facts]], wanted: Asked, taken: set[str]) -> li
         return chosen
     names = {n for facts in points.values() for f in facts for n in f}
     params = sorted(n for n in names if n.startswith("param."))
-    for name in [*params, *_DURABILITY_ORDER]:
-        free = name not in taken and name not in wanted.pool and name not in chosen
-        if free and _varies(points, chosen, name):
-            chosen.append(name)
-    return chosen
+    candidates = [n for n in [*params, *_DURABILITY_ORDER]
+                  if n not in taken and n not in wanted.pool and n not in chosen]  # fmt: skip
+    # Each point's facts reduced to the names that matter here, each once: few, however many
+    # (series, variant) pairs are behind them.
+    order = [*chosen, *candidates]
+    reduced = [{tuple(f.get(n) for n in order) for f in facts} for facts in points.values()]
+    picked = list(range(len(chosen)))
+    for at in range(len(chosen), len(order)):
+        if _varies(reduced, picked, at):
+            picked.append(at)
+    return [order[i] for i in picked]
 
 
 def dimension(scope: dims.Scope, name: str, wanted: Asked) -> Dimension:
