@@ -1,7 +1,8 @@
 """Memory under concurrent large uploads: twenty 30 MB `/runs/batch` bodies at once against one
 `perfatlas serve` on a fresh PostgreSQL database, the API's resident size sampled every 20 ms.
-Run twice in the same go: with the body budget off (PERFATLAS_MAX_INFLIGHT_BODY_BYTES=0, the
-anchor: how it was) and with its default (32 MiB). A client sends a body again after a 503's
+Run three times in the same go: with the body budget off (PERFATLAS_MAX_INFLIGHT_BODY_BYTES=0,
+the anchor: how it was), with its default (32 MiB), and one upload alone (the floor: what a
+single 30 MB body costs whatever the bound). A client sends a body again after a 503's
 Retry-After, as the agent does, so every upload ends stored.
 
 Writes tests/bench/results/upload_memory.json."""
@@ -162,6 +163,8 @@ def main() -> None:
     modes = [
         run_mode("unbounded (anchor: before)", 0, bodies[:]),
         run_mode("budget (default)", None, [body(i + UPLOADS, rng) for i in range(UPLOADS)]),
+        # One such upload with nothing beside it: the floor the budget can reach.
+        run_mode("one upload alone (the floor)", None, [body(2 * UPLOADS, rng)]),
     ]
     out = {
         "benchmark": "upload_memory",

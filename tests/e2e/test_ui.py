@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import LiveServer
 from tests.e2e.conftest import shot, use_token
-from tests.e2e.seed import KS, SWEEP, TAR, VERSIONS, Seeded
+from tests.e2e.seed import KS, SEGSIZES, SWEEP, TAR, VERSIONS, Seeded
 
 pytestmark = pytest.mark.usefixtures("seeded")
 
@@ -73,17 +73,21 @@ def test_overview_to_explore_to_run(page: Any, ui_server: LiveServer, seeded: Se
     page.get_by_test_id("x").select_option("k")  # a parameter
     page.get_by_test_id("group").select_option("version")  # a label
     page.wait_for_url(re.compile(r"x=k&group=version"))
+    # Each point would pool both segment sizes: the lines are split by it (on purpose since
+    # issue 40), one run behind every median, and the page says so.
     page.wait_for_function(
         "() => { const d = document.querySelector('.js-plotly-plot')?.data;"
-        " return d && d.length === 3 && d.every(t => t.name.startsWith('version=')); }"
+        " return d && d.length === 6 && d.every(t => t.name.startsWith('version=')); }"
     )
     traces = plot_data(page)
-    assert [t["name"] for t in traces] == [f"version={v}" for v in VERSIONS]
+    assert {t["name"] for t in traces} == {
+        f"version={v} · segsize={s}" for v in VERSIONS for s in SEGSIZES
+    }
     for trace in traces:
         assert trace["x"] == list(KS), trace
         assert len(trace["y"]) == len(KS)
-    # Each point holds both segment sizes: two runs behind every median.
-    assert all(c[1] == 2 for t in traces for c in t["customdata"])
+    assert all(c[1] == 1 for t in traces for c in t["customdata"])
+    assert "Split by segsize" in page.get_by_test_id("explore-mixes").inner_text()
     assert "workload=tahoe_download" in page.url and "metric=read.mb_per_s" in page.url
     shot(page, "03-explore-k-by-version")
 

@@ -49,6 +49,8 @@ class Cell:
     flags: int
     tentative: bool
     runs: list[uuid_mod.UUID]
+    median_low: float | None = None
+    median_high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -121,5 +123,5 @@ def timeline(session: Session, query: Query, *, limit: int) -> Iterator[Cell]:
         yield Cell(
             x=started.isoformat(), group=g if query.group is not None else None, n=1,
             repetitions=n, median=value, mean=mean, min=lo, max=hi, p5=p5, p95=p95,
-            flags=flags, tentative=bool(tent), runs=[run_uuid],
+            flags=flags, tentative=bool(tent), runs=[run_uuid], median_low=lo, median_high=hi,
         )  # fmt: skip

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from perfatlas.core.natural import order_for, ordered, parse_orders
+from perfatlas.core.natural import natural_sorted, order_for, ordered, parse_orders
 from perfatlas.explore.schemas import ExplorePoint, ExploreRead, ExploreTrace
 from perfatlas.runs.dimensions import TIME
 
@@ -41,9 +41,16 @@ def arrange(answer: ExploreRead, given: Mapping[str, list[str]]) -> ExploreRead:
         # In place: whatever else a trace carries stays with it.
         trace.points = points
     if answer.group != METRIC_GROUP:  # group=metric: the metrics in the order asked
-        answer.traces = ordered(answer.traces, order_for(given, answer.group), key=_group)
+        # By the whole name first (a split's values in natural order within a group), then by
+        # the group's own value, stably: agent-a · fsync=file, agent-a · fsync=none, agent-b ...
+        traces = natural_sorted(answer.traces, _group)
+        answer.traces = ordered(traces, order_for(given, answer.group), key=_group_value)
     return answer
 
 
 def _group(trace: ExploreTrace) -> str | None:
     return trace.group
+
+
+def _group_value(trace: ExploreTrace) -> str | None:
+    return trace.group_value if trace.split else trace.group

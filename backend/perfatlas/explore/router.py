@@ -43,6 +43,21 @@ ExactQuery = Annotated[
         "sketches, within 0.5 %: see `approximate` in the answer)"
     ),
 ]
+SplitQuery = Annotated[
+    list[str],
+    Query(
+        description="split traces by this dimension too (a parameter, label, durability fact, "
+        "agent, target or fs_type), repeatable; `none`: no split but these (by default every "
+        "parameter and durability fact that varies among a point's runs splits the traces)"
+    ),
+]
+PoolQuery = Annotated[
+    list[str],
+    Query(
+        description="leave this parameter or durability fact pooled instead of splitting by it "
+        "(the answer names it in each point's `mixes`), repeatable"
+    ),
+]
 METRIC_DOC = "the metric; several (repeated or comma-separated) with group=metric, one trace each"
 MetricQuery = Annotated[list[str], Query(min_length=1, description=METRIC_DOC)]
 
@@ -73,19 +88,22 @@ def explore(
     filter: FilterQuery = [],  # noqa: B006
     exact: ExactQuery = False,
     order: OrderQuery = [],  # noqa: B006
+    split: SplitQuery = [],  # noqa: B006
+    pool: PoolQuery = [],  # noqa: B006
 ) -> Response:
     """A metric against any dimension, one trace per group: the runs' median with the spread of
     their repetitions and the trust flags behind each point. An answer computed for the same
     request while the database has not changed since is served again (header
     `X-Explore-Cache: hit`)."""
     request = (workload, tuple(metric), x, group, tuple(filter), exact,
-               settings.explore_exact_results, tuple(order), settings.value_order)  # fmt: skip
+               settings.explore_exact_results, tuple(order), settings.value_order,
+               tuple(split), tuple(pool))  # fmt: skip
     body, outcome = answers.answer(
         session, request, megabytes=settings.explore_cache_mb,
         compute=lambda: service.explore(
             session, workload=workload, metric=metric, x=x, group=group, filters=filter,
             exact=exact, exact_results=settings.explore_exact_results, order=order,
-            default_order=settings.value_order,
+            default_order=settings.value_order, split=split, pool=pool,
         ),
     )  # fmt: skip
     return Response(body, media_type="application/json", headers={CACHE_HEADER: outcome})
@@ -105,13 +123,15 @@ def explore_csv(
     filter: FilterQuery = [],  # noqa: B006
     exact: ExactQuery = False,
     order: OrderQuery = [],  # noqa: B006
+    split: SplitQuery = [],  # noqa: B006
+    pool: PoolQuery = [],  # noqa: B006
 ) -> Response:
     """What explore plots, as CSV: one row per point (a size or duration also as people write
     it, in a column of its own beside the stored number)."""
     data = service.explore(
         session, workload=workload, metric=metric, x=x, group=group, filters=filter,
         exact=exact, exact_results=settings.explore_exact_results, order=order,
-        default_order=settings.value_order,
+        default_order=settings.value_order, split=split, pool=pool,
     )  # fmt: skip
     rows = export.csv_rows(data)
     return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")

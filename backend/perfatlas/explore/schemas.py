@@ -24,11 +24,45 @@ class ExplorePoint(BaseModel):
         description="trust flags of the results behind it (see flag_reasons); empty when clean"
     )
     runs: list[uuid_mod.UUID] = Field(description="the newest runs behind the point (at most 20)")
+    median_low: float | None = Field(
+        default=None,
+        description="a 95 % interval of the median, low end: for 6 runs or more the order "
+        "statistic of the runs' values that bounds it (distribution-free); for fewer, the "
+        "smallest repetition (Compare's rule at three repetitions); null when the median comes "
+        "from sketches",
+    )
+    median_high: float | None = Field(default=None, description="that interval's high end")
+    mixes: dict[str, list[str | None]] = Field(
+        default_factory=dict,
+        description="the dimensions left varying among the runs behind the point that the "
+        "request did not choose (not x, group, a split or a filter's one value), each with its "
+        "values (at most 12): parameters (param.NAME), durability facts, agent, target, fs_type, "
+        "labels (label.NAME); empty when the runs are alike in all of them",
+    )
+    durability: list[str] = Field(
+        default_factory=list,
+        description="durability notes of the runs behind the point (see durability_reasons): "
+        "memory_backed, no_flush",
+    )
 
 
 class ExploreTrace(BaseModel):
-    group: str | None
+    group: str | None = Field(
+        description="the trace's name: the group's value, and the split's values after it "
+        "(agent-a · fsync=file); null without group or split"
+    )
     points: list[ExplorePoint]
+    group_value: str | None = Field(
+        default=None, description="the value of the request's group dimension alone"
+    )
+    split: dict[str, str | None] = Field(
+        default_factory=dict,
+        description="the values of the dimensions the trace is split by (see split_by)",
+    )
+    mixes: dict[str, list[str | None]] = Field(
+        default_factory=dict,
+        description="the dimensions its points pool (as each point's mixes), with their values",
+    )
 
 
 class ExploreRead(BaseModel):
@@ -57,6 +91,20 @@ class ExploreRead(BaseModel):
         default=None, description="why there are no traces (no such workload or metric, or "
         "nothing matches the filters)",
     )  # fmt: skip
+    split_by: list[str] = Field(
+        default_factory=list,
+        description="the dimensions traces are split by besides the group: those asked (split=) "
+        "and, unless split=none, every parameter and durability fact that would otherwise vary "
+        "among the runs behind a point (x = time: along a trace)",
+    )
+    pooled: list[str] = Field(
+        default_factory=list,
+        description="the dimensions some point pools (left varying behind it): labels, agents, "
+        "targets, filesystems, and what the request pooled on purpose (pool=)",
+    )
+    durability_reasons: dict[str, str] = Field(
+        default_factory=dict, description="what each durability note of a point means"
+    )
 
 
 class CatalogMetric(BaseModel):

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
 from perfatlas.core.natural import plain_number
-from perfatlas.explore import aggregate, dims, ordering, rolled, sketched
+from perfatlas.explore import aggregate, dims, mixes, ordering, rolled, sketched
 from perfatlas.explore.schemas import (
     ExplorePoint,
     ExploreRead,
@@ -103,17 +103,22 @@ def explore(
     exact_results: int = EXACT_RESULTS,
     order: Sequence[str] = (),
     default_order: str = "",
+    split: Sequence[str] = (),
+    pool: Sequence[str] = (),
 ) -> ExploreRead:
-    """One metric, or several with group=metric: each metric's own explore is one trace.
-    `exact`: every figure computed from the records, however many results the plot covers.
-    `order`: `dimension:v1,v2,*` items, over the server's `default_order` (explore/ordering.py);
-    whatever they leave is in natural order (2.1.9 < 2.1.10)."""
+    """One metric, or several with group=metric: each metric's own explore is one trace (one
+    per split). `exact`: every figure computed from the records, however many results the plot
+    covers. `order`: `dimension:v1,v2,*` items, over the server's `default_order`
+    (explore/ordering.py); whatever they leave is in natural order (2.1.9 < 2.1.10). `split`:
+    dimensions to split traces by besides those split by default (`none`: no default split);
+    `pool`: parameters and durability facts not to split by (explore/mixes.py)."""
     given = ordering.orders(order, default_order)
     names = metric_names(metric)
     limit = None if exact else exact_results
     if group == METRIC_GROUP:
         return ordering.arrange(_by_metric(
-            session, workload=workload, metrics=names, x=x, filters=filters, exact_results=limit
+            session, workload=workload, metrics=names, x=x, filters=filters, exact_results=limit,
+            split=split, pool=pool,
         ), given)  # fmt: skip
     if len(names) > 1:
         raise Invalid(
@@ -121,7 +126,7 @@ def explore(
         )
     return ordering.arrange(_one_metric(
         session, workload=workload, metric=names[0] if names else "", x=x, group=group,
-        filters=filters, exact_results=limit,
+        filters=filters, exact_results=limit, split=split, pool=pool,
     ), given)  # fmt: skip
 
 
@@ -133,6 +138,8 @@ def _by_metric(
     x: str,
     filters: Sequence[str],
     exact_results: int | None,
+    split: Sequence[str],
+    pool: Sequence[str],
 ) -> ExploreRead:
     if not metrics:
         raise Invalid("metric", "name at least one metric")
@@ -147,6 +154,8 @@ def _by_metric(
             group=None,
             filters=filters,
             exact_results=exact_results,
+            split=split,
+            pool=pool,
         )
         for m in metrics
     ]
@@ -162,9 +171,16 @@ def _by_metric(
         direction=directions.pop() if len(directions) == 1 else None, x=x, group=METRIC_GROUP,
         x_numeric=bool(with_points) and all(a.x_numeric for a in with_points),
         traces=[
-            ExploreTrace(group=m, points=a.traces[0].points) for m, a in found if a.traces
+            ExploreTrace(
+                group=m if t.group is None else f"{m} · {t.group}", points=t.points,
+                group_value=m, split=t.split, mixes=t.mixes,
+            )
+            for m, a in found for t in a.traces
         ],
         truncated=any(a.truncated for a in answers), flag_reasons=FLAG_REASONS,
+        split_by=sorted({n for a in answers for n in a.split_by}),
+        pooled=sorted({n for a in answers for n in a.pooled}),
+        durability_reasons=mixes.DURABILITY_REASONS,
     )  # fmt: skip
     if any(a.approximate for a in answers):
         answer.approximate, answer.quantile_error = True, ALPHA
@@ -183,6 +199,8 @@ def _one_metric(
     group: str | None = None,
     filters: Sequence[str] = (),
     exact_results: int | None = EXACT_RESULTS,
+    split: Sequence[str] = (),
+    pool: Sequence[str] = (),
 ) -> ExploreRead:
     """exact_results: the most results a plot's figures are computed exactly from (None: no
     limit); a larger plot's medians and percentiles come from the digests' sketches."""
@@ -192,6 +210,7 @@ def _one_metric(
     answer = ExploreRead(
         workload=workload, metric=metric, unit=None, direction=None, x=x, group=group,
         x_numeric=False, traces=[], truncated=False, flag_reasons=FLAG_REASONS,
+        durability_reasons=mixes.DURABILITY_REASONS,
     )  # fmt: skip
     unit_row = session.execute(
         select(Result.unit, Result.direction)
@@ -217,6 +236,17 @@ def _one_metric(
         tables=read.tables,
         tentative=tentative_series_of_metric(session, workload=workload, metric=metric),
     )  # fmt: skip
+    # What each point would pool, and the split that keeps unlike runs apart (explore/mixes.py).
+    wanted = mixes.asked(scope, split, pool)
+    taken = {d.name for d in (x_dim, group_dim) if d is not None}
+    facts = mixes.facts_by_point(
+        session, rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges)
+    )
+    chosen = mixes.choose(facts, wanted, taken)
+    held = mixes.pooled(facts, chosen, taken)
+    splits = [mixes.dimension(scope, name, wanted) for name in chosen]
+    query = mixes.keyed(query, splits)
+    answer.split_by = chosen
     if x_dim is None:
         cells = list(aggregate.timeline(session, query, limit=MAX_TIME_POINTS + 1))
         answer.truncated = len(cells) > MAX_TIME_POINTS
@@ -240,17 +270,61 @@ def _one_metric(
         and all(plain_number(c.x) is not None for c in cells if c.x is not None)
     )
     traces: dict[Any, list[ExplorePoint]] = defaultdict(list)
+    meta: dict[Any, tuple[Any, dict[str, str | None]]] = {}
     for c in cells:
+        value, values = c.group, tuple[str | None, ...]()
+        if splits:
+            value, values = mixes.decode(c.group, group_dim is not None, len(splits))
+        name = mixes.named(value, dict(zip(chosen, values, strict=True))) if splits else c.group
+        meta[name] = (value, dict(zip(chosen, values, strict=True)))
+        key = (None if x_dim is None else _key(c.x), _key(value), values)
         names = flag_names(c.flags) + (["tentative_alert"] if c.tentative else [])
-        traces[c.group].append(
+        traces[name].append(
             ExplorePoint(
                 x=_number(c.x) if numeric and c.x is not None else c.x, n=c.n,
                 repetitions=c.repetitions, median=c.median, mean=c.mean, min=c.min, max=c.max,
-                p5=c.p5, p95=c.p95, flags=names, runs=c.runs,
+                p5=c.p5, p95=c.p95, flags=names, runs=c.runs, median_low=c.median_low,
+                median_high=c.median_high, mixes={} if x_dim is None else held.mixes.get(key, {}),
+                durability=held.notes.get(key, []),
             )
         )  # fmt: skip
     answer.x_numeric = numeric
     answer.traces = _sort_traces(traces, numeric)
+    for trace in answer.traces:
+        _describe(trace, meta.get(trace.group), held, timeline=x_dim is None)
+    answer.pooled = sorted({n for t in answer.traces for n in t.mixes})
     if not answer.traces:
         answer.note = "no results match the filters"
     return answer
+
+
+def _key(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _describe(
+    trace: ExploreTrace,
+    meta: tuple[Any, dict[str, str | None]] | None,
+    held: mixes.Pooled,
+    *,
+    timeline: bool,
+) -> None:
+    """A trace's group value, split and what its points pool (x = time: what its line joins,
+    and its points' durability notes only where every run of the line shares them)."""
+    value, split = meta if meta is not None else (trace.group, {})
+    trace.group_value, trace.split = _key(value), split
+    if timeline:
+        key = (None, _key(value), tuple(split.values()))
+        trace.mixes = held.mixes.get(key, {})
+        mixed = {"memory_backed": "memory_backed", "no_flush": "flush_to_device"}
+        for p in trace.points:
+            p.durability = [n for n in p.durability if mixed[n] not in trace.mixes]
+        return
+    union: dict[str, set[str | None]] = defaultdict(set)
+    for p in trace.points:
+        for name, values in p.mixes.items():
+            union[name] |= set(values)
+    trace.mixes = {
+        n: sorted(v, key=lambda s: (s is None, s or ""))[: mixes.MAX_VALUES]
+        for n, v in sorted(union.items())
+    }

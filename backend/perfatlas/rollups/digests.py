@@ -23,7 +23,13 @@ from sqlalchemy.orm import Session
 
 from perfatlas.rollups import sketch
 from perfatlas.rollups.models import ExploreDigest
-from perfatlas.rollups.records import RUNS_PER_POINT, Summary, newest_records, uuids
+from perfatlas.rollups.records import (
+    MEDIAN_INTERVAL_RUNS,
+    RUNS_PER_POINT,
+    Summary,
+    newest_records,
+    uuids,
+)
 
 # A newest run as a digest keeps it: its start (µs since the epoch) and uuid halves.
 NEWEST = np.dtype([("started", "<i8"), ("hi", "<u8"), ("lo", "<u8")])
@@ -196,6 +202,9 @@ def summarize(digests: Sequence[Digest], cell: Sequence[int], cells: int) -> lis
     newest = _newest_by_cell([d.newest for d in digests], owner, cells)
     out = []
     for i in range(cells):
+        # Few runs: the interval of the median is the repetitions' range, which digests hold
+        # exactly; more: order statistics, which sketches only approximate (left unknown).
+        few = int(count[i]) < MEDIAN_INTERVAL_RUNS
         out.append(
             Summary(
                 n=int(count[i]),
@@ -208,6 +217,8 @@ def summarize(digests: Sequence[Digest], cell: Sequence[int], cells: int) -> lis
                 p95=quantiles["p95_sketch"][i],
                 flags=int(flags[i]),
                 runs=newest[i],
+                median_low=float(low[i]) if few else None,
+                median_high=float(high[i]) if few else None,
             )
         )
     return out

@@ -8,6 +8,7 @@ p95), their mean, min and max and how many there were, its trust flags, when its
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import uuid as uuid_mod
 from collections.abc import Iterable, Sequence
@@ -150,17 +151,61 @@ class Summary:
     p95: float
     flags: int
     runs: list[uuid_mod.UUID]
+    # A 95 % interval of the median (median_interval); None where it is not known.
+    median_low: float | None = None
+    median_high: float | None = None
+
+
+EXACT_RANKS = 400
+# From this many runs on, order statistics of their values bound a 95 % interval of the median.
+MEDIAN_INTERVAL_RUNS = 6
+
+
+@functools.lru_cache(maxsize=1024)
+def median_rank(n: int) -> int:
+    """The largest k (1-based) such that the k-th smallest and k-th largest of n values bound
+    their median with at least 95 % confidence (P(Binomial(n, 1/2) < k) <= 2.5 %: no
+    distribution assumed); exact, in integers, up to EXACT_RANKS values, then the normal
+    approximation, which is within one rank there."""
+    if n > EXACT_RANKS:
+        return max(1, math.floor((n - 1.959964 * math.sqrt(n)) / 2))
+    k, below, whole = 0, 0, 2**n
+    while k < n:
+        below += math.comb(n, k)
+        if below * 40 > whole:
+            break
+        k += 1
+    return max(k, 1)
+
+
+def median_interval(
+    values: np.ndarray[Any, Any], low: float, high: float
+) -> tuple[float | None, float | None]:
+    """A 95 % interval of the median of the runs' `values`: from MEDIAN_INTERVAL_RUNS runs on,
+    the order statistics that bound it; for fewer, the smallest and largest repetition (`low`,
+    `high`): at three repetitions a side, Compare's interval excludes a change exactly when
+    these ranges do not overlap (compare/stats.py)."""
+    n = len(values)
+    if n < MEDIAN_INTERVAL_RUNS:
+        return low, high
+    k = median_rank(n)
+    ranks = sorted({k - 1, n - k})
+    ordered = np.partition(values, ranks)
+    return float(ordered[k - 1]), float(ordered[n - k])
 
 
 def summarize(records: np.ndarray[Any, Any]) -> Summary:
     """A point's numbers from its records (at least one)."""
     reps = records["n"].astype(np.int64)
     repetitions = int(reps.sum())
+    low, high = float(records["min"].min()), float(records["max"].max())
+    median_low, median_high = median_interval(records["value"].copy(), low, high)
     return Summary(
         n=len(records), repetitions=repetitions,
         median=_quantile(records["value"].copy(), 0.5),
         mean=math.fsum(np.asarray(records["mean"] * reps, dtype=np.float64)) / repetitions,
-        min=float(records["min"].min()), max=float(records["max"].max()),
+        min=low, max=high,
         p5=_quantile(records["p5"].copy(), 0.05), p95=_quantile(records["p95"].copy(), 0.95),
         flags=int(np.bitwise_or.reduce(records["flags"])), runs=newest(records),
+        median_low=median_low, median_high=median_high,
     )  # fmt: skip

@@ -2266,6 +2266,11 @@ export interface components {
          */
         ExplorePoint: {
             /**
+             * Durability
+             * @description durability notes of the runs behind the point (see durability_reasons): memory_backed, no_flush
+             */
+            durability?: string[];
+            /**
              * Flags
              * @description trust flags of the results behind it (see flag_reasons); empty when clean
              */
@@ -2286,10 +2291,27 @@ export interface components {
              */
             median: number;
             /**
+             * Median High
+             * @description that interval's high end
+             */
+            median_high?: number | null;
+            /**
+             * Median Low
+             * @description a 95 % interval of the median, low end: for 6 runs or more the order statistic of the runs' values that bounds it (distribution-free); for fewer, the smallest repetition (Compare's rule at three repetitions); null when the median comes from sketches
+             */
+            median_low?: number | null;
+            /**
              * Min
              * @description the smallest repetition
              */
             min: number;
+            /**
+             * Mixes
+             * @description the dimensions left varying among the runs behind the point that the request did not choose (not x, group, a split or a filter's one value), each with its values (at most 12): parameters (param.NAME), durability facts, agent, target, fs_type, labels (label.NAME); empty when the runs are alike in all of them
+             */
+            mixes?: {
+                [key: string]: (string | null)[];
+            };
             /**
              * N
              * @description how many runs the point summarises
@@ -2329,6 +2351,13 @@ export interface components {
             /** Direction */
             direction: string | null;
             /**
+             * Durability Reasons
+             * @description what each durability note of a point means
+             */
+            durability_reasons?: {
+                [key: string]: string;
+            };
+            /**
              * Flag Reasons
              * @description what each trust flag means, by name
              */
@@ -2345,10 +2374,20 @@ export interface components {
              */
             note?: string | null;
             /**
+             * Pooled
+             * @description the dimensions some point pools (left varying behind it): labels, agents, targets, filesystems, and what the request pooled on purpose (pool=)
+             */
+            pooled?: string[];
+            /**
              * Quantile Error
              * @description when approximate: the largest relative error of a median, p5 or p95
              */
             quantile_error?: number | null;
+            /**
+             * Split By
+             * @description the dimensions traces are split by besides the group: those asked (split=) and, unless split=none, every parameter and durability fact that would otherwise vary among the runs behind a point (x = time: along a trace)
+             */
+            split_by?: string[];
             /** Traces */
             traces: components["schemas"]["ExploreTrace"][];
             /**
@@ -2370,10 +2409,32 @@ export interface components {
         };
         /** ExploreTrace */
         ExploreTrace: {
-            /** Group */
+            /**
+             * Group
+             * @description the trace's name: the group's value, and the split's values after it (agent-a · fsync=file); null without group or split
+             */
             group: string | null;
+            /**
+             * Group Value
+             * @description the value of the request's group dimension alone
+             */
+            group_value?: string | null;
+            /**
+             * Mixes
+             * @description the dimensions its points pool (as each point's mixes), with their values
+             */
+            mixes?: {
+                [key: string]: (string | null)[];
+            };
             /** Points */
             points: components["schemas"]["ExplorePoint"][];
+            /**
+             * Split
+             * @description the values of the dimensions the trace is split by (see split_by)
+             */
+            split?: {
+                [key: string]: string | null;
+            };
         };
         /** FieldError */
         FieldError: {
@@ -5912,6 +5973,10 @@ export interface operations {
                 exact?: boolean;
                 /** @description dimension:value,value,... repeatable: the order of that dimension's values along x or in the legend (`*` stands for the others, in natural order; left out, they come after), e.g. `label.version:*,trunk`; over the server's PERFATLAS_VALUE_ORDER. Unordered values are in natural order: 2.1.9 < 2.1.10 < 2.2.0-rc1 < 2.2.0, words last */
                 order?: string[];
+                /** @description split traces by this dimension too (a parameter, label, durability fact, agent, target or fs_type), repeatable; `none`: no split but these (by default every parameter and durability fact that varies among a point's runs splits the traces) */
+                split?: string[];
+                /** @description leave this parameter or durability fact pooled instead of splitting by it (the answer names it in each point's `mixes`), repeatable */
+                pool?: string[];
             };
             header?: never;
             path?: never;
@@ -5972,6 +6037,10 @@ export interface operations {
                 exact?: boolean;
                 /** @description dimension:value,value,... repeatable: the order of that dimension's values along x or in the legend (`*` stands for the others, in natural order; left out, they come after), e.g. `label.version:*,trunk`; over the server's PERFATLAS_VALUE_ORDER. Unordered values are in natural order: 2.1.9 < 2.1.10 < 2.2.0-rc1 < 2.2.0, words last */
                 order?: string[];
+                /** @description split traces by this dimension too (a parameter, label, durability fact, agent, target or fs_type), repeatable; `none`: no split but these (by default every parameter and durability fact that varies among a point's runs splits the traces) */
+                split?: string[];
+                /** @description leave this parameter or durability fact pooled instead of splitting by it (the answer names it in each point's `mixes`), repeatable */
+                pool?: string[];
             };
             header?: never;
             path?: never;

@@ -81,7 +81,9 @@ def treeops_runs(seed: int = SEED) -> list[dict[str, Any]]:
 
 
 def _get(api: Api, **params: Any) -> Any:
-    query = {"workload": "treeops", **params}
+    # split=none: these runs vary in threads behind each point of x=agent or time, which
+    # explore would split traces by (checked below and in test_mixes.py).
+    query = {"workload": "treeops", "split": "none", **params}
     return api.client.get("/api/v1/explore", params=query, headers=api.headers)
 
 
@@ -121,6 +123,14 @@ def test_metrics_overlay_as_one_trace_each(api: Api) -> None:
                     ]
                     assert point["n"] == len(values)
                     assert point["median"] == pytest.approx(statistics.median(values), rel=1e-12)
+    # By default each metric's trace is split by the parameter its points would pool.
+    split = _get(api, metric="walk.seconds,find.seconds", group="metric", x="agent", split=[])
+    traces = split.json()["traces"]
+    assert {(t["group"], t["group_value"], t["split"]["param.threads"]) for t in traces} == {
+        (f"{m} · threads={n}", m, str(n))
+        for m in ("walk.seconds", "find.seconds")
+        for n in (1, 4, 16)
+    }
     walk = next(t for t in _get(api, metric="walk.seconds,find.seconds", group="metric",
                                 x="threads").json()["traces"] if t["group"] == "walk.seconds")  # fmt: skip
     # walk gets faster with threads, find does not: the plot shows the crossing.

@@ -142,7 +142,11 @@ def test_block_data_is_the_pages_answer(client, upload_headers, read_headers):
     assert got[1]["explore"] == _get(client, read_headers, "/explore", workload="smallfile",
                                      metric="create.seconds,delete.seconds", x="fs_version",
                                      group="metric")  # fmt: skip
-    assert [t["group"] for t in got[1]["explore"]["traces"]] == ["create.seconds", "delete.seconds"]
+    # Each metric's line split by threads, which its points would otherwise pool (the page's
+    # default, and so the report's).
+    assert [(t["group_value"], t["split"]) for t in got[1]["explore"]["traces"]] == [
+        (m, {"param.threads": n}) for m in ("create.seconds", "delete.seconds") for n in ("1", "8")
+    ]
     assert got[2]["explore"] is None and got[2]["error"] is None
     heat = [
         _get(client, read_headers, "/explore", workload="smallfile", metric="create.ops_per_s",
@@ -214,8 +218,8 @@ def test_a_pinned_report_leaves_out_later_runs(client, upload_headers, read_head
         live["traces"][0]["points"][0]["median"]
         < got[0]["explore"]["traces"][0]["points"][0]["median"]
     )
-    multi = got[1]["explore"]["traces"]
-    assert sum(p["n"] for p in multi[0]["points"]) == 10 * 8  # ten days of 8 runs a day
+    multi = [t for t in got[1]["explore"]["traces"] if t["group_value"] == "create.seconds"]
+    assert sum(p["n"] for t in multi for p in t["points"]) == 10 * 8  # ten days of 8 runs a day
     for grid in got[3]["heatmap"]:
         assert all(p["n"] == 10 for t in grid["traces"] for p in t["points"])
     # The compared runs: the last run started after the pin.

@@ -90,6 +90,7 @@ def test_concurrent_uploads_to_one_series_then_the_fold(live_server: LiveServer)
             "workload": WORKLOAD,
             "metric": metric,
             "x": x,
+            "split": "none",  # pooled as the oracle's cells are
             **({"group": group} if group else {}),
         }
         response = httpx.get(f"{live_server.url}/api/v1/explore", params=params, headers=read)

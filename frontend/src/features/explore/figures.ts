@@ -4,7 +4,8 @@ import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../com
 import { mergedOrder, naturalSorted } from "../../lib/natural";
 import type { Theme } from "../../lib/theme";
 import { humanValue, unitOf } from "../../lib/units";
-import type { Explore, ExplorePoint } from "./api/get-explore";
+import type { Explore, ExplorePoint, ExploreTrace } from "./api/get-explore";
+import { classifyDiff, type DiffCell } from "./heatmap-diff";
 import type { ExploreView, HeatmapState } from "./url-state";
 
 export type ExploreFigureOptions = { view: ExploreView; logx: boolean; logy: boolean; theme: Theme };
@@ -17,6 +18,31 @@ export function groupName(group: string | null | undefined, dimension: string | 
   return `${dimension}=${humanValue(dimension, group)}`;
 }
 
+/** A trace's legend name: its group as before, then the values it is split by (fsync=file). */
+export function traceName(trace: ExploreTrace, data: Explore): string {
+  const split = Object.entries(trace.split ?? {});
+  if (split.length === 0) return groupName(trace.group, data.group);
+  const words = split.map(([name, value]) => `${shortName(name)}=${value ?? "not set"}`);
+  const base = data.group ? [groupName(trace.group_value, data.group)] : [];
+  return [...base, ...words].join(" · ");
+}
+
+/** param.fsync and label.version as people say them. */
+export function shortName(name: string): string {
+  return name.replace(/^(param|label)\./, "");
+}
+
+/** Memory-backed or no-flush points: a diamond, and why on hover (the server's durability_reasons). */
+export const DURABLE_SYMBOL = "diamond";
+
+export function durabilityNote(p: ExplorePoint, reasons: Record<string, string>): string {
+  const notes = p.durability ?? [];
+  if (notes.length === 0) return "";
+  const first = notes.includes("memory_backed") ? "memory_backed" : notes[0]!;
+  const why = first === "memory_backed" ? "tmpfs: memory-backed, fsync does not reach stable storage" : (reasons[first] ?? first);
+  return `<br>◆ ${why}`;
+}
+
 function yTitle(data: Explore): string {
   const unit = data.unit ? ` (${data.unit})` : "";
   const better = data.direction === "higher" ? ", higher is better" : data.direction === "lower" ? ", lower is better" : "";
@@ -26,7 +52,7 @@ function yTitle(data: Explore): string {
 function hover(data: Explore): string {
   // A size or duration as people write it (128 KiB), from customdata; anything else as plotted.
   const x = unitOf(data.x) ? "%{customdata[7]}" : "%{x}";
-  return `<b>%{fullData.name}</b><br>${data.x}=${x}<br>median %{y:,.4~r}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}<extra></extra>`;
+  return `<b>%{fullData.name}</b><br>${data.x}=${x}<br>median %{y:,.4~r}${data.unit ? " " + data.unit : ""}<br>%{customdata[5]}%{customdata[6]}%{customdata[8]}%{customdata[9]}<extra></extra>`;
 }
 
 /** Why a point's numbers need care, one line per flag, in the server's words (flag_reasons). */
@@ -48,8 +74,23 @@ export function pointNote(p: ExplorePoint, time: boolean): string {
   return `${p.n} runs, ${p.repetitions} repetitions, ${spread}<br>newest ${newest} (click to list them)`;
 }
 
-function customdata(points: ExplorePoint[], time: boolean, reasons: Record<string, string>, x: string): unknown[][] {
-  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time), flagNote(p.flags, reasons), humanValue(x, p.x)]);
+/** What a point pools, for its hover: "mixes fsync: file, none". */
+export function mixNote(p: ExplorePoint): string {
+  return Object.entries(p.mixes ?? {})
+    .map(([name, values]) => `<br>mixes ${shortName(name)}: ${values.map((v) => v ?? "not set").join(", ")}`)
+    .join("");
+}
+
+function customdata(points: ExplorePoint[], time: boolean, data: Explore): unknown[][] {
+  const reasons = data.flag_reasons;
+  const durable = data.durability_reasons ?? {};
+  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time), flagNote(p.flags, reasons), humanValue(data.x, p.x), durabilityNote(p, durable), mixNote(p)]);
+}
+
+function symbol(p: ExplorePoint): string {
+  const durable = (p.durability ?? []).length > 0;
+  if (durable) return p.flags.length ? `${DURABLE_SYMBOL}-open` : DURABLE_SYMBOL;
+  return p.flags.length ? FLAGGED_SYMBOL : "circle";
 }
 
 type XValue = string | number;
@@ -75,12 +116,12 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
   const categories = category ? categoryOrder(data) : [];
   const place = new Map(categories.map((x, i) => [String(x), i]));
   const traces: PlotData[] = data.traces.map((trace, i) => {
-    const name = groupName(trace.group, data.group);
+    const name = traceName(trace, data);
     const color = colorAt(i);
     // Along a category axis a line joins the points in the axis's order, not in the data's.
     const points = category ? [...trace.points].sort((a, b) => (place.get(String(a.x)) ?? Infinity) - (place.get(String(b.x)) ?? Infinity)) : trace.points;
     const xs = points.map((p) => p.x);
-    const custom = customdata(points, time, data.flag_reasons, data.x);
+    const custom = customdata(points, time, data);
     if (opts.view === "box") {
       // A box per point from its summary: whiskers min..max, box p5..p95, line at the median.
       return {
@@ -116,8 +157,8 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
       // A flagged point is hollow and larger, so it stands out without hiding its value.
       marker: {
         color,
-        size: points.map((p) => (p.flags.length ? 11 : 7)),
-        symbol: points.map((p) => (p.flags.length ? FLAGGED_SYMBOL : "circle")),
+        size: points.map((p) => (p.flags.length || (p.durability ?? []).length ? 11 : 7)),
+        symbol: points.map(symbol),
         line: { color, width: 2 },
       },
       line: { color, width: 2 },
@@ -147,7 +188,17 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
   };
 }
 
-export type Grid = { xs: (string | number)[]; ys: string[]; z: (number | null)[][]; n: (number | null)[][]; flags: string[][][] };
+export type Grid = {
+  xs: (string | number)[];
+  ys: string[];
+  z: (number | null)[][];
+  n: (number | null)[][];
+  flags: string[][][];
+  /** each cell's point (toGrid), for judging a difference */
+  points?: (ExplorePoint | null)[][];
+  /** a difference's verdict per cell (diffGrid): only a "change" is coloured */
+  verdicts?: (DiffCell | null)[][];
+};
 
 function sortValues<T extends string | number>(values: T[]): T[] {
   return naturalSorted(values);
@@ -166,6 +217,7 @@ export function toGrid(data: Explore): Grid {
   const z = ys.map(() => xs.map((): number | null => null));
   const n = ys.map(() => xs.map((): number | null => null));
   const flags = ys.map(() => xs.map((): string[] => []));
+  const points = ys.map(() => xs.map((): ExplorePoint | null => null));
   for (const trace of data.traces) {
     const row = ys.indexOf(String(trace.group));
     for (const p of trace.points) {
@@ -174,10 +226,11 @@ export function toGrid(data: Explore): Grid {
         z[row]![col] = p.median;
         n[row]![col] = p.n;
         flags[row]![col] = p.flags;
+        points[row]![col] = p;
       }
     }
   }
-  return { xs, ys, z, n, flags };
+  return { xs, ys, z, n, flags, points };
 }
 
 /** b against a in percent, cell by cell, on the union of both grids' axes; null where either is missing. */
@@ -193,6 +246,10 @@ export function diffGrid(a: Grid, b: Grid): Grid {
     const c = cell(g, y, x);
     return c ? (g.z[c[0]]?.[c[1]] ?? null) : null;
   };
+  const pointAt = (g: Grid, y: string, x: string | number): ExplorePoint | null => {
+    const c = cell(g, y, x);
+    return c ? (g.points?.[c[0]]?.[c[1]] ?? null) : null;
+  };
   const flagsAt = (g: Grid, y: string, x: string | number): string[] => {
     const c = cell(g, y, x);
     return c ? (g.flags[c[0]]?.[c[1]] ?? []) : [];
@@ -207,7 +264,14 @@ export function diffGrid(a: Grid, b: Grid): Grid {
   );
   // A difference is as trustworthy as the less trustworthy of its two cells.
   const flags = ys.map((y) => xs.map((x) => [...new Set([...flagsAt(a, y, x), ...flagsAt(b, y, x)])].sort()));
-  return { xs, ys, z, n: ys.map(() => xs.map(() => null)), flags };
+  const verdicts = ys.map((y) =>
+    xs.map((x) => {
+      const pa = pointAt(a, y, x);
+      const pb = pointAt(b, y, x);
+      return pa && pb ? classifyDiff(pa, pb) : null;
+    }),
+  );
+  return { xs, ys, z, n: ys.map(() => xs.map(() => null)), flags, verdicts };
 }
 
 function heatmapTicks(dimension: string, values: string[]): Record<string, unknown> {
@@ -229,7 +293,11 @@ export type HeatmapFigureOptions = {
 
 export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
   const layout = baseLayout(opts.theme);
-  const flat = grid.z.flat().filter((v): v is number => v !== null);
+  // A difference colours only the changes larger than their noise (heatmap-diff.ts); the rest
+  // are drawn grey, apart, with the reason on hover.
+  const judged = opts.diff && grid.verdicts ? grid.verdicts : null;
+  const coloured = judged ? grid.z.map((row, i) => row.map((v, j) => (judged[i]?.[j]?.kind === "change" ? v : null))) : grid.z;
+  const flat = coloured.flat().filter((v): v is number => v !== null);
   const limit = Math.max(1, ...flat.map((v) => Math.abs(v)));
   // Blue is better and red worse whichever way the metric points; grey is no change.
   const mid = opts.theme === "dark" ? "#4c566a" : "#f2f2f2";
@@ -239,11 +307,11 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     type: "heatmap",
     x: grid.xs.map(String),
     y: grid.ys,
-    z: grid.z,
+    z: coloured,
     hoverongaps: false,
     colorbar: { title: { text: opts.title, side: "right" } },
     text: grid.flags.map((row) => row.map((f) => (f.length ? " ⚠" : ""))),
-    customdata: grid.flags.map((row) => row.map((f) => flagNote(f, opts.reasons ?? {}))),
+    customdata: grid.flags.map((row, i) => row.map((f, j) => (judged?.[i]?.[j] ? `<br>${judged[i]![j]!.note}` : "") + flagNote(f, opts.reasons ?? {}))),
     texttemplate: opts.diff ? "%{z:+.1f}%%{text}" : "%{z:,.3~r}%{text}",
     // The cell's x and y as people write them (128 KiB); the cells' own labels keep `text` (⚠).
     hovertext: grid.ys.map((y) => grid.xs.map((x) => `${opts.x}=${humanValue(opts.x, x)}<br>${opts.y}=${humanValue(opts.y, y)}`)),
@@ -254,8 +322,9 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
   } else {
     Object.assign(cell, { colorscale: "Viridis" });
   }
+  const data = judged ? [cell, neutralCells(grid, judged, opts, mid)] : [cell];
   return {
-    data: [cell],
+    data,
     layout: {
       ...layout,
       // The grid's order (natural) kept by plotly; sizes and durations written as people do.
@@ -264,6 +333,38 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
       margin: { l: 80, r: 16, t: 16, b: 56 },
     },
   };
+}
+
+/** The cells of a difference that are not coloured: grey, with their change in brackets (or
+ * "not comparable") and why on hover. */
+function neutralCells(grid: Grid, judged: (DiffCell | null)[][], opts: HeatmapFigureOptions, grey: string): PlotData {
+  const neutral = (i: number, j: number) => {
+    const v = judged[i]?.[j];
+    return v && v.kind !== "change" ? v : null;
+  };
+  return {
+    type: "heatmap",
+    name: "within noise or not comparable",
+    x: grid.xs.map(String),
+    y: grid.ys,
+    z: grid.z.map((row, i) => row.map((_, j) => (neutral(i, j) ? 0 : null))),
+    hoverongaps: false,
+    showscale: false,
+    colorscale: [
+      [0, grey],
+      [1, grey],
+    ],
+    text: grid.z.map((row, i) =>
+      row.map((_, j) => {
+        const v = neutral(i, j);
+        if (!v) return "";
+        return v.kind === "incomparable" ? "not comparable" : `(${v.pct >= 0 ? "+" : ""}${v.pct.toFixed(1)}%)`;
+      }),
+    ),
+    customdata: grid.z.map((row, i) => row.map((_, j) => neutral(i, j)?.note ?? "")),
+    texttemplate: "%{text}",
+    hovertemplate: `${opts.x}=%{x}<br>${opts.y}=%{y}<br>%{text}: neutral<br>%{customdata}<extra></extra>`,
+  } as PlotData;
 }
 
 /** The heatmap of the explore answers behind it (two for a difference, b against a), or null while

@@ -17,6 +17,10 @@ export type ExploreState = {
   exact: boolean;
   /** `dimension:v1,v2,*`: an order of a dimension's values other than the natural one (the API's) */
   order?: string[];
+  /** dimensions to split traces by besides the server's default split ("none": no default split) */
+  split?: string[];
+  /** parameters and durability facts to leave pooled instead of split */
+  pool?: string[];
 };
 
 export type HeatmapState = {
@@ -71,7 +75,14 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
     logy: flag(params.get("logy")),
     exact: flag(params.get("exact")),
     order: params.getAll("order").map((o) => o.trim()).filter((o) => /^[^:]+:.+$/.test(o)),
+    // Only when asked: a plain link's state stays what it was.
+    ...(params.has("split") ? { split: names(params, "split") } : {}),
+    ...(params.has("pool") ? { pool: names(params, "pool") } : {}),
   };
+}
+
+function names(params: URLSearchParams, key: string): string[] {
+  return [...new Set(params.getAll(key).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""))];
 }
 
 /** The URL query for a state; defaults are left out so links stay short. */
@@ -87,6 +98,8 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
   if (state.logy) params.set("logy", "1");
   if (state.exact) params.set("exact", "1");
   for (const o of state.order ?? []) params.append("order", o);
+  for (const name of state.split ?? []) params.append("split", name);
+  for (const name of state.pool ?? []) params.append("pool", name);
   return params;
 }
 
@@ -102,6 +115,8 @@ export function exploreQuery(state: ExploreState): ExploreQuery | null {
   if (state.group) query.group = state.group;
   if (state.exact) query.exact = true;
   if (state.order?.length) query.order = state.order;
+  if (state.split?.length) query.split = state.split;
+  if (state.pool?.length) query.pool = state.pool;
   return query;
 }
 

@@ -11,6 +11,7 @@ import { exploreFigure } from "../figures";
 import { pickPoint, type Picked } from "../picked";
 import { exploreSearch, type ExploreState } from "../url-state";
 import { ExploreSummary, FlagLegend } from "./ExploreSummary";
+import { DurabilityLegend, MixNote } from "./MixNote";
 import { PickedRuns } from "./PickedRuns";
 
 type Props = {
@@ -75,10 +76,12 @@ export function ExploreChart({ state, query, explore, catalog }: Props) {
       ) : (
         <>
           <ExploreSummary data={data} exactHref={`/explore?${exploreSearch({ ...state, exact: true })}`} />
+          <MixNote data={data} state={state} />
           <div className={explore.isFetching ? "refreshing" : undefined}>
             <Plot figure={figure} onPointClick={onPointClick} label={`${state.metric} against ${state.x}`} />
           </div>
           <FlagLegend data={data} />
+          <DurabilityLegend data={data} />
           <p className="muted small">
             Each point is the median of its runs (a run: the median of its repetitions); bars span p5–p95 of the repetitions behind it. Hover a point for its spread and runs; click it to open the run.
           </p>

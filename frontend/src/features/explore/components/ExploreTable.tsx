@@ -11,6 +11,13 @@ function timeCell(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
 }
 
+/** What a point pools, as "fsync: file, none; target: /mnt/a, /mnt/b". */
+function pools(mixes: Record<string, (string | null)[]> | undefined): string {
+  return Object.entries(mixes ?? {})
+    .map(([name, values]) => `${name.replace(/^(param|label)\./, "")}: ${values.map((v) => v ?? "not set").join(", ")}`)
+    .join("; ");
+}
+
 /** The plotted points as a table, folded away below the plot (the first ROWS of each group). */
 export function ExploreTable({ data }: { data: Explore }) {
   if (data.traces.length === 0) return null;
@@ -36,6 +43,7 @@ export function ExploreTable({ data }: { data: Explore }) {
             <th className="num">min</th>
             <th className="num">max</th>
             <th>flags</th>
+            <th>pools</th>
           </tr>
         </thead>
         <tbody>
@@ -52,6 +60,7 @@ export function ExploreTable({ data }: { data: Explore }) {
                 <td className="num">{formatNumber(p.min)}</td>
                 <td className="num">{formatNumber(p.max)}</td>
                 <td title={p.flags.map((f) => data.flag_reasons[f] ?? f).join("\n")}>{p.flags.join(", ")}</td>
+                <td className="small">{pools(p.mixes)}</td>
               </tr>
             )),
           )}

@@ -1,0 +1,331 @@
+"""What an explore point pools, and the split that keeps it from pooling unlike runs.
+
+Before the points are computed, one statement reads what each point will hold, pair by pair:
+the (series, variant) pairs of the folded runs (one digest row each, rollups/models.py) and the
+distinct series and run facts of the pending runs. A series fixes the parameters and the target,
+a variant the agent, filesystem, labels and durability facts, so these few rows say, per point,
+which parameters, durability facts, agents, targets, filesystems and labels vary behind it.
+
+Parameters and durability facts that vary within a point (x = time: along a trace) split the
+traces by default, unless the request pools them (pool=NAME, or split=none for all); the split
+is a longer group key, computed by the same statements that compute the points (service.py).
+What still varies is named, per point and per trace (`mixes`). A time filter is not applied to
+the pairs (a digest holds every start time): a point may name a value its runs in the range
+lack."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import String, cast, func, literal, null, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from perfatlas.agents.models import Agent
+from perfatlas.core.errors import Invalid
+from perfatlas.explore import dims
+from perfatlas.explore.aggregate import Query, select_results
+from perfatlas.explore.rolled import Rolled, kept, on_variant, variant_rows
+from perfatlas.rollups.models import ExploreDigest, RollupPending, RunVariant
+from perfatlas.runs import dimensions
+from perfatlas.runs.dimensions import RUNS, SERIES, Dimension
+from perfatlas.runs.durability import DURABILITY_FIELDS
+from perfatlas.runs.models import Environment, Result, Run, Series
+
+NONE = "none"  # split=none: no split but the ones asked
+MAX_VALUES = 12
+SEP = "\x1f"  # between the parts of a split group key (names and values never hold it)
+DURABILITY_REASONS = {
+    "memory_backed": "memory-backed (tmpfs, ramfs): fsync does not reach stable storage",
+    "no_flush": "the device does not flush: fsync does not reach stable storage",
+}
+# Dimensions a fact holds besides parameters, labels and durability facts.
+_PLAIN = ("agent", "target", "fs_type")
+# Durability facts in the order they split by: memory-backed media first, which also explains
+# the no-flush that follows from it.
+_DURABILITY_ORDER = ("fsync_policy", "memory_backed", "flush_to_device", "o_direct", "sync_mount",
+                     "write_cache", "cold_method")  # fmt: skip
+assert set(_DURABILITY_ORDER) == set(DURABILITY_FIELDS)
+Facts = dict[str, str | None]
+Key = tuple[Any, Any]
+
+
+def text(value: Any) -> str | None:
+    """A JSON value as explore's dimensions name it (dimensions.json_text)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The request's split= and pool= names, resolved."""
+
+    split: list[Dimension]
+    pool: set[str]
+    automatic: bool
+
+
+def _splittable(name: str) -> bool:
+    prefix = name.partition(".")[0]
+    return prefix in ("param", "label") or name in _PLAIN or name in DURABILITY_FIELDS
+
+
+def asked(scope: dims.Scope, split: Sequence[str], pool: Sequence[str]) -> Asked:
+    names = [n.strip() for item in split for n in item.split(",") if n.strip()]
+    automatic = NONE not in names
+    chosen: list[Dimension] = []
+    for name in (n for n in names if n != NONE):
+        dimension = dims.resolve(scope, name, field="split")
+        if not _splittable(dimension.name):
+            raise Invalid(
+                "split",
+                f"{name!r}: split by a parameter, a label, a durability fact, agent, target or "
+                "fs_type (or make it the group)",
+            )
+        if dimension.name not in [d.name for d in chosen]:
+            chosen.append(dimension)
+    pooled = {dims.resolve(scope, n.strip(), field="pool").name
+              for item in pool for n in item.split(",") if n.strip()}  # fmt: skip
+    return Asked(chosen, pooled, automatic)
+
+
+def _pairs(session: Session, read: Rolled) -> list[tuple[Any, ...]]:
+    """The folded side: each point's distinct (parameters, variant) among its digests (one per
+    (series, variant) pair; distinct in SQL, as pairs outnumber these many times over)."""
+    query = read.query
+    x = on_variant(query.x) if query.x is not None else null()
+    g = on_variant(query.group) if query.group is not None else null()
+    # As text: one parse per distinct parameter set, not per row (facts_by_point).
+    columns = [
+        x.label("x"),
+        g.label("g"),
+        cast(Series.parameters, String),
+        ExploreDigest.variant_id,
+    ]
+    statement = variant_rows(read, ExploreDigest, columns)
+    condition = kept(read)
+    if condition is not None:
+        statement = statement.where(condition)
+    return [tuple(row) for row in session.execute(statement.distinct())]
+
+
+_PENDING_FACTS = [Run.agent_id, Run.environment_id, Run.target, Run.labels] + [
+    getattr(Run, name) for name in DURABILITY_FIELDS
+]
+
+
+def _pending(session: Session, query: Query) -> list[tuple[Any, ...]]:
+    """The pending side: each point's distinct (parameters, run facts)."""
+    joined = replace(query, tables=query.tables | {RUNS, SERIES})
+    x = query.x if query.x is not None else null()
+    g = query.group if query.group is not None else null()
+    columns = [x.label("x"), g.label("g"), cast(Series.parameters, String), *_PENDING_FACTS]
+    statement = select_results(joined, columns).join(
+        RollupPending, RollupPending.run_id == Result.run_id
+    )
+    return [tuple(row) for row in session.execute(statement.distinct())]
+
+
+def _lookup(session: Session, column: Any, ids: Iterable[int], *fields: Any) -> dict[int, Any]:
+    wanted = sorted({i for i in ids if i is not None})
+    if not wanted:
+        return {}
+    rows = session.execute(select(column, *fields).where(column.in_(wanted)))
+    return {row[0]: row[1:] for row in rows}
+
+
+def _facts(
+    parameters: dict[str, Any], agent: str | None, target: str | None, fs_type: str | None,
+    labels: dict[str, Any], durability: Sequence[Any],
+) -> Facts:  # fmt: skip
+    facts: Facts = {"agent": agent, "target": target, "fs_type": fs_type}
+    for key, value in parameters.items():
+        facts[f"param.{key}"] = text(value)
+    for key, value in labels.items():
+        facts[f"label.{key}"] = text(value)
+    for name, value in zip(DURABILITY_FIELDS, durability, strict=True):
+        facts[name] = text(value)
+    return facts
+
+
+def facts_by_point(session: Session, read: Rolled) -> dict[Key, list[Facts]]:
+    """Each point's (x, group) distinct facts, from its folded (parameters, variant) pairs and
+    its pending runs; x is None for x = time (one key per trace)."""
+    columns = [RunVariant.agent_id, RunVariant.environment_id, RunVariant.target,
+               RunVariant.labels, *(getattr(RunVariant, n) for n in DURABILITY_FIELDS)]  # fmt: skip
+    pairs = _pairs(session, read)
+    variants = _lookup(session, RunVariant.id, {p[3] for p in pairs}, *columns)
+    pending = _pending(session, read.query)
+    agents = _lookup(session, Agent.id, {v[0] for v in variants.values()} | {r[3] for r in pending},
+                     Agent.name)  # fmt: skip
+    environments = _lookup(
+        session, Environment.id, {v[1] for v in variants.values()} | {r[4] for r in pending},
+        Environment.fs_type,
+    )  # fmt: skip
+
+    def run_facts(
+        agent: Any, environment: Any, target: Any, labels: Any, *durability: Any
+    ) -> Facts:
+        return _facts(
+            {}, agents.get(agent, (None,))[0], target, environments.get(environment, (None,))[0],
+            _json(labels), durability,
+        )  # fmt: skip
+
+    # Many pairs share a variant and a parameter set: each is read once.
+    of_variant = {v: run_facts(*row) for v, row in variants.items()}
+    of_params: dict[str, Facts] = {}
+    out: dict[Key, list[Facts]] = defaultdict(list)
+    seen: set[tuple[Any, ...]] = set()
+
+    def add(x: Any, g: Any, written: str, facts: Facts, identity: Any) -> None:
+        key = (x, g, written, identity)
+        if key in seen:
+            return
+        seen.add(key)
+        params = of_params.get(written)
+        if params is None:
+            params = of_params[written] = {f"param.{k}": text(v) for k, v in _json(written).items()}
+        out[(x, g)].append({**facts, **params})
+
+    for x, g, written, variant in pairs:
+        if variant in of_variant:
+            add(x, g, written, of_variant[variant], variant)
+    for x, g, written, *rest in pending:
+        facts = run_facts(*rest)
+        add(x, g, written, facts, tuple(facts.values()))
+    return out
+
+
+def _json(value: Any) -> dict[str, Any]:
+    """A JSON object column's value (SQLite may hand back its text)."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value if isinstance(value, dict) else {}
+
+
+def _varies(points: list[set[tuple[Any, ...]]], chosen: Sequence[int], at: int) -> bool:
+    """Whether the value at `at` differs between two of one point's facts that agree at
+    `chosen` (facts as tuples of the candidates' values)."""
+    for facts in points:
+        seen: dict[tuple[Any, ...], Any] = {}
+        for f in facts:
+            if seen.setdefault(tuple(f[c] for c in chosen), f[at]) != f[at]:
+                return True
+    return False
+
+
+def choose(points: dict[Key, list[Facts]], wanted: Asked, taken: set[str]) -> list[str]:
+    """The names to split by: the ones asked, then (unless split=none) each parameter and
+    durability fact, parameters first, that still varies within a point once split by those
+    before it (fsync_policy adds nothing to a split by a parameter fsync that sets it).
+    `taken`: the names of x and group, which never split."""
+    chosen = [d.name for d in wanted.split]
+    if not wanted.automatic:
+        return chosen
+    names = {n for facts in points.values() for f in facts for n in f}
+    params = sorted(n for n in names if n.startswith("param."))
+    candidates = [n for n in [*params, *_DURABILITY_ORDER]
+                  if n not in taken and n not in wanted.pool and n not in chosen]  # fmt: skip
+    # Each point's facts reduced to the names that matter here, each once: few, however many
+    # (series, variant) pairs are behind them.
+    order = [*chosen, *candidates]
+    reduced = [{tuple(f.get(n) for n in order) for f in facts} for facts in points.values()]
+    picked = list(range(len(chosen)))
+    for at in range(len(chosen), len(order)):
+        if _varies(reduced, picked, at):
+            picked.append(at)
+    return [order[i] for i in picked]
+
+
+def dimension(scope: dims.Scope, name: str, wanted: Asked) -> Dimension:
+    """The split dimension of this name, read from the series where it can be."""
+    for d in wanted.split:
+        if d.name == name:
+            return d.on_series() if d.of_series is not None else d
+    if name in DURABILITY_FIELDS:
+        return dimensions.builtin(name)
+    return dimensions.param(name.partition(".")[2], scope.dialect).on_series()
+
+
+def keyed(query: Query, splits: Sequence[Dimension]) -> Query:
+    """The query with its group widened to the group and the splits' values, one text."""
+    if not splits:
+        return query
+    parts = ([query.group] if query.group is not None else []) + [d.expr for d in splits]
+    key: ColumnElement[Any] | None = None
+    for part in parts:
+        # NULL and '' must stay apart: a value is written '=' + value, a NULL as '!'.
+        piece = func.coalesce(literal("=", String).concat(cast(part, String)), literal("!"))
+        key = piece if key is None else key.concat(literal(SEP, String)).concat(piece)
+    tables = set(query.tables)
+    for d in splits:
+        tables |= d.tables
+    return replace(query, group=key, tables=frozenset(tables))
+
+
+def decode(g: Any, has_group: bool, count: int) -> tuple[Any, tuple[str | None, ...]]:
+    """A widened group key back to the group's value and the splits' values."""
+    parts: list[str | None] = [None if p == "!" else p[1:] for p in str(g).split(SEP)]
+    if has_group:
+        return parts[0], tuple(parts[1 : 1 + count])
+    return None, tuple(parts[:count])
+
+
+def named(value: Any, split: dict[str, str | None]) -> str | None:
+    """A trace's name: the group's value, then each split's name=value."""
+    words = [] if value is None else [str(value)]
+    words += [f"{short(n)}={v if v is not None else 'not set'}" for n, v in split.items()]
+    return " · ".join(words) if words else None
+
+
+def short(name: str) -> str:
+    return name.partition(".")[2] if name.startswith(("param.", "label.")) else name
+
+
+@dataclass
+class Pooled:
+    """What each (x, group value, split values) point pools, and its durability notes."""
+
+    mixes: dict[tuple[Any, Any, tuple[str | None, ...]], dict[str, list[str | None]]]
+    notes: dict[tuple[Any, Any, tuple[str | None, ...]], list[str]]
+
+
+def _values(values: set[str | None]) -> list[str | None]:
+    ordered = sorted(values, key=lambda v: (v is None, v or ""))
+    return ordered[:MAX_VALUES]
+
+
+def pooled(points: dict[Key, list[Facts]], chosen: Sequence[str], taken: set[str]) -> Pooled:
+    """Per split point, the names besides x, group and the splits that vary behind it."""
+    out = Pooled({}, {})
+    skip = taken | set(chosen)
+    for (raw_x, raw_g), facts in points.items():
+        # Keyed as explore/service.py reads its cells: values as text.
+        x, g = (None if v is None else str(v) for v in (raw_x, raw_g))
+        parts: dict[tuple[str | None, ...], list[Facts]] = defaultdict(list)
+        for f in facts:
+            parts[tuple(f.get(c) for c in chosen)].append(f)
+        for values, members in parts.items():
+            names = sorted({n for f in members for n in f if n not in skip})
+            mix = {}
+            for name in names:
+                seen = {f.get(name) for f in members}
+                if len(seen) > 1:
+                    mix[name] = _values(seen)
+            out.mixes[(x, g, values)] = mix
+            notes = []
+            if any(f.get("memory_backed") == "true" for f in members):
+                notes.append("memory_backed")
+            if any(f.get("flush_to_device") == "false" for f in members):
+                notes.append("no_flush")
+            out.notes[(x, g, values)] = notes
+    return out
