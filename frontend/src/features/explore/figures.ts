@@ -22,7 +22,7 @@ export function groupName(group: string | null | undefined, dimension: string | 
 export function traceName(trace: ExploreTrace, data: Explore): string {
   const split = Object.entries(trace.split ?? {});
   if (split.length === 0) return groupName(trace.group, data.group);
-  const words = split.map(([name, value]) => `${shortName(name)}=${value ?? "not set"}`);
+  const words = split.map(([name, value]) => `${shortName(name)}=${value === null || value === undefined ? "not set" : humanValue(name, value)}`);
   const base = data.group ? [groupName(trace.group_value, data.group)] : [];
   return [...base, ...words].join(" · ");
 }
