@@ -107,7 +107,8 @@ def check_groups(block: dict[str, Any], answer: dict[str, Any], runs: list[dict[
     """Every cell of every pair is the median of the samples of the runs in that group whose
     labels and parameters (but the ignored and the compared) are the pair's."""
     assert answer["metrics"], block["title"]
-    ignore = {bare(n) for n in [*block.get("pair_ignore", []), block["by"]]}
+    # Labels that only say where a run came from never key a pair (compare/groups.py).
+    ignore = {bare(n) for n in [*block.get("pair_ignore", []), block["by"]]} | {"firstrun", "study"}
     checked = 0
     for metric in answer["metrics"]:
         for pair in metric["pairs"]:

@@ -11,16 +11,18 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
+from perfatlas.core.natural import natural_key
 from tests.backend.racing import upload_at_once
 from tests.factories import run_body
 
 
 def _sorted(values: set[Any]) -> list[Any]:
-    """The catalog's order (natural: core/natural.py) for these values, each key's of one kind:
-    numbers by value, false before true, and text whose text order is its natural order."""
+    """The catalog's order (natural: core/natural.py, tested on its own) for these values, each
+    key's of one kind: numbers by value, false before true, and text in natural order (the
+    session's server holds other tests' values too, commands with paths and versions)."""
     numbers = sorted(v for v in values if not isinstance(v, bool | str))
     flags = sorted(v for v in values if isinstance(v, bool))
-    return [*numbers, *flags, *sorted(v for v in values if isinstance(v, str))]
+    return [*numbers, *flags, *sorted((v for v in values if isinstance(v, str)), key=natural_key)]
 
 
 def _catalog_of(runs: list[tuple[str, dict[str, Any], dict[str, str]]]) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def test_the_version_axis_in_order_with_lines(
     page: Any, ui_server: LiveServer, uploaded: list[dict[str, Any]]
 ) -> None:
     use_token(page, ui_server.read_token)
-    _open(page, ui_server, "x=version&group=agent", traces=2)
+    _open(page, ui_server, "x=version&group=agent&split=none", traces=2)
     assert _ticks(page) == VERSIONS
     traces = page.evaluate(
         f"() => document.querySelector('{PLOT}').data.map(t => ({{name: t.name, mode: t.mode,"
@@ -93,7 +93,7 @@ def test_the_version_axis_in_order_with_lines(
     shot(page, "explore-order-versions-lines")
 
     # An order asked in the address: trunk first, the rest in natural order.
-    _open(page, ui_server, "x=version&group=agent&order=version:trunk,*", traces=2)
+    _open(page, ui_server, "x=version&group=agent&order=version:trunk,*&split=none", traces=2)
     assert _ticks(page) == ["trunk", *VERSIONS[:-1]]
     assert "order=version" in page.url
     shot(page, "explore-order-trunk-first")

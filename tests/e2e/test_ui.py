@@ -81,7 +81,7 @@ def test_overview_to_explore_to_run(page: Any, ui_server: LiveServer, seeded: Se
     )
     traces = plot_data(page)
     assert {t["name"] for t in traces} == {
-        f"version={v} · segsize={s}" for v in VERSIONS for s in SEGSIZES
+        f"version={v} · segsize={s // 1024} KiB" for v in VERSIONS for s in SEGSIZES
     }
     for trace in traces:
         assert trace["x"] == list(KS), trace

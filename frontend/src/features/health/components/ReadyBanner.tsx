@@ -9,7 +9,7 @@ export function ReadyBanner() {
   const problems = problemsOf(ready.data);
   if (problems.length === 0) return null;
   return (
-    <div className="banner warn" role="alert" data-testid="ready-banner">
+    <div className="banner warn" role="status" data-testid="ready-banner">
       {problems.map((p) => (
         <p key={p.name}>
           <strong>{p.title}</strong>
