@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any
+from collections.abc import Sequence
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -65,23 +65,30 @@ class BodySizeLimit:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body: dict[str, Any] = error_body(
-            "payload_too_large",
+        await send_error(
+            send, 413, "payload_too_large",
             f"the request body is larger than the limit of {self.max_bytes} bytes "
             "(PERFATLAS_MAX_BODY_BYTES); split the upload into smaller batches",
-        )
-        payload = orjson.dumps(body)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(payload)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+        )  # fmt: skip
+
+
+async def send_error(
+    send: Send, status: int, code: str, message: str, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """An error answer in the API's one shape, sent from a middleware (before any route)."""
+    payload = orjson.dumps(error_body(code, message))
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
 
 
 class _TooLarge(Exception):
@@ -164,25 +171,12 @@ _WRITES = frozenset({"POST", "PUT", "PATCH"})
 
 
 async def _busy(send: Send, waited: float) -> None:
-    payload = orjson.dumps(
-        error_body(
-            "busy",
-            f"the server is storing other large uploads and this one waited {waited:g} s for "
-            "its turn; nothing was read: send it again after Retry-After",
-        )
-    )
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 503,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(payload)).encode()),
-                (b"retry-after", str(BUSY_RETRY_AFTER_SECONDS).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": payload})
+    await send_error(
+        send, 503, "busy",
+        f"the server is storing other large uploads and this one waited {waited:g} s for its "
+        "turn; nothing was read: send it again after Retry-After",
+        [(b"retry-after", str(BUSY_RETRY_AFTER_SECONDS).encode())],
+    )  # fmt: skip
 
 
 BUSY_RETRY_AFTER_SECONDS = 5
