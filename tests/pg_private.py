@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,15 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import skip_unless_able
+from tests.conftest import _free_port, skip_unless_able
 
 PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _as_postgres(*argv: str, check: bool = True) -> None:

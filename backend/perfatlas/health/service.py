@@ -65,10 +65,6 @@ def database_down() -> Health:
     )  # fmt: skip
 
 
-def _age(now: dt.datetime, then: dt.datetime | None) -> float | None:
-    return None if then is None else max(0.0, (now - then).total_seconds())
-
-
 def broker_part(settings: Settings, now: dt.datetime) -> Part:
     url = settings.effective_broker_url
     if not url.startswith(("redis://", "rediss://")):
@@ -91,7 +87,7 @@ def broker_part(settings: Settings, now: dt.datetime) -> Part:
         # The error names host and port; a URL's password never reaches it.
         return Part(
             name="broker", ok=False, detail=f"Redis does not answer: {type(exc).__name__}",
-            since=since, age_seconds=_age(now, since),
+            since=since, age_seconds=seconds_since(now, since),
         )  # fmt: skip
     with _broker_lock:
         _broker_down_since.pop(url, None)
@@ -106,7 +102,7 @@ def worker_part(session: Session, settings: Settings, now: dt.datetime) -> Part:
             name="worker", ok=False,
             detail=f"no worker with beat has run on queue {settings.queue!r} yet",
         )  # fmt: skip
-    age = _age(now, row.beat_at)
+    age = seconds_since(now, row.beat_at)
     if row.down_since is not None:
         return Part(
             name="worker", ok=False, detail=row.detail or "the worker process exited",
@@ -122,26 +118,36 @@ def worker_part(session: Session, settings: Settings, now: dt.datetime) -> Part:
     return Part(name="worker", ok=True, detail="heartbeat", since=None, age_seconds=age)
 
 
-def backlog_parts(session: Session, settings: Settings, now: dt.datetime) -> list[Part]:
-    bound = settings.ready_backlog_seconds
+def oldest_waiting(session: Session) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """When the oldest run waiting for the fold was stored, and the oldest series waiting for
+    its check asked for it (None: nothing waits); /ready and /metrics both read these."""
     oldest_run = session.scalar(
         select(Run.created_at).where(
             Run.id == select(func.min(RollupPending.run_id)).scalar_subquery()
         )
     )
-    oldest_check = session.scalar(select(func.min(DetectionRequest.requested_at)))
+    return oldest_run, session.scalar(select(func.min(DetectionRequest.requested_at)))
+
+
+def seconds_since(now: dt.datetime, then: dt.datetime | None) -> float | None:
+    return None if then is None else max(0.0, (now - then).total_seconds())
+
+
+def backlog_parts(session: Session, settings: Settings, now: dt.datetime) -> list[Part]:
+    bound = settings.ready_backlog_seconds
+    oldest_run, oldest_check = oldest_waiting(session)
     parts = []
     for name, oldest, what in (
         ("fold_backlog", oldest_run, "a run waiting for explore's fold"),
         ("check_backlog", oldest_check, "a series waiting for its check"),
     ):
-        age = _age(now, oldest)
-        late = age is not None and age > bound
+        waited = seconds_since(now, oldest)
+        late = waited is not None and waited > bound
         detail = (
-            "nothing waits" if age is None
-            else f"{what} has waited {age:.0f} s" + (f" (bound {bound:.0f} s)" if late else "")
+            "nothing waits" if waited is None
+            else f"{what} has waited {waited:.0f} s" + (f" (bound {bound:.0f} s)" if late else "")
         )  # fmt: skip
-        parts.append(Part(name=name, ok=not late, detail=detail, since=oldest, age_seconds=age))
+        parts.append(Part(name=name, ok=not late, detail=detail, since=oldest, age_seconds=waited))
     return parts
 
 
@@ -166,7 +172,7 @@ def database_not_ready(settings: Settings) -> Ready:
         status="not_ready",
         parts=[
             Part(name="database", ok=False, detail="the database does not answer",
-                 since=since, age_seconds=_age(now, since)),
+                 since=since, age_seconds=seconds_since(now, since)),
             broker_part(settings, now),
         ],
     )  # fmt: skip

@@ -15,16 +15,17 @@ from perfatlas.alerts.models import DetectionRequest
 from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
 from perfatlas.health.models import WorkerHeartbeat
+from perfatlas.health.service import oldest_waiting, seconds_since
 from perfatlas.jobs.enums import JobStatus
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.enums import NotificationStatus
 from perfatlas.notifications.models import Notification
 from perfatlas.rollups.models import RollupPending
-from perfatlas.runs.models import Run, RunCount
+from perfatlas.runs.models import RunCount
 
 
 def _age(now: dt.datetime, then: dt.datetime | None) -> float:
-    return 0.0 if then is None else max(0.0, (now - then).total_seconds())
+    return seconds_since(now, then) or 0.0
 
 
 def database_metrics(session: Session, settings: Settings) -> Iterator[Metric]:
@@ -34,13 +35,8 @@ def database_metrics(session: Session, settings: Settings) -> Iterator[Metric]:
     yield runs
 
     pending = session.scalar(select(func.count()).select_from(RollupPending)) or 0
-    oldest_run = session.scalar(
-        select(Run.created_at).where(
-            Run.id == select(func.min(RollupPending.run_id)).scalar_subquery()
-        )
-    )
     waiting = session.scalar(select(func.count()).select_from(DetectionRequest)) or 0
-    oldest_check = session.scalar(select(func.min(DetectionRequest.requested_at)))
+    oldest_run, oldest_check = oldest_waiting(session)
     backlog = GaugeMetricFamily(
         "perfatlas_backlog", "Items waiting for the worker: runs for the fold, series for a check",
         labels=["kind"],

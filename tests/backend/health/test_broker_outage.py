@@ -8,7 +8,6 @@ import datetime as dt
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -26,16 +25,10 @@ from perfatlas.main import create_app
 from perfatlas.rollups.models import RollupPending
 from perfatlas.runs.models import Run
 from tests.backend.alerts.conftest import wait_until
-from tests.conftest import skip_unless_able
+from tests.conftest import _free_port, skip_unless_able
 from tests.factories import BASE_TIME, result, run_body
 
 SERIES = 40
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class PrivateRedis:

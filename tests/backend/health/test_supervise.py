@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from typing import Any
 import httpx
 import psutil
 import pytest
+
+from tests.conftest import _free_port
 
 
 def _get(url: str) -> httpx.Response | None:
@@ -45,9 +46,7 @@ def _wait(what: str, check: Callable[[], Any], logs: list[Path], seconds: float 
 
 def test_a_killed_worker_is_restarted_and_ready_says_so_meanwhile(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = _free_port()
     env |= {"PERFATLAS_DATA_DIR": str(tmp_path / "data"), "PERFATLAS_PORT": str(port)}
     serve_log = tmp_path / "serve.log"
     logs = [serve_log, tmp_path / "data" / "worker.log"]
