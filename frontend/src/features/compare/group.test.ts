@@ -32,6 +32,12 @@ describe("groupSummary", () => {
     expect(groupSummary(cell({ pairs: 0 }))).toBe("no series in both groups");
     // A group without runs of the metric: nothing to pair, and the table says that, not more.
     expect(groupSummary(cell({ pairs: 0, runs: 0, series: 0, value: null }))).toBe("no runs");
+    // Runs here but none of the metric in the baseline (a reference column's own row): said so,
+    // not "no series in both groups", which is kept for series that never meet.
+    const none = cell({ pairs: 0, runs: 0, series: 0, value: null });
+    expect(groupSummary(cell({ pairs: 0 }), none)).toBe("no baseline runs to compare with");
+    expect(groupSummary(cell({ pairs: 0 }), cell({}))).toBe("no series in both groups");
+    expect(groupSummary(none, none)).toBe("no runs");
   });
 });
 
@@ -45,6 +51,14 @@ describe("subsetSummary", () => {
       "fs=tmpfs: not comparable (durability), 2 of 2",
     );
     expect(groupSummary(cell({ pairs: 2, not_comparable: 2, verdict: "not_comparable" }))).toBe("not comparable (durability): 2 of 2 series");
+  });
+
+  it("says why a subset has no pair: no runs of it here, none in the baseline, or series apart", () => {
+    // tmpfs writes only the file that fits in memory: its 64 MiB subset has no runs, not "no series in both".
+    const none = cell({ pairs: 0, runs: 0, series: 0, samples: 0, value: null, verdict: "missing" });
+    expect(subsetSummary("filesize", "67108864", none, cell({}))).toBe("filesize=67108864: no runs");
+    expect(subsetSummary("inodes", "300", cell({ pairs: 0, verdict: "missing" }), none)).toBe("inodes=300: no baseline runs to compare with");
+    expect(subsetSummary("inodes", "300", cell({ pairs: 0, verdict: "missing" }), cell({}))).toBe("inodes=300: no series in both groups");
   });
 
   it("splits a comma-separated pair_ignore as the API does", () => {

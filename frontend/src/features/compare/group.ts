@@ -61,10 +61,18 @@ export function groupCompareQuery(state: GroupCompareState) {
   };
 }
 
-/** "−22 % median over 4 series, 4 of 4 agree" (the words a reader checks the colour against). */
-export function groupSummary(cell: GroupCell): string {
+/** Why a cell has no pair: no runs of its own, none in the baseline, or series that never meet
+ * the baseline's (the one case a reader must act on: pair_ignore, or runs that differ). */
+function unpairedWhy(cell: GroupCell, base: GroupCell | undefined): string {
   if (cell.runs === 0) return "no runs";
-  if (cell.pairs === 0) return "no series in both groups";
+  if (base && base.runs === 0) return "no baseline runs to compare with";
+  return "no series in both groups";
+}
+
+/** "−22 % median over 4 series, 4 of 4 agree" (the words a reader checks the colour against).
+ * `base` is the baseline's cell of the same row, which says why an unpaired cell is. */
+export function groupSummary(cell: GroupCell, base?: GroupCell): string {
+  if (cell.runs === 0 || cell.pairs === 0) return unpairedWhy(cell, base);
   if (cell.verdict === "not_comparable") return `not comparable (durability): ${cell.not_comparable} of ${cell.pairs} series`;
   const change = `${formatPercent(cell.change_pct)} median over ${cell.pairs} series`;
   if (cell.tested === 0) return `${change}: not enough repetitions to test`;
@@ -85,10 +93,12 @@ export function verdictCount(cell: GroupCell): string {
   return n === undefined ? `${cell.pairs} series` : `${n} of ${cell.pairs}`;
 }
 
-/** One subset's headline: "fsync=file: −19.0 %, worse, 2 of 2"; "fsync=none: within noise, 2 of 2". */
-export function subsetSummary(dimension: string, value: string, cell: GroupCell): string {
+/** One subset's headline: "fsync=file: −19.0 %, worse, 2 of 2"; "fsync=none: within noise, 2 of 2";
+ * "filesize=67108864: no runs" where this group has none of the subset (tmpfs writes only the
+ * file that fits in memory). */
+export function subsetSummary(dimension: string, value: string, cell: GroupCell, base?: GroupCell): string {
   const head = `${dimension}=${value}`;
-  if (cell.pairs === 0) return `${head}: no series in both groups`;
+  if (cell.runs === 0 || cell.pairs === 0) return `${head}: ${unpairedWhy(cell, base)}`;
   switch (cell.verdict) {
     case "worse":
     case "better":

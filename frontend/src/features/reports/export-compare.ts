@@ -80,7 +80,7 @@ function subsetsHtml(split: Split, index: number): string {
     const name = `${split.dimension}=${s.value}`;
     if (index === 0) return [`<div class="subset">${escapeHtml(`${name}: ${formatNumber(c.value, 4)} · ${c.series} series · n ${c.samples}`)}</div>`];
     const verdict = c.verdict && c.pairs > 0 ? `, ${VERDICT_TEXT[c.verdict]}` : "";
-    return [`<div class="subset${tone(c.verdict)}">${escapeHtml(`${name}: ${groupSummary(c)}${verdict} · ${formatNumber(c.value, 4)}`)}</div>`];
+    return [`<div class="subset${tone(c.verdict)}">${escapeHtml(`${name}: ${groupSummary(c, s.cells[0])}${verdict} · ${formatNumber(c.value, 4)}`)}</div>`];
   });
   return `<div class="subsets" data-split="${escapeHtml(split.dimension)}">${items.join("")}</div>`;
 }
@@ -111,7 +111,7 @@ export function groupsTableHtml(data: GroupCompare): string {
       let body = split ? subsetsHtml(split, i) : "";
       body += line(`${split ? "pooled: " : ""}${formatNumber(c.value, 4)}${change}`) + line(`${c.series} series · ${plural(c.runs, "run")} · n ${c.samples}`, "muted");
       if (i > 0) {
-        body += line(groupSummary(c), "diff");
+        body += line(groupSummary(c, m.cells[0]), "diff");
         if (c.verdict && c.pairs > 0) body += line(VERDICT_TEXT[c.verdict], "verdict");
         if (c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1) body += line(`series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}`, "muted");
         const reason = reasonOf(c);

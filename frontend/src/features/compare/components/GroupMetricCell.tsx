@@ -34,7 +34,7 @@ function Subsets({ metric, index }: { metric: Metric; index: number }) {
               </>
             ) : (
               <>
-                <span className="strong">{subsetSummary(split.dimension, s.value, c)}</span>
+                <span className="strong">{subsetSummary(split.dimension, s.value, c, s.cells[0])}</span>
                 <span className="muted small"> · {formatNumber(c.value)}</span>
               </>
             )}
@@ -67,7 +67,7 @@ export function GroupMetricCell({ metric, index, reasons }: { metric: Metric; in
         {index > 0 && (
           <>
             <div className={split ? undefined : "diff"} data-testid="group-summary">
-              {groupSummary(c)}
+              {groupSummary(c, metric.cells[0])}
             </div>
             {c.verdict && c.verdict !== "not_comparable" && c.pairs > 0 && !split && <div className="verdict small">{VERDICT_TEXT[c.verdict]}</div>}
             {c.reason && !split && <div className="small">{c.reason}</div>}
