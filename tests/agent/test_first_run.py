@@ -1,7 +1,7 @@
 """`make up`'s first run end to end, with make up's commands (`perfatlas migrate`, the make-up
 token, `perfatlas serve --no-migrate --with-worker --first-run`) on SQLite and the database
 broker, restricted to two studies (smallfiles-000, treewalk-002) on tmpfs and, as root, a
-loop-mounted ext4: a real `perfatlas-agent first-run` enrolls a real agent, makes the targets,
+loop-mounted ext4 (and a second, mounted -o sync, for smallfiles-000's sync variant): a real `perfatlas-agent first-run` enrolls a real agent, makes the targets,
 queues the schedules' jobs, and its real daemon runs and uploads them.
 
 Four starts of the server on one database: the first loses its helper to SIGKILL half-way (its
@@ -30,6 +30,9 @@ ROOT = os.geteuid() == 0
 FILESYSTEMS = ["tmpfs", "ext4"] if ROOT else ["tmpfs"]
 STUDIES = ["smallfiles-000", "treewalk-002"]
 ACTIVE = ("queued", "leased", "running")
+# The disk filesystems' mounts: smallfiles-000 runs its -o sync part on a second image.
+MOUNTS = ["mnt-ext4", "mnt-ext4-sync"] if ROOT else []
+SYNC = ["first run: smallfiles-000 on ext4, mount -o sync"] if ROOT else []
 
 
 class FirstRunServer(EmbeddedServer):
@@ -145,14 +148,16 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
     os.kill(helper, signal.SIGKILL)
     wait_for("the daemon to die with the helper", lambda: not alive(daemon), timeout=90)
     if ROOT:
-        assert [Path(p).name for p in mounts_under(server.helper_dir)] == ["mnt-ext4"]
-        assert len(loops_under(server.helper_dir)) == 1
+        assert sorted(Path(p).name for p in mounts_under(server.helper_dir)) == MOUNTS
+        assert len(loops_under(server.helper_dir)) == len(MOUNTS)
     schedules = server.schedules()
     jobs = server.jobs()
     server.stop()
-    # One schedule (and job) per study, per filesystem: each study has one quick spec there.
+    # One schedule (and job) per study, per filesystem and variant: each study has one quick
+    # spec there.
     names = sorted(s["name"] for s in schedules)
-    assert names == sorted(f"first run: {s} on {fs}" for s in STUDIES for fs in FILESYSTEMS)
+    assert names == sorted([f"first run: {s} on {fs}" for s in STUDIES for fs in FILESYSTEMS]
+                           + SYNC)  # fmt: skip
     assert len(jobs) == len(schedules) and all(s["when"] == "now" for s in schedules)
 
     # 2. The next start undoes what was left, takes up the jobs left; stopped (SIGTERM) half-way
@@ -168,7 +173,7 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
     helper = pid_in(server.helper_dir / "first-run.pid")
     assert daemon and helper and alive(daemon)
     if ROOT:
-        assert len(mounts_under(server.helper_dir)) == 1  # the new mount, not two
+        assert len(mounts_under(server.helper_dir)) == len(MOUNTS)  # the new mounts, not twice
     assert len(server.schedules()) == len(schedules)
     server.stop()
     wait_for("the helper's cleanup", lambda: not alive(helper), timeout=150)
@@ -202,32 +207,37 @@ def check_runs(server: FirstRunServer, jobs: list[dict[str, Any]]) -> None:
     """Every job's runs: labelled firstrun=true with its study and filesystem, measured on the
     filesystem the label says (the agent's own reading of the target's mount), every point of
     the study's quick parameters."""
-    seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    seen: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     interrupted = 0
     for job in jobs:
         for uuid in job["runs"]:
             run = server.get(f"/runs/{uuid}")
             labels = run["labels"]
-            assert labels["firstrun"] == "true" and labels["mount"] == "default"
+            assert labels["firstrun"] == "true"
             assert run["environment"]["data"]["fs_type"] == labels["fs"]
+            assert run["sync_mount"] == (labels["mount"] == "sync")
             assert run["target"] == job["spec"]["targets"][0]
-            seen.setdefault((labels["study"], labels["fs"]), []).append(run)
-    assert sorted(seen) == sorted((s, fs) for s in STUDIES for fs in FILESYSTEMS)
+            seen.setdefault((labels["study"], labels["fs"], labels["mount"]), []).append(run)
+    assert sorted(seen) == sorted(
+        [(s, fs, "default") for s in STUDIES for fs in FILESYSTEMS]
+        + [("smallfiles-000", "ext4", "sync")] * bool(SYNC)
+    )
     # Each point of each study on each filesystem at least once. A job given back half-way (the
     # helper killed, the server stopped) keeps the runs its first attempt finished: those
     # points appear once more, from the job that was interrupted, never from another job.
     expected = {
-        "smallfiles-000": [(250, f) for f in ("none", "file", "end")],
-        "treewalk-002": [(n, t) for n in (300, 1200) for t in ("8", "auto")],
+        ("smallfiles-000", "default"): [(250, f) for f in ("none", "file", "end")],
+        ("smallfiles-000", "sync"): [(250, "none")],
+        ("treewalk-002", "default"): [(n, t) for n in (300, 1200) for t in ("8", "auto")],
     }
-    for (study, fs), runs in seen.items():
+    for (study, fs, mount), runs in seen.items():
         if study == "smallfiles-000":
             points = [(r["parameters"]["nfiles"], r["parameters"]["fsync"]) for r in runs]
         else:
             points = [(r["parameters"]["inodes"], str(r["parameters"]["threads"])) for r in runs]
-        assert set(points) == set(expected[study]), (study, fs, points)
+        assert set(points) == set(expected[study, mount]), (study, fs, mount, points)
         assert len({r["job_id"] for r in runs}) == 1
-        if len(points) > len(expected[study]):
+        if len(points) > len(expected[study, mount]):
             interrupted += 1
     assert interrupted <= 2  # two starts were stopped half-way
     listed = server.get("/runs", label="firstrun:true", limit=500)["items"]

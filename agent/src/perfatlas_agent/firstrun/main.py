@@ -26,7 +26,7 @@ import httpx
 
 from perfatlas_agent._exceptions import AgentError
 from perfatlas_agent.config import AgentConfig, load_config, save_config
-from perfatlas_agent.firstrun.plan import LABEL, PREFIX, parse_studies, schedules
+from perfatlas_agent.firstrun.plan import LABEL, PREFIX, parse_studies, schedules, variants
 from perfatlas_agent.firstrun.targets import Target, parse_filesystems, planned, prepare
 from perfatlas_agent.jobclient import JobClient, Revoked
 from perfatlas_agent.jobclient import enroll as enroll_agent
@@ -114,6 +114,7 @@ class FirstRun:
                  filesystems: list[str], say: Say) -> None:  # fmt: skip
         self.server, self.root, self.say = server, root, say
         self.studies, self.filesystems = studies, filesystems
+        self.options = Options.here(quick=True)
         self.api = Api(server, token)
         self.stop = Stop()
         self.daemon: subprocess.Popen[bytes] | None = None
@@ -144,7 +145,7 @@ class FirstRun:
             self.say(f"first run: done before ({len(made)} schedules); nothing to do")
             return 0
         targets = planned(self.root / "mounts", self.filesystems, is_root=os.geteuid() == 0,
-                          say=self.say)  # fmt: skip
+                          say=self.say, variants=variants(self.studies, self.options))  # fmt: skip
         mounts, ready = prepare(self.root / "mounts", targets, self.say)
         try:
             if made:
@@ -173,11 +174,11 @@ class FirstRun:
                 return False
 
     def _schedule(self, agent: str, ready: list[Target]) -> None:
-        plan = schedules(self.studies, ready, Options.here(quick=True))
+        plan = schedules(self.studies, ready, self.options)
         for item in plan:
             self.api.post("/schedules", {"name": item.name, "spec": item.spec,
                                          "agents": [agent, "firstrun=true"], "when": "now"})  # fmt: skip
-        fs = ", ".join(t.fs for t in ready) or "nothing"
+        fs = ", ".join(t.key for t in ready) or "nothing"
         self.say(f"first run: {len(plan)} jobs queued for agent {agent}: studies "
                  f"{', '.join(self.studies)} on {fs}")  # fmt: skip
 

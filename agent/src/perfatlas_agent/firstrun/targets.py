@@ -1,7 +1,8 @@
 """Where the first run measures: a folder on an already mounted tmpfs (no root needed), and as
-root loop-mounted ext4, xfs and btrfs images (when their mkfs is installed), made with the
-studies' mounts module at fixed paths under the first run's folder, so the schedules' targets
-stay true from one `make up` to the next. A run killed without its cleanup leaves mounts and
+root loop-mounted ext4, xfs and btrfs images (when their mkfs is installed), one per variant
+the studies run there (the default mount; `-o sync`; the write cache set to write through),
+made with the studies' mounts module at fixed paths under the first run's folder, so the
+schedules' targets stay true from one `make up` to the next. A run killed without its cleanup leaves mounts and
 loop devices there: `clean_stale` undoes them before anything is made again."""
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from perfatlas_agent.env import find_mount
+from perfatlas_agent.studies.model import DEFAULT, Variant
 from perfatlas_agent.studies.mounts import MKFS, MountError, Mounts, missing_tool
 from perfatlas_agent.studies.runner import writable_tmpfs
 
 Say = Callable[[str], None]
+DEFAULT_VARIANT = Variant(DEFAULT)
 DISK_FILESYSTEMS = tuple(MKFS)  # ext4, xfs, btrfs
 ALL_FILESYSTEMS = ("tmpfs", *DISK_FILESYSTEMS)
 IMAGE_BYTES = 1 << 30  # a quick study's image (sparse: takes what is written)
@@ -29,6 +32,17 @@ class Target:
     fs: str
     folder: Path  # the spec's target: a folder inside the filesystem
     memory: bool
+    # How it is mounted: a tmpfs only ever has the default.
+    variant: Variant = DEFAULT_VARIANT
+
+    @property
+    def key(self) -> str:
+        return mount_key(self.fs, self.variant)
+
+
+def mount_key(fs: str, variant: Variant) -> str:
+    """A target's name among the first run's mounts: ext4, ext4-sync, ext4-write-through."""
+    return fs if variant.name == DEFAULT else f"{fs}-{variant.name}"
 
 
 class FixedMounts(Mounts):
@@ -60,8 +74,12 @@ def parse_filesystems(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def planned(root: Path, filesystems: list[str], *, is_root: bool, say: Say) -> list[Target]:
-    """The targets this machine allows, in order; says what it leaves out and why."""
+def planned(
+    root: Path, filesystems: list[str], *, is_root: bool, say: Say,
+    variants: Sequence[Variant] = (DEFAULT_VARIANT,),
+) -> list[Target]:  # fmt: skip
+    """The targets this machine allows, in order, a disk filesystem once per variant; says
+    what it leaves out and why."""
     out: list[Target] = []
     for fs in filesystems:
         if fs == "tmpfs":
@@ -78,7 +96,9 @@ def planned(root: Path, filesystems: list[str], *, is_root: bool, say: Say) -> l
         if why:
             say(f"first run: left out {fs}: {why}")
             continue
-        out.append(Target(fs, root / f"mnt-{fs}" / "bench", memory=False))
+        for variant in variants:
+            folder = root / f"mnt-{mount_key(fs, variant)}" / "bench"
+            out.append(Target(fs, folder, memory=False, variant=variant))
     return out
 
 
@@ -136,17 +156,19 @@ def prepare(root: Path, targets: list[Target], say: Say) -> tuple[FixedMounts, l
     for target in targets:
         try:
             if not target.memory:
-                device = mounts.loop(target.fs, target.fs, size=IMAGE_BYTES, mount="default",
-                                     write_cache="write back")  # fmt: skip
-                say(f"first run: {target.fs} image on {device} at {mounts.mount_point(target.fs)}")
+                variant = target.variant
+                device = mounts.loop(target.key, target.fs, size=IMAGE_BYTES,
+                                     mount=variant.mount, write_cache=variant.write_cache)  # fmt: skip
+                say(f"first run: {target.fs} image ({variant.describe()}) on {device} at "
+                    f"{mounts.mount_point(target.key)}")  # fmt: skip
             else:
                 mount = find_mount(target.folder.parent)
                 if mount is None or mount.fs_type != "tmpfs":
                     raise MountError(f"{target.folder.parent} is not on a tmpfs any more")
-                mounts.folder(target.fs, target.folder)
+                mounts.folder(target.key, target.folder)
             target.folder.mkdir(parents=True, exist_ok=True)
             ready.append(target)
         except (MountError, OSError) as exc:
-            say(f"first run: left out {target.fs}: {exc}")
-            mounts.release(target.fs)
+            say(f"first run: left out {target.key}: {exc}")
+            mounts.release(target.key)
     return mounts, ready
