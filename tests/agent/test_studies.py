@@ -77,13 +77,13 @@ def test_list_names_the_five_with_the_runs_their_specs_make(tmp_path: Path) -> N
         assert counts[name] == (str(quick), str(full)), name
     # By hand: smallfiles 3 fsync modes + fsync none on the sync mount; durability quick, on
     # default and write-through: tar with fsync none and end (tar cannot fsync each file) +
-    # 3 fsync x 2 threads; on sync: tar + 2 threads (fsync none); full 3 x 4 threads and 4
-    # threads on sync and sync-write-through. bonnie: 2 sizes read cold and 2 warm + tar and
+    # 3 fsync x 2 threads; on sync: tar (fsync none); full 3 x 4 threads and tar + 4 threads
+    # on sync and sync-write-through. bonnie: 2 sizes read cold and 2 warm + tar and
     # threads extraction;
     # treewalk: 2 tree sizes x 2 thread settings quick, 3 x 4 full.
     assert counts["smallfiles-000"] == ("4", "4")
     assert counts["durability-004"] == (
-        str(2 * (2 + 3 * 2) + (1 + 2)),
+        str(2 * (2 + 3 * 2) + 1),
         str(2 * (2 + 3 * 4) + 2 * (1 + 4)),
     )
     assert counts["bonnie-001"] == ("6", "6")
