@@ -7,7 +7,9 @@ SQLite."""
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -184,6 +186,16 @@ def _check_group_compare_by_size(client: TestClient, headers: dict[str, str],
     nonsense = client.get(f"{API}/compare/groups", headers=headers,
                           params={"workload": WORKLOAD, "by": "segsize", "value": ["128k", "big"]})  # fmt: skip
     assert nonsense.status_code == 422 and nonsense.json()["errors"][0]["field"] == "value"
+    # The CSV names each pair's sizes as stored and as people write them.
+    text = client.get(f"{API}/compare/groups.csv", headers=headers, params={
+        "workload": WORKLOAD, "by": "sync", "value": ["file", "none"], "filter": "version:2.1.9"
+    }).text  # fmt: skip
+    keys = sorted({row["series"] for row in csv.DictReader(io.StringIO(text))
+                   if row.get("series", "").startswith("agent=")})  # fmt: skip
+    assert keys == sorted(
+        f"agent={a} target=/mnt/ext4 param.segsize={b} ({h})"
+        for a in AGENTS for b, h in zip(SEGSIZES, ("128 KiB", "1 MiB"), strict=True)
+    )  # fmt: skip
     # A report's compare block, and explore's filter, read sizes the same way.
     block = {"kind": "compare", "workload": WORKLOAD, "by": "segsize", "values": ["128k", "1M"],
              "filter": ["version:2.1.9", "sync:file"]}  # fmt: skip

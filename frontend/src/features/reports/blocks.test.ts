@@ -20,8 +20,8 @@ describe("report blocks", () => {
     );
     expect(blockLabel(block)).toBe("walk.seconds against threads, one line per agent where agent:a (split only by fsync, segsize pooled, order label.version:2.2.0,*, exact)");
     // A block stored before these settings: the page's defaults, and a link without them.
-    const { order: _o, split: _s, pool: _p, exact: _e, ...old } = exploreBlock(state);
-    expect(blockLink(old as typeof block)).toBe("/explore?workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
+    const old = { kind: "explore" as const, title: null, empty_note: null, workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: ["agent:a"], view: "box" as const, logx: true, logy: false, exact: false };
+    expect(blockLink(old)).toBe("/explore?workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
     expect(exploreBlock(state)).toMatchObject({ order: [], split: [], pool: [], exact: false });
   });
 

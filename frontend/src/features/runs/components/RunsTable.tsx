@@ -1,5 +1,6 @@
 import { Link } from "react-router-dom";
 import { formatPairs, formatTime, shortId } from "../../../lib/format";
+import { formatParams } from "../../../lib/units";
 import type { RunSummary } from "../api/get-runs";
 import { DurabilityBadges } from "./DurabilityBadges";
 
@@ -55,7 +56,7 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
             </td>
             <td>{r.agent}</td>
             {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
-            {!compact && <td className="mono small">{formatPairs(r.parameters)}</td>}
+            {!compact && <ParamsCell params={r.parameters} />}
             <td className="mono small">
               {labelLink
                 ? Object.entries(r.labels).map(([k, v], i) => (
@@ -78,5 +79,15 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Sizes and durations as people write them (segsize=128 KiB), the stored values on hover. */
+function ParamsCell({ params }: { params: Record<string, unknown> }) {
+  const { text, raw } = formatParams(params);
+  return (
+    <td className="mono small" title={raw ? `as stored: ${raw}` : undefined} data-raw={raw ?? undefined}>
+      {text}
+    </td>
   );
 }
