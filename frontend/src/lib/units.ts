@@ -64,9 +64,9 @@ export function paramText(name: string, value: unknown): string {
 /** Parameters as `k=v k2=v2` with sizes and durations as people write them (segsize=128 KiB);
  * `raw`: the same as stored (segsize=131072), for a title or a CSV column, or null when no
  * value is written differently. */
-export function formatParams(params: Record<string, unknown>): { text: string; raw: string | null } {
-  const entries = Object.entries(params);
-  const text = entries.map(([k, v]) => `${k}=${paramText(k, v)}`).join(" ");
+export function formatParams(params: Record<string, unknown>): { text: string; raw: string | null; pairs: string[] } {
+  const pairs = Object.entries(params).map(([k, v]) => `${k}=${paramText(k, v)}`);
+  const text = pairs.join(" ");
   const raw = formatPairs(params);
-  return { text, raw: raw === text ? null : raw };
+  return { text, raw: raw === text ? null : raw, pairs };
 }

@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import { Link } from "react-router-dom";
 import { formatPairs, formatTime, shortId } from "../../../lib/format";
 import { formatParams } from "../../../lib/units";
@@ -84,10 +85,16 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
 
 /** Sizes and durations as people write them (segsize=128 KiB), the stored values on hover. */
 function ParamsCell({ params }: { params: Record<string, unknown> }) {
-  const { text, raw } = formatParams(params);
+  const { raw, pairs } = formatParams(params);
+  // Each pair on one line (segsize=128 KiB is not broken after 128).
   return (
-    <td className="mono small" title={raw ? `as stored: ${raw}` : undefined} data-raw={raw ?? undefined}>
-      {text}
+    <td className="mono small params" title={raw ? `as stored: ${raw}` : undefined}>
+      {pairs.map((pair, i) => (
+        <Fragment key={pair}>
+          {i > 0 && " "}
+          <span className="nowrap">{pair}</span>
+        </Fragment>
+      ))}
     </td>
   );
 }
