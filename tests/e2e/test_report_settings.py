@@ -91,6 +91,13 @@ def test_explore_settings_kept_through_a_report_and_open(page: Any, ui_server: L
 
     block = page.get_by_test_id("block-0")
     assert _plot(page, "[data-testid=block-0] .js-plotly-plot") == explored
+    # What the points pool, as Explore says it, sizes as people write them.
+    mixes = block.get_by_test_id("explore-mixes").inner_text()
+    assert "Split by sync" in mixes and "mixes segsize: " in mixes
+    assert sorted(mixes.split("mixes segsize: ")[1].split(" split by")[0].split(", ")) == [
+        "1 MiB",
+        "128 KiB",
+    ]
     caption = block.locator(".block-head h2").inner_text()
     assert "split by sync" in caption and "segsize pooled" in caption and "exact" in caption
     stored = httpx.get(

@@ -121,6 +121,24 @@ export function pinFilters(filter: string[], pinnedAt: string | null | undefined
   ];
 }
 
+/** Explore's state for an explore block: every setting it holds, a pin as the time filter. */
+export function exploreStateOf(block: ExploreBlock, pinnedAt: string | null = null): ExploreState {
+  return {
+    workload: block.workload,
+    metric: block.metric,
+    x: block.x ?? "time",
+    group: block.group ?? "",
+    filter: pinFilters(block.filter ?? [], pinnedAt),
+    view: block.view ?? "lines",
+    logx: Boolean(block.logx),
+    logy: Boolean(block.logy),
+    exact: Boolean(block.exact),
+    order: block.order ?? [],
+    split: block.split ?? [],
+    pool: block.pool ?? [],
+  };
+}
+
 /**
  * The page the block's query comes from, to look further: every setting of the block, written by
  * that page's own URL builder, so that the page reads back what the block holds (blocks.test.ts
@@ -129,20 +147,7 @@ export function pinFilters(filter: string[], pinnedAt: string | null | undefined
 export function blockLink(block: Block, pinnedAt: string | null = null): string | null {
   switch (block.kind) {
     case "explore":
-      return exploreLink({
-        workload: block.workload,
-        metric: block.metric,
-        x: block.x ?? "time",
-        group: block.group ?? "",
-        filter: pinFilters(block.filter ?? [], pinnedAt),
-        view: block.view ?? "lines",
-        logx: Boolean(block.logx),
-        logy: Boolean(block.logy),
-        exact: Boolean(block.exact),
-        order: block.order ?? [],
-        split: block.split ?? [],
-        pool: block.pool ?? [],
-      });
+      return exploreLink(exploreStateOf(block, pinnedAt));
     case "heatmap": {
       const diff = block.diff && block.a && block.b ? { diff: block.diff, a: block.a, b: block.b } : { diff: "", a: "", b: "" };
       return `/heatmap?${heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff })}`;
