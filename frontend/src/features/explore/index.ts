@@ -7,5 +7,5 @@ export { ExploreSummary, FlagLegend } from "./components/ExploreSummary";
 export { ExploreTable } from "./components/ExploreTable";
 export { FilterEditor } from "./components/FilterEditor";
 export { DurabilityLegend, MixNote } from "./components/MixNote";
-export { exploreFigure, heatmapOf } from "./figures";
+export { exploreFigure, heatmapOf, shortName } from "./figures";
 export { exploreLink, heatmapSearch, parseExploreState, parseHeatmapState, type ExploreState, type ExploreView, type HeatmapState } from "./url-state";
