@@ -170,3 +170,5 @@ def test_the_runs_list_shows_sizes_as_people_write_them(page: Any, ui_server: Li
     value.wait_for()
     assert value.inner_text() == "128 KiB"
     assert value.get_attribute("title") == "as stored: 131072"
+    value.scroll_into_view_if_needed()
+    shot(page, "144-run-sizes", full_page=False)
