@@ -15,6 +15,7 @@ from perfatlas.compare.schemas import (
     GroupCompareRead,
     PairCell,
 )
+from perfatlas.core.units import humanize
 
 patterns = metric_patterns
 
@@ -52,11 +53,18 @@ def runs_csv(data: CompareRead) -> Response:
     return csv_response(rows, "compare.csv")
 
 
+def _valued(dimension: str, value: Any) -> str:
+    """dimension=value as stored, a size or duration also as people write it:
+    param.segsize=131072 (128 KiB)."""
+    human = humanize(dimension, value)
+    return f"{dimension}={value}" + (f" ({human})" if human is not None else "")
+
+
 def _pair_key(key: dict[str, Any]) -> str:
     parts = [f"{k}={v}" for k, v in key.items() if not isinstance(v, dict)]
     for k, v in key.items():
         if isinstance(v, dict):
-            parts += [f"{k[:5]}.{name}={value}" for name, value in sorted(v.items())]
+            parts += [_valued(f"{k[:5]}.{name}", value) for name, value in sorted(v.items())]
     return " ".join(parts)
 
 
@@ -92,7 +100,7 @@ def groups_csv(data: GroupCompareRead) -> Response:
         if m.split is None:
             continue
         for subset in m.split.subsets:
-            row = [m.metric, m.unit, m.direction, f"{m.split.dimension}={subset.value}"]
+            row = [m.metric, m.unit, m.direction, _valued(m.split.dimension, subset.value)]
             for i, c in enumerate(subset.cells):
                 row += _summary(c, first=not i)
             rows.append(row)

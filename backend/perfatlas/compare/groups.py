@@ -27,6 +27,7 @@ from perfatlas.alerts.queries import tentative_series
 from perfatlas.compare import candidates, common, pairs
 from perfatlas.compare.schemas import GroupCompareRead, GroupInfo
 from perfatlas.compare.stats import CONFIDENCE
+from perfatlas.core import units
 from perfatlas.core.db import key_in
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
@@ -131,10 +132,28 @@ def _filter_of(items: list[str], scope: explore_dims.Scope) -> explore_dims.Filt
     return explore_dims.filters(scope, items)
 
 
+def stored_values(dimension: str, values: Sequence[str]) -> dict[str, int]:
+    """Each text a group's value may be stored as, with its group's index: a size or duration
+    as people write it (segsize 128k) finds the runs stored as 131072, as a filter does
+    (core/units.py); two values that are one (128k and 131072) are a 422."""
+    index: dict[str, int] = {}
+    for g, value in enumerate(values):
+        for text in units.filter_values(dimension, [value], field="value"):
+            other = index.setdefault(text, g)
+            if other != g:
+                name = dimension.removeprefix("param.")
+                raise Invalid(
+                    "value",
+                    f"{values[other]!r} and {value!r} are the same {name}: give distinct values",
+                )
+    return index
+
+
 def _rows(
     session: Session, *, workload: str, by: str, values: list[str], metrics: set[str],
     filters: Sequence[str],
-) -> list[Any]:  # fmt: skip
+) -> tuple[list[Any], dict[str, int]]:  # fmt: skip
+    """The results of the groups, and the group index of each text `by` reads as."""
     # Names resolve as Explore's do: an unknown dimension is a 422, not an empty answer. A name
     # is known when any of the chosen metrics' series or runs have it.
     scopes = [
@@ -151,7 +170,10 @@ def _rows(
                 refusals.append(exc)
         raise refusals[0]
 
-    by_expr = first_known(lambda scope: explore_dims.resolve(scope, by, field="by")).expr
+    by_dimension = first_known(lambda scope: explore_dims.resolve(scope, by, field="by"))
+    by_expr = by_dimension.expr
+    group_of = stored_values(by_dimension.name, values)
+    texts = list(group_of)
     conditions = []
     for name, wanted in parse_pairs("filter", filters).items():
         known = first_known(partial(_filter_of, [f"{name}:{value}" for value in wanted]))
@@ -168,7 +190,7 @@ def _rows(
         .join(Agent, Agent.id == Run.agent_id)
         .outerjoin(Environment, Environment.id == Run.environment_id)
         .where(Result.workload == workload, Result.metric.in_(sorted(metrics)), HISTORY)
-        .where(by_expr.in_(values), *conditions)
+        .where(by_expr.in_(texts), *conditions)
         # In the order stored: a pair's samples are its runs' in that order, and the bootstrap
         # is seeded from them (compare/stats.py), so the same data answers the same interval
         # however the database happened to find the rows.
@@ -177,7 +199,7 @@ def _rows(
     # The runs in the groups, from the rollups (compare/candidates.py); their results are read
     # by run, under every condition above.
     runs = candidates.candidate_runs(
-        session, workload=workload, metrics=sorted(metrics), by=by_expr, values=values,
+        session, workload=workload, metrics=sorted(metrics), by=by_expr, values=texts,
         conditions=conditions,
     )  # fmt: skip
     parts = (
@@ -192,7 +214,7 @@ def _rows(
             raise Invalid("filter", f"more than {MAX_RESULTS} results match: narrow with filters")
     if len(parts) > 1:  # SQLite's chunks of runs: in the order stored, as one statement's
         rows.sort(key=lambda row: row.id)
-    return rows
+    return rows, group_of
 
 
 def compare_groups(
@@ -225,7 +247,9 @@ def compare_groups(
             raise Invalid("pair_ignore", f"{name!r} cannot be left out of the pairing")
     known = candidates.known_metrics(session, workload, HISTORY)
     chosen = common.select_metrics(known, metrics, where=f"workload {workload!r}")
-    rows = _rows(session, workload=workload, by=by, values=groups, metrics=chosen, filters=filters)
+    rows, group_index = _rows(
+        session, workload=workload, by=by, values=groups, metrics=chosen, filters=filters
+    )
     series = {
         s.id: s
         for s in session.scalars(select(Series).where(Series.id.in_({r.series_id for r in rows})))
@@ -240,7 +264,6 @@ def compare_groups(
     named = {n.removeprefix("label.") for n in [*ignore, by]}
     ignore += [f"label.{n}" for n in sorted(left & have - named)]
     ignore_all = [*ignore, by]
-    group_index = {v: i for i, v in enumerate(groups)}
     # metric -> pairing key (canonical) -> group index -> side
     table: dict[tuple[str, str, str], dict[str, tuple[dict[str, Any], dict[int, pairs.Side]]]] = (
         defaultdict(dict)

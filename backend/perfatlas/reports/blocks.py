@@ -4,6 +4,7 @@ time filter; and the validation of a block, which is asking for its data."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -11,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.compare import service as compare_service
 from perfatlas.compare.export import patterns
+from perfatlas.core.config import Settings
 from perfatlas.core.errors import DomainError, Invalid, NotFound
 from perfatlas.explore import service as explore_service
 from perfatlas.explore.schemas import ExploreRead
@@ -28,7 +30,25 @@ from perfatlas.runs.router import SeriesPoints, SeriesRead
 from perfatlas.runs.series import POINTS_JSON_OPTIONS
 
 TIME = "time:"
-SERIES_FIELDS = ("run", "p5", "p95")
+# The series page's columns, versions too: hover names the points' versions on a report too.
+SERIES_FIELDS = ("run", "p5", "p95", "versions")
+
+
+@dataclass(frozen=True)
+class PageSettings:
+    """What the pages' routes read from the server's settings, so that a block answers as its
+    page does: explore's default order and exact threshold, the labels naming versions."""
+
+    value_order: str = ""
+    exact_results: int = explore_service.EXACT_RESULTS
+    version_names: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, settings: Settings) -> PageSettings:
+        return cls(
+            value_order=settings.value_order, exact_results=settings.explore_exact_results,
+            version_names=tuple(settings.series_ignore_labels),
+        )  # fmt: skip
 
 
 def _instant(text: str) -> dt.datetime | None:
@@ -59,10 +79,14 @@ def pin_filters(filters: list[str], pinned_at: dt.datetime | None) -> list[str]:
     return [*others, *cut]
 
 
-def _explore(session: Session, block: ExploreBlock, pinned: dt.datetime | None) -> ExploreRead:
+def _explore(
+    session: Session, block: ExploreBlock, pinned: dt.datetime | None, pages: PageSettings
+) -> ExploreRead:
     return explore_service.explore(
         session, workload=block.workload, metric=block.metric, x=block.x,
         group=block.group or None, filters=pin_filters(block.filter, pinned),
+        exact=block.exact, exact_results=pages.exact_results, order=block.order,
+        default_order=pages.value_order, split=block.split, pool=block.pool,
     )  # fmt: skip
 
 
@@ -74,7 +98,9 @@ def heatmap_filters(block: HeatmapBlock) -> list[list[str]]:
     return [list(block.filter)]
 
 
-def _heatmap(session: Session, block: HeatmapBlock, pinned: dt.datetime | None) -> list[Any]:
+def _heatmap(
+    session: Session, block: HeatmapBlock, pinned: dt.datetime | None, pages: PageSettings
+) -> list[Any]:
     answers = []
     for filters in heatmap_filters(block):
         try:
@@ -86,6 +112,8 @@ def _heatmap(session: Session, block: HeatmapBlock, pinned: dt.datetime | None) 
                     x=block.x,
                     group=block.y,
                     filters=pin_filters(filters, pinned),
+                    exact_results=pages.exact_results,
+                    default_order=pages.value_order,
                 )
             )
         except Invalid as exc:
@@ -127,14 +155,16 @@ def _compare(
     )  # fmt: skip
 
 
-def _series(session: Session, block: SeriesBlock, pinned: dt.datetime | None) -> SeriesPoints:
+def _series(
+    session: Session, block: SeriesBlock, pinned: dt.datetime | None, pages: PageSettings
+) -> SeriesPoints:
     try:
         series = runs_service.get_series(session, series_id=block.series_id)
     except NotFound as exc:
         raise Invalid("series_id", exc.message) from exc
     points = runs_service.series_points(
         session, series_id=block.series_id, until=pinned, limit=block.limit,
-        fields=SERIES_FIELDS,
+        fields=SERIES_FIELDS, version_names=pages.version_names,
     )  # fmt: skip
     header = SeriesRead(
         id=series.id, workload=series.workload, metric=series.metric, unit=series.unit,
@@ -148,19 +178,20 @@ def _series(session: Session, block: SeriesBlock, pinned: dt.datetime | None) ->
 
 
 def block_data(
-    session: Session, block: Block, *, index: int, pinned_at: dt.datetime | None
-) -> BlockData:
+    session: Session, block: Block, *, index: int, pinned_at: dt.datetime | None,
+    pages: PageSettings = PageSettings(),
+) -> BlockData:  # fmt: skip
     """The block's data; a query its page would refuse is an Invalid naming blocks[i].field."""
     data = BlockData(index=index, kind=block.kind)
     try:
         if isinstance(block, ExploreBlock):
-            data.explore = _explore(session, block, pinned_at)
+            data.explore = _explore(session, block, pinned_at, pages)
         elif isinstance(block, HeatmapBlock):
-            data.heatmap = _heatmap(session, block, pinned_at)
+            data.heatmap = _heatmap(session, block, pinned_at, pages)
         elif isinstance(block, CompareBlock):
             _compare(session, block, pinned_at, data)
         elif isinstance(block, SeriesBlock):
-            data.series = _series(session, block, pinned_at)
+            data.series = _series(session, block, pinned_at, pages)
         else:
             assert isinstance(block, MarkdownBlock)
     except Invalid as exc:
@@ -173,11 +204,12 @@ def block_data(
 
 
 def live_data(
-    session: Session, block: Block, *, index: int, pinned_at: dt.datetime | None
-) -> BlockData:
+    session: Session, block: Block, *, index: int, pinned_at: dt.datetime | None,
+    pages: PageSettings = PageSettings(),
+) -> BlockData:  # fmt: skip
     """For reading a stored report: what its page would refuse now (a run deleted, say) is the
     block's error, not a failed page."""
     try:
-        return block_data(session, block, index=index, pinned_at=pinned_at)
+        return block_data(session, block, index=index, pinned_at=pinned_at, pages=pages)
     except DomainError as exc:
         return BlockData(index=index, kind=block.kind, error=exc.message)

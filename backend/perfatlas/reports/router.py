@@ -8,11 +8,19 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Response
 
 from perfatlas.api.csv import csv_response
-from perfatlas.api.deps import ReadPrincipal, SessionDep, TriagePrincipal, body_schema, json_body
+from perfatlas.api.deps import (
+    ReadPrincipal,
+    SessionDep,
+    SettingsDep,
+    TriagePrincipal,
+    body_schema,
+    json_body,
+)
 from perfatlas.compare import export as compare_export
 from perfatlas.core.errors import NotFound
 from perfatlas.explore import export as explore_export
 from perfatlas.reports import service
+from perfatlas.reports.blocks import PageSettings
 from perfatlas.reports.schemas import (
     SLUG_PATTERN,
     BlockData,
@@ -73,19 +81,23 @@ def delete_report(slug: Slug, session: SessionDep, _: WritePrincipal) -> Respons
 
 
 @router.get("/reports/{slug}/data", operation_id="get_report_data", response_model=ReportData)
-def get_report_data(slug: Slug, session: SessionDep, _: ReadPrincipal) -> ReportData:
+def get_report_data(
+    slug: Slug, session: SessionDep, settings: SettingsDep, _: ReadPrincipal
+) -> ReportData:
     """The report with every block's data, as its page's route answers the same query; a
     pinned report reads only runs started before its date."""
-    return service.report_data(session, slug=slug)
+    return service.report_data(session, slug=slug, pages=PageSettings.of(settings))
 
 
 @router.get(
     "/reports/{slug}/blocks/{index}.json", operation_id="get_report_block",
     response_model=BlockData,
 )  # fmt: skip
-def get_report_block(slug: Slug, index: Index, session: SessionDep, _: ReadPrincipal) -> BlockData:
+def get_report_block(
+    slug: Slug, index: Index, session: SessionDep, settings: SettingsDep, _: ReadPrincipal
+) -> BlockData:
     """One block's data."""
-    return service.one_block(session, slug=slug, index=index)[1]
+    return service.one_block(session, slug=slug, index=index, pages=PageSettings.of(settings))[1]
 
 
 @router.get(
@@ -93,10 +105,11 @@ def get_report_block(slug: Slug, index: Index, session: SessionDep, _: ReadPrinc
     response_class=Response,
 )  # fmt: skip
 def get_report_block_csv(
-    slug: Slug, index: Index, session: SessionDep, _: ReadPrincipal
+    slug: Slug, index: Index, session: SessionDep, settings: SettingsDep, _: ReadPrincipal
 ) -> Response:
     """One block's data as its page's CSV download."""
-    data = service.one_block(session, slug=slug, index=index)[1]
+    pages = PageSettings.of(settings)
+    data = service.one_block(session, slug=slug, index=index, pages=pages)[1]
     name = f"{slug}-block-{index}.csv"
     if data.explore is not None:
         return csv_response(explore_export.csv_rows(data.explore), name)

@@ -46,6 +46,23 @@ class ExploreBlock(_Block):
     view: Literal["lines", "box", "points"] = "lines"
     logx: bool = False
     logy: bool = False
+    # Explore's own settings (GET /explore's order, split, pool and exact): the block's data is
+    # the page's answer to all of them, and "Open" takes them back to the page. Reports stored
+    # before they were blocks' settings read them as left out: the page's defaults.
+    order: list[Annotated[str, Field(max_length=2000)]] = Field(
+        default_factory=list, max_length=50,
+        description="dimension:value,value,... as Explore's `order` (`*` the others)",
+    )  # fmt: skip
+    split: list[Text] = Field(
+        default_factory=list, max_length=20,
+        description="dimensions to split traces by besides the default split; `none`: no "
+        "default split (Explore's `split`)",
+    )  # fmt: skip
+    pool: list[Text] = Field(
+        default_factory=list, max_length=20,
+        description="parameters and durability facts left pooled (Explore's `pool`)",
+    )  # fmt: skip
+    exact: bool = Field(default=False, description="exact medians however many results")
 
 
 class HeatmapBlock(_Block):

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core.errors import Conflict, Invalid, NotFound
 from perfatlas.core.models import utcnow
-from perfatlas.reports.blocks import block_data, live_data
+from perfatlas.reports.blocks import PageSettings, block_data, live_data
 from perfatlas.reports.models import Report
 from perfatlas.reports.schemas import (
     Block,
@@ -173,21 +173,25 @@ def _commit(session: Session, slug: str) -> None:
         raise Conflict(f"a report {slug!r} exists already") from exc
 
 
-def report_data(session: Session, *, slug: str) -> ReportData:
+def report_data(session: Session, *, slug: str, pages: PageSettings = PageSettings()) -> ReportData:
+    """Every block's data, read with the server's settings as its page's route reads them."""
     report = get_report(session, slug=slug)
     blocks = blocks_of(report)
     return ReportData(
         report=to_read(report),
         blocks=[
-            live_data(session, b, index=i, pinned_at=report.pinned_at) for i, b in enumerate(blocks)
+            live_data(session, b, index=i, pinned_at=report.pinned_at, pages=pages)
+            for i, b in enumerate(blocks)
         ],
     )
 
 
-def one_block(session: Session, *, slug: str, index: int) -> tuple[Block, BlockData]:
+def one_block(
+    session: Session, *, slug: str, index: int, pages: PageSettings = PageSettings()
+) -> tuple[Block, BlockData]:
     report = get_report(session, slug=slug)
     blocks = blocks_of(report)
     if not 0 <= index < len(blocks):
         raise NotFound(f"report {slug!r} has {len(blocks)} blocks: no block {index}")
     block = blocks[index]
-    return block, block_data(session, block, index=index, pinned_at=report.pinned_at)
+    return block, block_data(session, block, index=index, pinned_at=report.pinned_at, pages=pages)

@@ -2211,6 +2211,12 @@ export interface components {
              */
             empty_note: string | null;
             /**
+             * Exact
+             * @description exact medians however many results
+             * @default false
+             */
+            exact: boolean;
+            /**
              * Filter
              * @description dimension:value, as Explore's
              */
@@ -2240,6 +2246,21 @@ export interface components {
              * @description one metric; several, comma-separated, with group=metric
              */
             metric: string;
+            /**
+             * Order
+             * @description dimension:value,value,... as Explore's `order` (`*` the others)
+             */
+            order?: string[];
+            /**
+             * Pool
+             * @description parameters and durability facts left pooled (Explore's `pool`)
+             */
+            pool?: string[];
+            /**
+             * Split
+             * @description dimensions to split traces by besides the default split; `none`: no default split (Explore's `split`)
+             */
+            split?: string[];
             /**
              * Title
              * @description a caption above the block

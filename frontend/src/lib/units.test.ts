@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import serverUnits from "../../../backend/perfatlas/core/units.py?raw";
-import { DURATION_PARAMETERS, SIZE_PARAMETERS, formatDuration, formatSize, humanValue, unitOf } from "./units";
+import { DURATION_PARAMETERS, SIZE_PARAMETERS, formatDuration, formatParams, formatSize, humanValue, paramText, unitOf } from "./units";
 
 function declared(name: string): string[] {
   const block = new RegExp(`${name} = frozenset\\(\\{([^}]*)\\}`).exec(serverUnits)?.[1] ?? "";
@@ -31,5 +31,20 @@ describe("units", () => {
     expect(humanValue("count", 131072)).toBe("131072");
     expect(humanValue("timeout", 0.25)).toBe("250 ms");
     expect(humanValue("segsize", null)).toBe("–");
+  });
+});
+
+describe("parameters in tables", () => {
+  it("writes sizes and durations as people do and keeps the stored values beside them", () => {
+    const params = { segsize: 131072, filesize: 4194304, timeout: 0.25, count: 131072, sync: "file", list: [1, 2], none: null };
+    const { text, raw } = formatParams(params);
+    expect(text).toBe('segsize=128 KiB filesize=4 MiB timeout=250 ms count=131072 sync=file list=[1,2] none=–');
+    expect(raw).toBe("segsize=131072 filesize=4194304 timeout=0.25 count=131072 sync=file list=[1,2] none=–");
+    // Nothing written differently: no second form.
+    expect(formatParams(params).pairs[0]).toBe("segsize=128 KiB");
+    expect(formatParams({ threads: 8, sync: "none" })).toMatchObject({ text: "threads=8 sync=none", raw: null });
+    expect(formatParams({ size: "30B" })).toMatchObject({ text: "size=30B", raw: null });
+    expect(paramText("segsize", 1048576)).toBe("1 MiB");
+    expect(paramText("label.segsize", 1048576)).toBe("1048576");
   });
 });

@@ -1,5 +1,6 @@
 // Parameters in human units, as the server declares them (backend/perfatlas/core/units.py):
 // sizes stored in bytes shown as 128 KiB, durations stored in seconds shown as 250 ms.
+import { formatPairs } from "./format";
 
 // The server's SIZE_PARAMETERS and DURATION_PARAMETERS (units.test.ts holds them to its file).
 export const SIZE_PARAMETERS = new Set([
@@ -51,4 +52,21 @@ export function humanValue(dimension: string | null | undefined, value: unknown)
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   if (unit === null || !Number.isFinite(n) || typeof value === "boolean") return String(value);
   return unit === "bytes" ? formatSize(n) : formatDuration(n);
+}
+
+/** A value as the tables write it: a size or duration of parameter `name` in its units, any
+ * other value as it is (objects as JSON). */
+export function paramText(name: string, value: unknown): string {
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
+  return humanValue(name, value);
+}
+
+/** Parameters as `k=v k2=v2` with sizes and durations as people write them (segsize=128 KiB);
+ * `raw`: the same as stored (segsize=131072), for a title or a CSV column, or null when no
+ * value is written differently. */
+export function formatParams(params: Record<string, unknown>): { text: string; raw: string | null; pairs: string[] } {
+  const pairs = Object.entries(params).map(([k, v]) => `${k}=${paramText(k, v)}`);
+  const text = pairs.join(" ");
+  const raw = formatPairs(params);
+  return { text, raw: raw === text ? null : raw, pairs };
 }

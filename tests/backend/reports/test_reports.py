@@ -162,7 +162,7 @@ def test_block_data_is_the_pages_answer(client, upload_headers, read_headers):
                   value=["6.1", "6.2"], metric="*.seconds")  # fmt: skip
     assert got[5]["groups"] == groups
     points = _get(client, read_headers, f"/series/{series_id}/points", limit=100,
-                  fields="run,p5,p95")  # fmt: skip
+                  fields="run,p5,p95,versions")  # fmt: skip
     assert _points(got[6]["series"]) == _points(points)
     assert len(points["t"]) == 40  # host-a, 8 threads: two versions, 20 days
     # One block alone, as JSON and CSV.

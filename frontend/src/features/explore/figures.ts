@@ -77,7 +77,7 @@ export function pointNote(p: ExplorePoint, time: boolean): string {
 /** What a point pools, for its hover: "mixes fsync: file, none". */
 export function mixNote(p: ExplorePoint): string {
   return Object.entries(p.mixes ?? {})
-    .map(([name, values]) => `<br>mixes ${shortName(name)}: ${values.map((v) => v ?? "not set").join(", ")}`)
+    .map(([name, values]) => `<br>mixes ${shortName(name)}: ${values.map((v) => (v === null ? "not set" : humanValue(name, v))).join(", ")}`)
     .join("");
 }
 

@@ -150,6 +150,8 @@ describe("explore names its splits and mixes and marks memory-backed points", ()
     ];
     expect(traceName(data.traces[0]!, data)).toBe("agent=agent-a · fsync=file · memory_backed=true");
     expect(mixNote(disk)).toBe("<br>mixes target: /mnt/ext4, /mnt/xfs<br>mixes size: 4k, not set");
+    // A size stored in bytes is named as people write it.
+    expect(mixNote({ ...disk, mixes: { "param.segsize": ["131072", "1048576"] } })).toBe("<br>mixes segsize: 128 KiB, 1 MiB");
     const fig = exploreFigure(data, { view: "lines", logx: false, logy: false, theme: "light" });
     const [first, second] = fig.data as { name: string; marker: { symbol: string[] }; customdata: string[][] }[];
     expect(first!.name).toBe("agent=agent-a · fsync=file · memory_backed=true");

@@ -6,5 +6,6 @@ export { DimensionInput } from "./components/DimensionInput";
 export { ExploreSummary, FlagLegend } from "./components/ExploreSummary";
 export { ExploreTable } from "./components/ExploreTable";
 export { FilterEditor } from "./components/FilterEditor";
-export { exploreFigure, heatmapOf } from "./figures";
+export { DurabilityLegend, MixNote } from "./components/MixNote";
+export { exploreFigure, heatmapOf, shortName } from "./figures";
 export { exploreLink, heatmapSearch, parseExploreState, parseHeatmapState, type ExploreState, type ExploreView, type HeatmapState } from "./url-state";

@@ -12,6 +12,7 @@ const PRESENTATION = new Set(["kind", "title", "empty_note"]);
 const explore: Required<ExploreBlock> = {
   kind: "explore", title: "t", empty_note: "n", workload: "smallfile", metric: "create.ops_per_s,delete.seconds", x: "fs_version",
   group: "metric", filter: ["fsync:file", "label.fs:ext4"], view: "box", logx: true, logy: true,
+  order: ["label.version:*,trunk", "fs_version:2.2.2,*"], split: ["none", "fsync"], pool: ["segsize", "write_cache"], exact: true,
 };
 const heatmap: Required<HeatmapBlock> = {
   kind: "heatmap", title: "t", empty_note: "n", workload: "smallfile", metric: "create.ops_per_s", x: "threads", y: "agent",

@@ -12,6 +12,19 @@ describe("report blocks", () => {
     expect(exploreBlock({ ...state, group: "" }).group).toBeNull();
   });
 
+  it("keeps Explore's order, split, pool and exact, and says them in its label", () => {
+    const block = exploreBlock({ ...state, metric: "walk.seconds", group: "agent", order: ["label.version:2.2.0,*"], split: ["none", "fsync"], pool: ["segsize"], exact: true });
+    expect(block).toMatchObject({ order: ["label.version:2.2.0,*"], split: ["none", "fsync"], pool: ["segsize"], exact: true });
+    expect(blockLink(block)).toBe(
+      "/explore?workload=treeops&metric=walk.seconds&x=threads&group=agent&filter=agent%3Aa&view=box&logx=1&exact=1&order=label.version%3A2.2.0%2C*&split=none&split=fsync&pool=segsize",
+    );
+    expect(blockLabel(block)).toBe("walk.seconds against threads, one line per agent where agent:a (split only by fsync, segsize pooled, order label.version:2.2.0,*, exact)");
+    // A block stored before these settings: the page's defaults, and a link without them.
+    const old = { kind: "explore" as const, title: null, empty_note: null, workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: ["agent:a"], view: "box" as const, logx: true, logy: false, exact: false };
+    expect(blockLink(old)).toBe("/explore?workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
+    expect(exploreBlock(state)).toMatchObject({ order: [], split: [], pool: [], exact: false });
+  });
+
   it("takes a run compare or a group compare and links back to it", () => {
     const runs = compareRunsBlock(["u1", "u2"], ["create.*"], null);
     expect(runs).toMatchObject({ runs: ["u1", "u2"], metric: ["create.*"], min_effect: 5, workload: null });

@@ -11,7 +11,8 @@ export type CompareBlock = Schemas["CompareBlock"];
 export type SeriesBlock = Schemas["SeriesBlock"];
 export type MarkdownBlock = Schemas["MarkdownBlock"];
 
-/** Explore's current view as a block: its query and how it is drawn. */
+/** Explore's current view as a block: its query with every setting (order, split, pool,
+ * exact) and how it is drawn. */
 export function exploreBlock(state: ExploreState): ExploreBlock {
   return {
     kind: "explore",
@@ -25,6 +26,10 @@ export function exploreBlock(state: ExploreState): ExploreBlock {
     view: state.view,
     logx: state.logx,
     logy: state.logy,
+    order: state.order ?? [],
+    split: state.split ?? [],
+    pool: state.pool ?? [],
+    exact: state.exact,
   };
 }
 
@@ -62,11 +67,23 @@ function filters(filter: string[] | undefined): string {
   return filter && filter.length ? ` where ${filter.join(", ")}` : "";
 }
 
+/** Explore's settings other than its defaults, in words: "split by fsync, segsize pooled". */
+export function exploreSettings(block: Pick<ExploreBlock, "order" | "split" | "pool" | "exact">): string {
+  const parts: string[] = [];
+  const split = block.split ?? [];
+  if (split.includes("none")) parts.push(split.length > 1 ? `split only by ${split.filter((s) => s !== "none").join(", ")}` : "no split");
+  else if (split.length) parts.push(`split by ${split.join(", ")}`);
+  if (block.pool?.length) parts.push(`${block.pool.join(", ")} pooled`);
+  if (block.order?.length) parts.push(`order ${block.order.join("; ")}`);
+  if (block.exact) parts.push("exact");
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
 /** A block in words, for the editor's list and a block's default caption. */
 export function blockLabel(block: Block): string {
   switch (block.kind) {
     case "explore":
-      return `${block.metric.split(",").join(", ")} against ${block.x ?? "time"}${block.group ? `, one line per ${block.group}` : ""}${filters(block.filter)}`;
+      return `${block.metric.split(",").join(", ")} against ${block.x ?? "time"}${block.group ? `, one line per ${block.group}` : ""}${filters(block.filter)}${exploreSettings(block)}`;
     case "heatmap":
       return `${block.metric} over ${block.x} × ${block.y}${block.diff ? `, ${block.b} against ${block.a}` : ""}${filters(block.filter)}`;
     case "compare":
@@ -104,6 +121,24 @@ export function pinFilters(filter: string[], pinnedAt: string | null | undefined
   ];
 }
 
+/** Explore's state for an explore block: every setting it holds, a pin as the time filter. */
+export function exploreStateOf(block: ExploreBlock, pinnedAt: string | null = null): ExploreState {
+  return {
+    workload: block.workload,
+    metric: block.metric,
+    x: block.x ?? "time",
+    group: block.group ?? "",
+    filter: pinFilters(block.filter ?? [], pinnedAt),
+    view: block.view ?? "lines",
+    logx: Boolean(block.logx),
+    logy: Boolean(block.logy),
+    exact: Boolean(block.exact),
+    order: block.order ?? [],
+    split: block.split ?? [],
+    pool: block.pool ?? [],
+  };
+}
+
 /**
  * The page the block's query comes from, to look further: every setting of the block, written by
  * that page's own URL builder, so that the page reads back what the block holds (blocks.test.ts
@@ -112,7 +147,7 @@ export function pinFilters(filter: string[], pinnedAt: string | null | undefined
 export function blockLink(block: Block, pinnedAt: string | null = null): string | null {
   switch (block.kind) {
     case "explore":
-      return exploreLink({ workload: block.workload, metric: block.metric, x: block.x ?? "time", group: block.group ?? "", filter: pinFilters(block.filter ?? [], pinnedAt), view: block.view ?? "lines", logx: Boolean(block.logx), logy: Boolean(block.logy) });
+      return exploreLink(exploreStateOf(block, pinnedAt));
     case "heatmap": {
       const diff = block.diff && block.a && block.b ? { diff: block.diff, a: block.a, b: block.b } : { diff: "", a: "", b: "" };
       return `/heatmap?${heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff })}`;

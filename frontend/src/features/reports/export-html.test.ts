@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReportData } from "./api/get-report-data";
 import type { Explore } from "../explore";
-import { exploreTableHtml, reportHtml } from "./export-html";
+import { exploreMixHtml, exploreTableHtml, reportHtml } from "./export-html";
 
 const explore = {
   workload: "treeops",
@@ -77,5 +77,16 @@ describe("exploreTableHtml", () => {
     const html = exploreTableHtml(sizes);
     const cells = [...html.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
     expect(cells).toEqual([["2.1.9", "4 KiB"], ["2.1.9", "128 KiB"], ["2.1.10", "4 MiB"]]);
+  });
+});
+
+describe("exploreMixHtml", () => {
+  it("says what the lines split by and what the points pool, sizes as people write them", () => {
+    const sizes = { ...explore, split_by: ["param.sync"], pooled: ["param.segsize"], traces: [
+      { group: "a", split: { "param.sync": "file" }, mixes: { "param.segsize": ["1048576", "131072"] }, points: [] },
+      { group: "a", split: { "param.sync": "none" }, mixes: { "param.segsize": ["131072", null] }, points: [] },
+    ] } as unknown as Explore;
+    expect(exploreMixHtml(sizes)).toBe('<p class="muted mixes" data-mixes>Split by sync: each line holds runs alike in it. Mixes segsize: 1 MiB, 128 KiB, not set.</p>');
+    expect(exploreMixHtml({ ...explore, split_by: [], pooled: [] } as unknown as Explore)).toBe("");
   });
 });

@@ -3,7 +3,7 @@
 // the network for anything: no script or style source, no image, no font.
 import { formatNumber } from "../../lib/format";
 import { humanValue } from "../../lib/units";
-import type { Explore } from "../explore";
+import { shortName, type Explore } from "../explore";
 import type { BlockData, ReportData } from "./api/get-report-data";
 import { blockFigure } from "./figures";
 import { blockLabel, type Block } from "./blocks";
@@ -31,6 +31,18 @@ export function exploreTableHtml(data: Explore): string {
   return `<table data-table="explore"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
+/** What an explore answer split its lines by and what its points pool, as Explore's note says it. */
+export function exploreMixHtml(data: Explore): string {
+  const parts: string[] = [];
+  if (data.split_by?.length) parts.push(`Split by ${data.split_by.map(shortName).join(", ")}: each line holds runs alike in ${data.split_by.length === 1 ? "it" : "them"}.`);
+  for (const name of data.pooled ?? []) {
+    const seen = new Set<string>();
+    for (const t of data.traces) for (const v of t.mixes?.[name] ?? []) seen.add(v === null ? "not set" : humanValue(name, v));
+    parts.push(`Mixes ${shortName(name)}: ${[...seen].join(", ")}.`);
+  }
+  return parts.length ? `<p class="muted mixes" data-mixes>${escapeHtml(parts.join(" "))}</p>` : "";
+}
+
 function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
   const caption = block.title || (block.kind === "markdown" ? "" : blockLabel(block));
   const parts = [caption ? `<h2>${escapeHtml(caption)}</h2>` : ""];
@@ -43,7 +55,7 @@ function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
       figures.push(figure);
       parts.push(`<div class="plot" id="plot-${figures.length - 1}" data-block="${data.index}"></div>`);
     }
-    if (data.explore) parts.push(data.explore.traces.length ? exploreTableHtml(data.explore) : `<p class="muted">No runs match${escapeHtml(data.explore.note ? `: ${data.explore.note}` : "")}.${note}</p>`);
+    if (data.explore) parts.push(data.explore.traces.length ? exploreMixHtml(data.explore) + exploreTableHtml(data.explore) : `<p class="muted">No runs match${escapeHtml(data.explore.note ? `: ${data.explore.note}` : "")}.${note}</p>`);
     if (data.compare) parts.push(compareTableHtml(data.compare));
     if (data.groups) parts.push(groupsTableHtml(data.groups));
     if (data.groups && note && data.groups.groups.some((g) => g.runs === 0)) parts.push(`<p class="muted">${note.trim()}</p>`);

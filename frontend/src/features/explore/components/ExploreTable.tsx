@@ -14,7 +14,7 @@ function timeCell(iso: string): string {
 /** What a point pools, as "fsync: file, none; target: /mnt/a, /mnt/b". */
 function pools(mixes: Record<string, (string | null)[]> | undefined): string {
   return Object.entries(mixes ?? {})
-    .map(([name, values]) => `${name.replace(/^(param|label)\./, "")}: ${values.map((v) => v ?? "not set").join(", ")}`)
+    .map(([name, values]) => `${name.replace(/^(param|label)\./, "")}: ${values.map((v) => (v === null ? "not set" : humanValue(name, v))).join(", ")}`)
     .join("; ");
 }
 

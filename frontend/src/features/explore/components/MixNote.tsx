@@ -1,5 +1,6 @@
 import { Link } from "react-router-dom";
 import { plural } from "../../../lib/format";
+import { humanValue } from "../../../lib/units";
 import type { Explore } from "../api/get-explore";
 import { shortName } from "../figures";
 import { exploreSearch, type ExploreState } from "../url-state";
@@ -9,7 +10,7 @@ const NONE = "none";
 /** Every value a pooled dimension takes behind the plot's points, in the answer's order. */
 function mixedValues(data: Explore, name: string): string[] {
   const seen = new Set<string>();
-  for (const t of data.traces) for (const v of t.mixes?.[name] ?? []) seen.add(v ?? "not set");
+  for (const t of data.traces) for (const v of t.mixes?.[name] ?? []) seen.add(v === null ? "not set" : humanValue(name, v));
   return [...seen];
 }
 

@@ -5,10 +5,10 @@ import { CsvDownload } from "../../../components/ui/CsvDownload";
 import { Empty } from "../../../components/ui/States";
 import { useTheme } from "../../../lib/use-theme";
 import { GroupResult, RunCompare } from "../../compare";
-import { ExploreSummary, ExploreTable, FlagLegend } from "../../explore";
+import { DurabilityLegend, ExploreSummary, ExploreTable, FlagLegend, MixNote } from "../../explore";
 import { SeriesChart, type SeriesPoints } from "../../series";
 import type { BlockData } from "../api/get-report-data";
-import { blockLabel, blockLink, type Block } from "../blocks";
+import { blockLabel, blockLink, exploreStateOf, type Block } from "../blocks";
 import { blockFigure } from "../figures";
 import { renderMarkdown } from "../markdown";
 
@@ -39,8 +39,11 @@ function Content({ block, data, pinnedAt }: { block: Block; data: BlockData; pin
     return (
       <>
         <ExploreSummary data={data.explore} />
+        {/* What the lines split by and the points pool, as on Explore; its one-click changes open Explore. */}
+        {block.kind === "explore" && <MixNote data={data.explore} state={exploreStateOf(block, pinnedAt)} />}
         <Plot figure={figure} label={blockLabel(block)} />
         <FlagLegend data={data.explore} />
+        <DurabilityLegend data={data.explore} />
         <ExploreTable data={data.explore} />
       </>
     );

@@ -71,7 +71,7 @@ export function RunFacts({ run: r }: { run: Run }) {
       <section className="card">
         <h2>Parameters and labels</h2>
         <h3>parameters</h3>
-        <KeyValues data={r.parameters} empty="none" />
+        <KeyValues data={r.parameters} empty="none" params />
         <h3>labels</h3>
         <KeyValues data={r.labels} empty="none" />
       </section>

@@ -1,5 +1,7 @@
+import { Fragment } from "react";
 import { Link } from "react-router-dom";
 import { formatPairs, formatTime, shortId } from "../../../lib/format";
+import { formatParams } from "../../../lib/units";
 import type { RunSummary } from "../api/get-runs";
 import { DurabilityBadges } from "./DurabilityBadges";
 
@@ -55,7 +57,7 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
             </td>
             <td>{r.agent}</td>
             {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
-            {!compact && <td className="mono small">{formatPairs(r.parameters)}</td>}
+            {!compact && <ParamsCell params={r.parameters} />}
             <td className="mono small">
               {labelLink
                 ? Object.entries(r.labels).map(([k, v], i) => (
@@ -78,5 +80,21 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Sizes and durations as people write them (segsize=128 KiB), the stored values on hover. */
+function ParamsCell({ params }: { params: Record<string, unknown> }) {
+  const { raw, pairs } = formatParams(params);
+  // Each pair on one line (segsize=128 KiB is not broken after 128).
+  return (
+    <td className="mono small params" title={raw ? `as stored: ${raw}` : undefined}>
+      {pairs.map((pair, i) => (
+        <Fragment key={pair}>
+          {i > 0 && " "}
+          <span className="nowrap">{pair}</span>
+        </Fragment>
+      ))}
+    </td>
   );
 }

@@ -1,5 +1,6 @@
 import { Link } from "react-router-dom";
 import { formatPairs } from "../../../lib/format";
+import { formatParams } from "../../../lib/units";
 import { seriesExploreLink } from "../../runs";
 import type { SeriesPoints } from "../api/get-series-points";
 
@@ -13,7 +14,7 @@ export function SeriesHeader({ series: s, samples, onSamples }: { series: Series
         </h1>
         <p className="muted mono small">
           {s.target}{" "}
-          {formatPairs(s.parameters)}{" "}
+          {formatParams(s.parameters).text}{" "}
           {formatPairs(s.labels)}
         </p>
       </div>

@@ -1,5 +1,6 @@
 import { Link } from "react-router-dom";
 import { formatCount, formatPairs, formatTime } from "../../../lib/format";
+import { formatParams } from "../../../lib/units";
 import type { SeriesListed } from "../api/get-series";
 
 export function SeriesTable({ series }: { series: SeriesListed[] }) {
@@ -33,7 +34,7 @@ export function SeriesTable({ series }: { series: SeriesListed[] }) {
             <td>{s.agent}</td>
             <td className="mono ellipsis">{s.target}</td>
             <td className="mono small">
-              {formatPairs(s.parameters)}
+              {formatParams(s.parameters).text}
             </td>
             <td className="mono small">
               {formatPairs(s.labels)}
