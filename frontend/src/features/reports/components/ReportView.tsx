@@ -34,7 +34,7 @@ export function ReportView({ data }: { data: ReportData }) {
                 live: follows new runs
               </span>
             )}{" "}
-            · updated {formatTime(r.updated_at)} · {r.blocks.length} blocks
+            · updated {formatTime(r.updated_at)} · {r.blocks.length} {r.blocks.length === 1 ? "block" : "blocks"}
           </p>
         </div>
         <div className="actions">
