@@ -31,12 +31,14 @@ from perfatlas.runs.stats import Summary, summarize
 from tests.factories import BASE_TIME, result, run_body
 
 MB = 2**20
+# Bodies from 1 MiB on are read run by run here (the default is 8 MiB).
+LARGE = MB
 TRICKY = ['a"b', "back\\slash\\", "}]{[", "tab\there", "ünï ✓", '\\"', "", "\u2028"]
 
 
 @pytest.fixture
 def big_client(settings: Settings, engine: Engine) -> Iterator[TestClient]:
-    roomy = settings.model_copy(update={"max_body_bytes": 32 * MB})
+    roomy = settings.model_copy(update={"max_body_bytes": 32 * MB, "large_batch_bytes": LARGE})
     with TestClient(create_app(roomy), raise_server_exceptions=False) as test_client:
         yield test_client
 
@@ -116,7 +118,7 @@ def test_a_large_good_batch_stores_every_run_once_as_sent(big_client, upload_hea
     assert post(big_client, upload_headers, orjson.dumps({"runs": [before]})).status_code == 200
     payload = orjson.dumps({"runs": runs})
     assert len(payload) > 3 * large_batch.STORE_CHUNK_BYTES  # several chunks of runs
-    batch = large_batch.prepare(payload)  # the large path, not the whole validation
+    batch = large_batch.prepare(payload, large=LARGE)  # the large path, not the whole validation
     assert batch is not None
     # Its rows are written a chunk of runs at a time, each validated again from the bytes.
     assert len(list(batch.load([run.head for run in batch.runs]))) > 3
@@ -173,7 +175,7 @@ def test_a_large_batch_names_every_error_as_the_whole_validation_does(
     runs[250]["surprise"] = {"a": [1, 2]}
     runs[299]["results"] = [result("x.y", [])]
     payload = orjson.dumps({"runs": runs})
-    assert len(payload) > large_batch.LARGE_BATCH_BYTES
+    assert len(payload) > LARGE
     answer = post(big_client, upload_headers, payload)
     assert answer.status_code == 422
     assert answer.json()["errors"] == whole_errors(payload)
@@ -183,7 +185,7 @@ def test_a_large_batch_names_every_error_as_the_whole_validation_does(
     # Malformed JSON inside a run, or a body of another shape: validated whole, the same 422.
     broken = payload.replace(b'"has space"', b'"has space",,', 1)
     for body in (broken, payload[:-1] + b', "more": 1}', b"[" + payload + b"]"):
-        assert large_batch.prepare(body) is None
+        assert large_batch.prepare(body, large=LARGE) is None
         answer = post(big_client, upload_headers, body)
         assert answer.status_code == 422
         assert answer.json()["errors"] == whole_errors(body)
@@ -232,7 +234,7 @@ def test_a_large_batch_on_sqlite(tmp_path: Path):
         [sys.executable, "-m", "perfatlas", "token", "create", "--scope", "upload", "-q"],
         env=env, check=True, capture_output=True, text=True,
     ).stdout.strip()  # fmt: skip
-    settings = Settings(data_dir=tmp_path / "data", max_body_bytes=32 * MB)
+    settings = Settings(data_dir=tmp_path / "data", max_body_bytes=32 * MB, large_batch_bytes=LARGE)
     engine = get_engine(settings.effective_database_url)
     headers = {"Authorization": f"Bearer {token}"}
     runs = large_runs(random.Random(13), 400, 900)

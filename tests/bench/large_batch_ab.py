@@ -1,6 +1,6 @@
 """The API's CPU for one large `/runs/batch` body, stored the two ways this tree can: validated
 whole and stored as one list ('whole', how every batch was stored before runs/large_batch.py,
-and how a body under LARGE_BATCH_BYTES still is) against read run by run from its bytes and
+and how a body under PERFATLAS_LARGE_BATCH_BYTES still is) against read run by run from its bytes and
 written a chunk at a time ('large'). In-process, on one fresh PostgreSQL database, alternating
 which goes first; each body gets fresh uuids. Two shapes: the server bench's batches (1,000
 runs of 10 metrics of 5 samples) and the memory bench's 30 MB bodies (1,000 runs of 2 metrics of
@@ -63,7 +63,7 @@ def main() -> None:
             group_commit._commit(session, settings, runs)
 
     def large(raw: bytes) -> None:
-        batch = large_batch.prepare(raw)
+        batch = large_batch.prepare(raw, large=1)
         assert batch is not None
         with factory() as session:
             large_batch.store(session, settings, batch)

@@ -17,8 +17,10 @@ the one bytes object it arrived as, and its runs are read from it one at a time:
    chunk at a time, in uuid order (as a small batch's), each chunk validated again from its
    spans and dropped before the next is read.
 
-The second validation of the new runs costs CPU (a tenth of an upload's), paid only by bodies
-of LARGE_BATCH_BYTES and more; smaller ones are validated whole and go through group commit."""
+The second validation of the new runs and the scan cost CPU (in-process, tests/bench/
+large_batch_ab.py: +20 % for a 30 MB body of samples, nearly double for a body of many small
+results), paid only by bodies of settings.large_batch_bytes (PERFATLAS_LARGE_BATCH_BYTES, 8 MiB)
+and more; smaller ones are validated whole and go through group commit."""
 
 from __future__ import annotations
 
@@ -36,8 +38,6 @@ from perfatlas.runs.heads import RunHead, head_of
 from perfatlas.runs.ingest import Ingested, body_hash, ingest_heads, unique_runs
 from perfatlas.runs.schemas import MAX_BATCH_RUNS, RunCreate
 
-# Bodies from this size on are stored from their bytes; smaller ones are validated whole.
-LARGE_BATCH_BYTES = 2**20
 # The runs validated again for their rows at a time: about this much of the body's text.
 STORE_CHUNK_BYTES = 2 * 2**20
 
@@ -97,10 +97,11 @@ class LargeBatch:
             yield chunk
 
 
-def prepare(raw: bytes | bytearray) -> LargeBatch | None:
+def prepare(raw: bytes | bytearray, *, large: int) -> LargeBatch | None:
     """The batch read run by run (BatchInvalid with every run's errors), or None when it is
-    small or not of the plain shape: then it is validated whole."""
-    if len(raw) < LARGE_BATCH_BYTES:
+    smaller than `large` bytes (settings.large_batch_bytes) or not of the plain shape: then it
+    is validated whole."""
+    if len(raw) < large:
         return None
     spans = run_spans(raw)
     if spans is None or not 1 <= len(spans) <= MAX_BATCH_RUNS:

@@ -143,7 +143,7 @@ def create_runs_batch(
     # A large body is stored from its bytes a chunk of runs at a time (runs/large_batch.py), a
     # small one validated whole and stored with the uploads beside it (runs/group_commit.py).
     try:
-        large = large_batch.prepare(raw)
+        large = large_batch.prepare(raw, large=settings.large_batch_bytes)
     except large_batch.BatchInvalid as exc:
         raise body_invalid(exc.errors) from None
     if large is not None:
