@@ -3,9 +3,10 @@ a retry of a stored run is a no-op, the same uuid with another body a conflict."
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import uuid as uuid_mod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
 from perfatlas.runs.copy_writer import chunks, insert_pending, insert_results, insert_runs
 from perfatlas.runs.durability import stored_facts
+from perfatlas.runs.heads import RunHead, head_of
 from perfatlas.runs.models import Environment, Run, Series
 from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.tallies import count_runs
@@ -54,7 +56,7 @@ def body_hash(run: RunCreate) -> str:
 
 
 def series_key(
-    run: RunCreate, *, metric: str, unit: str, ignore_labels: Iterable[str]
+    run: RunCreate | RunHead, *, metric: str, unit: str, ignore_labels: Iterable[str]
 ) -> dict[str, Any]:
     ignored = set(ignore_labels)
     labels = {
@@ -162,6 +164,29 @@ def _confirm_jobs(session: Session, job_ids: set[int]) -> set[int]:
     )
 
 
+# Runs' full bodies for the new runs' rows, a list at a time, in the order of the heads asked
+# for: the runs themselves when they are all in memory, or each chunk validated again from the
+# request's bytes (runs/large_batch.py).
+LoadRuns = Callable[[Sequence[RunHead]], Iterable[Sequence[RunCreate]]]
+
+
+def unique_runs(
+    runs: Iterable[tuple[int, uuid_mod.UUID, str]], digests: dict[uuid_mod.UUID, str]
+) -> list[int]:
+    """The indices of a batch's runs, given as (index, uuid, body hash), whose uuid is new to
+    `digests` (which collects their hashes), in order; Invalid, naming the later one, for a
+    uuid met again with another body (a run met again with the same body is left out)."""
+    unique = []
+    for index, run_uuid, digest in runs:
+        seen = digests.get(run_uuid)
+        if seen is None:
+            digests[run_uuid] = digest
+            unique.append(index)
+        elif seen != digest:
+            raise Invalid(f"runs[{index}].uuid", f"{run_uuid} appears twice with different bodies")
+    return unique
+
+
 def ingest(
     session: Session,
     *,
@@ -179,16 +204,33 @@ def ingest(
     `reference` stores the new runs as reference figures (references/: runs.reference and the
     REFERENCE trust bit); their uuids are the caller's to keep apart from measured runs."""
     digests: dict[uuid_mod.UUID, str] = {}
-    unique: list[RunCreate] = []
-    for index, run in enumerate(runs):
-        digest = body_hash(run)
-        seen = digests.get(run.uuid)
-        if seen is None:
-            digests[run.uuid] = digest
-            unique.append(run)
-        elif seen != digest:
-            raise Invalid(f"runs[{index}].uuid", f"{run.uuid} appears twice with different bodies")
+    hashed = ((index, run.uuid, body_hash(run)) for index, run in enumerate(runs))
+    unique = [runs[index] for index in unique_runs(hashed, digests)]
+    by_uuid = {run.uuid: run for run in unique}
+    heads = [head_of(run) for run in unique]
+    environments = {
+        h.environment_hash: by_uuid[h.uuid].environment for h in heads if h.environment_hash
+    }
+    return ingest_heads(
+        session, heads=heads, digests=digests, environments=environments,
+        load=lambda wanted: [[by_uuid[h.uuid] for h in wanted]], ignore_labels=ignore_labels,
+        unknown_facts=unknown_facts, reference=reference,
+    )  # fmt: skip
 
+
+def ingest_heads(
+    session: Session,
+    *,
+    heads: Sequence[RunHead],
+    digests: Mapping[uuid_mod.UUID, str],
+    environments: Mapping[str, dict[str, Any]],
+    load: LoadRuns,
+    ignore_labels: Sequence[str],
+    unknown_facts: Mapping[str, str] | None = None,
+    reference: bool = False,
+) -> list[Ingested]:
+    """`ingest` of the unique runs of a batch given by their heads, body hashes and
+    environments (by hash); `load` gives the new ones' full runs for their rows."""
     existing = _existing_runs(session, list(digests))
     conflicts = [str(u) for u, (_, digest) in existing.items() if digest != digests[u]]
     if conflicts:
@@ -198,56 +240,57 @@ def ingest(
             + "; a run uuid may be reused only for an identical retry",
             extra={"uuids": conflicts},
         )
-    new = [run for run in unique if run.uuid not in existing]
+    new = [head for head in heads if head.uuid not in existing]
     outcome = {
         u: Ingested(uuid=u, run_id=run_id, created=False) for u, (run_id, _) in existing.items()
     }
     if new:
         # In uuid order: concurrent batches holding the same new runs insert them in the same
         # order, so one waits for the other instead of deadlocking.
-        new.sort(key=lambda run: run.uuid)
-        metrics.count_stored(session, runs=len(new), results=sum(len(r.results) for r in new))
-        outcome.update(
-            _store_new(session, new, digests, ignore_labels, unknown_facts or {}, reference)
+        new.sort(key=lambda head: head.uuid)
+        metrics.count_stored(session, runs=len(new), results=sum(len(h.results) for h in new))
+        facts = unknown_facts or {}
+        stored = _store_new(
+            session, new, digests, environments, load, ignore_labels, facts, reference
         )
-    return [outcome[run.uuid] for run in unique]
+        outcome.update(stored)
+    return [outcome[head.uuid] for head in heads]
 
 
 def _store_new(
     session: Session,
-    runs: list[RunCreate],
-    digests: dict[uuid_mod.UUID, str],
+    heads: list[RunHead],
+    digests: Mapping[uuid_mod.UUID, str],
+    environments: Mapping[str, dict[str, Any]],
+    load: LoadRuns,
     ignore_labels: Sequence[str],
     unknown_facts: Mapping[str, str],
-    reference: bool = False,
+    reference: bool,
 ) -> dict[uuid_mod.UUID, Ingested]:
     now = utcnow()
-    agent_names = sorted({run.agent for run in runs})
+    agent_names = sorted({head.agent for head in heads})
     agent_ids = _upsert_ids(
         session,
         Agent,
         "name",
         {name: {"name": name, "labels": {}, "created_at": now} for name in agent_names},
     )
-    env_hashes: dict[uuid_mod.UUID, str] = {}
-    env_rows: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        if run.environment:
-            digest = content_hash(run.environment)
-            env_hashes[run.uuid] = digest
-            if digest not in env_rows:
-                env_rows[digest] = _environment_row(run.environment, digest)
+    env_rows = {
+        h.environment_hash: _environment_row(environments[h.environment_hash], h.environment_hash)
+        for h in heads
+        if h.environment_hash is not None
+    }
     env_ids = _upsert_ids(session, Environment, "hash", env_rows)
 
     series_rows: dict[str, dict[str, Any]] = {}
     result_keys: list[list[str]] = []
     # Runs of one configuration share their series: each key is hashed once per batch.
     digests_by: dict[tuple[tuple[bytes, bytes, bytes], str, str], str] = {}
-    for run in runs:
-        dims = series_key(run, metric="", unit="", ignore_labels=ignore_labels)
+    for head in heads:
+        dims = series_key(head, metric="", unit="", ignore_labels=ignore_labels)
         parts = series_parts(dims)
         keys = []
-        for result in run.results:
+        for result in head.results:
             memo = (parts, result.metric, result.unit)
             known = digests_by.get(memo)
             if known is not None:
@@ -259,12 +302,12 @@ def _store_new(
                 digest,
                 {
                     "key_hash": digest,
-                    "workload": run.workload,
+                    "workload": head.workload,
                     "metric": result.metric,
                     "unit": result.unit,
                     "direction": result.direction,
-                    "agent_id": agent_ids[run.agent],
-                    "target": run.target,
+                    "agent_id": agent_ids[head.agent],
+                    "target": head.target,
                     "parameters": dims["parameters"],
                     "labels": dims["labels"],
                     "created_at": now,
@@ -273,14 +316,61 @@ def _store_new(
             keys.append(digest)
         result_keys.append(keys)
     series_ids = _upsert_ids(session, Series, "key_hash", series_rows)
+    series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
 
-    confirming = _confirm_jobs(session, {run.job_id for run in runs if run.job_id is not None})
+    confirming = _confirm_jobs(session, {h.job_id for h in heads if h.job_id is not None})
+    written = _Written(
+        digests=digests, agent_ids=agent_ids, now=now, unknown_facts=unknown_facts,
+        reference=reference, confirming=confirming,
+        env_ids={h.uuid: env_ids.get(h.environment_hash or "") for h in heads},
+        series_ids=dict(zip((h.uuid for h in heads), series_of_results, strict=True)),
+    )  # fmt: skip
+    run_ids: list[int] = []
+    for runs in load(heads):
+        run_ids += _write_runs(session, runs, written)
+        del runs  # dropped before the next chunk is read
+    if len(run_ids) != len(heads):
+        raise RuntimeError(f"{len(run_ids)} runs written of {len(heads)}")
+    # Last: the update locks the agents' rows until the commit, and concurrent uploads from
+    # the same agents wait for that lock (taken in name order, so they cannot deadlock).
+    touch_agents(
+        session,
+        runs=[(head.agent, head.started_at, head.agent_version) for head in heads],
+        agent_ids=agent_ids,
+    )
+    # After the agents' rows: a count of an agent's runs is written only under that row. With
+    # the counts, the catalog's values and the days of the values (runs/value_days.py).
+    count_runs(session, heads, agent_ids)
+    return {
+        head.uuid: Ingested(uuid=head.uuid, run_id=run_id, created=True, series_ids=tuple(ids))
+        for head, run_id, ids in zip(heads, run_ids, series_of_results, strict=True)
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """What the rows of a batch's new runs take besides the runs themselves."""
+
+    digests: Mapping[uuid_mod.UUID, str]
+    agent_ids: dict[str, int]
+    env_ids: dict[uuid_mod.UUID, int | None]
+    series_ids: dict[uuid_mod.UUID, list[int]]
+    confirming: set[int]
+    now: dt.datetime
+    unknown_facts: Mapping[str, str]
+    reference: bool
+
+
+def _write_runs(session: Session, runs: Sequence[RunCreate], written: _Written) -> list[int]:
+    """The rows of these new runs, their results' and their pending folds'; their ids."""
+    runs = list(runs)
+    reference = written.reference
     run_rows: list[dict[str, Any]] = [
         {
             "uuid": run.uuid,
-            "body_hash": digests[run.uuid],
-            "agent_id": agent_ids[run.agent],
-            "environment_id": env_ids.get(env_hashes.get(run.uuid, "")),
+            "body_hash": written.digests[run.uuid],
+            "agent_id": written.agent_ids[run.agent],
+            "environment_id": written.env_ids[run.uuid],
             "workload": run.workload,
             "target": run.target,
             "parameters": run.parameters,
@@ -289,7 +379,7 @@ def _store_new(
             "finished_at": run.finished_at,
             "status": run.status,
             "job_id": run.job_id,
-            "confirming": run.job_id in confirming,
+            "confirming": run.job_id in written.confirming,
             "reference": reference,
             "fsync_policy": run.fsync_policy,
             "o_direct": run.o_direct,
@@ -302,12 +392,12 @@ def _store_new(
                 environment=run.environment,
             ),
             "meta": run.meta,
-            "created_at": now,
+            "created_at": written.now,
         }
         for run in runs
     ]
     for row in run_rows:
-        for fact, unknown in unknown_facts.items():
+        for fact, unknown in written.unknown_facts.items():
             if row[fact] is None:
                 row[fact] = unknown
     run_ids = insert_runs(session, run_rows)
@@ -316,27 +406,12 @@ def _store_new(
     insert_pending(
         session, [i for i, row in zip(run_ids, run_rows, strict=True) if not row["confirming"]]
     )
-
-    env_of_run: list[int | None] = [row["environment_id"] for row in run_rows]
-    series_of_results = [[series_ids[key] for key in keys] for keys in result_keys]
     run_bits = [
         (CONFIRMING if row["confirming"] else 0) | (REFERENCE if reference else 0)
         for row in run_rows
     ]
     insert_results(
-        session, runs, run_ids, env_of_run, series_of_results, agent_ids, run_bits=run_bits
-    )
-    # Last: the update locks the agents' rows until the commit, and concurrent uploads from
-    # the same agents wait for that lock (taken in name order, so they cannot deadlock).
-    touch_agents(
-        session,
-        runs=[(run.agent, run.started_at, run.agent_version) for run in runs],
-        agent_ids=agent_ids,
-    )
-    # After the agents' rows: a count of an agent's runs is written only under that row. With
-    # the counts, the catalog's values and the days of the values (runs/value_days.py).
-    count_runs(session, runs, agent_ids)
-    return {
-        run.uuid: Ingested(uuid=run.uuid, run_id=run_id, created=True, series_ids=tuple(ids))
-        for run, run_id, ids in zip(runs, run_ids, series_of_results, strict=True)
-    }
+        session, runs, run_ids, [row["environment_id"] for row in run_rows],
+        [written.series_ids[run.uuid] for run in runs], written.agent_ids, run_bits=run_bits,
+    )  # fmt: skip
+    return run_ids

@@ -18,15 +18,18 @@ from perfatlas.api.deps import (
     SessionDep,
     SettingsDep,
     UploadPrincipal,
+    body_bytes,
+    body_invalid,
     body_schema,
     json_body,
+    validated_json,
 )
 from perfatlas.attachments import export as attachments_export
 from perfatlas.attachments import service as attachments
 from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.auth.service import check_agent, check_runs_agents
 from perfatlas.core.inputs import UTCTime
-from perfatlas.runs import service, trust
+from perfatlas.runs import large_batch, service, trust
 from perfatlas.runs.group_commit import GroupCommit
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (
@@ -129,7 +132,7 @@ def _json(model: BaseModel, status_code: int = 200) -> Response:
     openapi_extra=body_schema(RunBatchCreate),
 )
 def create_runs_batch(
-    body: Annotated[RunBatchCreate, json_body(RunBatchCreate)],
+    raw: Annotated[bytearray, Depends(body_bytes)],
     session: SessionDep,
     settings: SettingsDep,
     principal: UploadPrincipal,
@@ -137,9 +140,21 @@ def create_runs_batch(
     background: BackgroundTasks,
 ) -> Response:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
-    check_runs_agents(principal, [run.agent for run in body.runs])
-
-    outcomes, requested = groups.store(session, settings, body.runs)
+    # A large body is stored from its bytes a chunk of runs at a time (runs/large_batch.py), a
+    # small one validated whole and stored with the uploads beside it (runs/group_commit.py).
+    try:
+        large = large_batch.prepare(raw, large=settings.large_batch_bytes)
+    except large_batch.BatchInvalid as exc:
+        raise body_invalid(exc.errors) from None
+    if large is not None:
+        check_runs_agents(principal, large.agents)
+        outcomes, requested = large_batch.store(session, settings, large)
+    else:
+        runs = validated_json(RunBatchCreate, raw).runs
+        check_runs_agents(principal, [run.agent for run in runs])
+        outcomes, requested = groups.store(session, settings, runs)
+        del runs
+    del large
     created = sum(1 for o in outcomes if o.created)
     background.add_task(detect_after_ingest, settings, created, requested)
     return _json(

@@ -26,8 +26,8 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import canonical_json
 from perfatlas.runs import value_days
+from perfatlas.runs.heads import RunHead
 from perfatlas.runs.models import CatalogValue, RunCount
-from perfatlas.runs.schemas import RunCreate
 
 # The kinds of a value, as both the catalog and the days of the values name them.
 PARAMETER, LABEL = value_days.PARAMETER, value_days.LABEL
@@ -57,14 +57,14 @@ _PG_TALLY = text(
 )
 
 
-def count_runs(session: Session, runs: Sequence[RunCreate], agent_ids: Mapping[str, int]) -> None:
+def count_runs(session: Session, runs: Sequence[RunHead], agent_ids: Mapping[str, int]) -> None:
     """Adds these runs, inserted in this transaction, to their agents' and workloads' counts,
     their parameters' and labels' values to the catalog and, on PostgreSQL, the days of their
     values to runs/value_days.py's."""
     counts = Counter((agent_ids[run.agent], run.workload) for run in runs)
     # The runs of one configuration on one day share their documents: each is taken apart once
     # a batch.
-    documents: dict[tuple[str, dt.date, str, str, bytes, bytes], RunCreate] = {}
+    documents: dict[tuple[str, dt.date, str, str, bytes, bytes], RunHead] = {}
     for run in runs:
         key = (run.workload, run.started_at.astimezone(dt.UTC).date(), run.status, run.target,
                canonical_json(run.parameters), canonical_json(run.labels))  # fmt: skip
