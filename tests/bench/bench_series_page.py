@@ -229,8 +229,24 @@ performance.mark = (name, options) => {
 LATE_CHANGES_S = 2.0
 
 
+def browser_cpu() -> dict[int, float]:
+    """CPU seconds of each of Chromium's processes (this process's descendants), by pid."""
+    seen: dict[int, float] = {}
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if "chrom" in p.name():
+                times = p.cpu_times()
+                seen[p.pid] = times.user + times.system
+        except psutil.Error:
+            pass
+    return seen
+
+
 def cold_load(chromium: Any, base: str, series_id: int, late: bool) -> dict[str, Any]:
-    """One cold load of the series page (a new context: empty cache) and its marks."""
+    """One cold load of the series page (a new context: empty cache), its marks and the CPU
+    time Chromium's processes spent on it (the renderer's, the GPU process's software WebGL,
+    the browser's), which depends less on the machine's load than the wall times do."""
+    cpu_before = browser_cpu()
     context = chromium.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
     page.add_init_script(COUNT_AFTERPLOT)
@@ -252,6 +268,10 @@ def cold_load(chromium: Any, base: str, series_id: int, late: bool) -> dict[str,
         "performance.getEntriesByName('perfatlas:plot-drawn').length"
     )
     marks: dict[str, Any] = page.evaluate(MARKS)
+    cpu_after = browser_cpu()
+    marks["browser_cpu_ms"] = 1000 * sum(
+        used - cpu_before.get(pid, 0.0) for pid, used in cpu_after.items()
+    )
     context.close()
     return marks
 
@@ -272,6 +292,8 @@ def summary(loads: list[dict[str, Any]]) -> dict[str, Any]:
         "drawn_to_painted_ms": p50_max(
             [p - d for p, d in zip(painted_last, drawn_last, strict=True)]
         ),
+        # until the page's network is idle (half a second after the last request)
+        "browser_cpu_per_load_ms": p50_max([m["browser_cpu_ms"] for m in loads]),
         "traces": loads[-1]["traces"],
     }
 
@@ -312,7 +334,9 @@ def browser(builds: dict[str, str], series_id: int) -> dict[str, Any]:
             "own event; navigation_to_last_draw = the last perfatlas:plot-drawn mark's time since "
             "navigation, navigation_to_painted = the first frame committed after it "
             "(requestAnimationFrame, then a task), one_draw = from a plot-start to its "
-            "plot-drawn mark; change_points_late: their answer held "
+            "plot-drawn mark; browser_cpu_per_load = CPU time of Chromium's processes from "
+            "before the context to the network idle after the draw; change_points_late: their "
+            "answer held "
             f"{LATE_CHANGES_S} s by the browser"
         )
     return out
@@ -428,6 +452,10 @@ def main() -> int:
                     "navigation_to_painted_ms",
                     "one_draw_ms",
                 )
+            },
+            "browser_cpu_per_cold_load_p50_ms": {
+                "before": was["browser_cpu_per_load_ms"]["p50"],
+                "value": served["browser_cpu_per_load_ms"]["p50"],
             },
         }
         if measured_wire:
