@@ -28,7 +28,8 @@ function gzipAssets(): Plugin {
   };
 }
 
-/** Put the hashed name of plotly's chunk into index.html, which preloads it on chart pages. */
+/** Put the hashed names of plotly's chunk and of the chunks it imports into index.html, which
+ * preloads them on chart pages (a modulepreload fetches the module alone, not its imports). */
 function plotlyChunkName(): Plugin {
   return {
     name: "perfatlas-plotly-chunk-name",
@@ -36,7 +37,8 @@ function plotlyChunkName(): Plugin {
       order: "post",
       handler(html, ctx) {
         const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === "chunk" && c.name === "plotly-bundle");
-        return chunk ? html.replace("%PLOTLY_CHUNK%", `/${chunk.fileName}`) : html;
+        if (!chunk || chunk.type !== "chunk") return html;
+        return html.replace("%PLOTLY_CHUNK%", [chunk.fileName, ...chunk.imports].map((name) => `/${name}`).join(","));
       },
     },
   };

@@ -1,7 +1,8 @@
-"""A plot of more points than SVG draws quickly, in a real browser: a series' history and
-Explore over time of 2,400 runs are drawn by WebGL (frontend/src/components/charts/dense.ts),
-and a point still answers as an SVG one does: its hover names its own run and value, and a
-click opens that run. A small plot stays SVG."""
+"""A plot of more points than SVG draws quickly, in a real browser: Explore over time of 2,400
+runs is drawn by WebGL (frontend/src/components/charts/dense.ts), and a point still answers as
+an SVG one does: its hover names its own run and value, and a click opens that run. A series'
+history of 2,400 points is a median line over a p5–p95 band, SVG paths without a marker per
+point, and its points answer the same way. A small plot stays SVG."""
 
 from __future__ import annotations
 
@@ -53,23 +54,27 @@ def _runs() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def _point_on_screen(page: Any, index: int) -> tuple[float, float]:
-    """Where the plot draws its first trace's point `index`, in the page's pixels."""
+def _point_on_screen(page: Any, index: int, trace: str | None = None) -> tuple[float, float]:
+    """Where the plot draws point `index` of its trace named `trace` (else its first trace), in
+    the page's pixels."""
     return page.evaluate(
-        """(i) => {
+        """([i, name]) => {
             const gd = document.querySelector('.js-plotly-plot');
-            const L = gd._fullLayout, t = gd._fullData[0];
+            const L = gd._fullLayout;
+            const t = name === null ? gd._fullData[0] : gd._fullData.find(d => d.name === name);
             const box = gd.querySelector('.main-svg').getBoundingClientRect();
             const x = L.xaxis.l2p(L.xaxis.d2l(t.x[i])) + L._size.l + box.left;
             const y = L.yaxis.l2p(L.yaxis.d2l(t.y[i])) + L._size.t + box.top;
             return [x, y];
         }""",
-        index,
+        [index, trace],
     )
 
 
-def _hover_and_open(page: Any, index: int, run: dict[str, Any], what: str) -> None:
-    x, y = _point_on_screen(page, index)
+def _hover_and_open(
+    page: Any, index: int, run: dict[str, Any], what: str, trace: str | None = None
+) -> None:
+    x, y = _point_on_screen(page, index, trace)
     page.mouse.move(x, y)
     hover = page.locator(".hoverlayer .hovertext").first
     hover.wait_for()
@@ -80,7 +85,7 @@ def _hover_and_open(page: Any, index: int, run: dict[str, Any], what: str) -> No
     page.wait_for_url(f"**/runs/{run['uuid']}")
 
 
-def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
+def test_a_dense_history_is_drawn_as_lines_and_its_points_answer(
     page: Any, dense_server: LiveServer
 ) -> None:
     server = dense_server
@@ -97,15 +102,22 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
     page.goto(f"{server.url}/series/{history['id']}")
     page.wait_for_selector("[data-testid=plot][data-drawn='1']")
     types = page.evaluate(
-        "() => document.querySelector('.js-plotly-plot')._fullData.map(t => [t.name, t.type])"
+        "() => document.querySelector('.js-plotly-plot')._fullData"
+        ".map(t => [t.name, t.type, t.mode, t.x.length])"
     )
-    assert ["median", "scattergl"] in types, types
-    assert page.locator(".js-plotly-plot canvas").count() > 0
+    # The band's edges and the median: three SVG paths of every point, no marker per point.
+    assert types == [
+        ["p5–p95 low", "scatter", "lines", RUNS],
+        ["p5–p95", "scatter", "lines", RUNS],
+        ["median", "scatter", "lines", RUNS],
+    ], types
+    assert page.locator(".js-plotly-plot .scatterlayer .point").count() == 0
+    assert page.locator(".js-plotly-plot .scatterlayer path.js-fill").count() == 1
     # The summary says which points are shown, and the first one shown is the series' first.
     summary = page.get_by_test_id("series-summary").text_content() or ""
     assert summary.startswith(f"{RUNS:,} points · first ") and "shown" not in summary, summary
     shot(page, "dense-series-history")
-    _hover_and_open(page, 1234, runs[1234], "series history")
+    _hover_and_open(page, 1234, runs[1234], "series history", "median")
 
     page.goto(f"{server.url}/explore?workload={WORKLOAD}&metric={METRIC}")
     page.wait_for_selector("[data-testid=plot][data-drawn='1']")
@@ -133,11 +145,9 @@ def test_a_dense_history_is_drawn_by_webgl_and_its_points_answer(
             page.wait_for_url("**until=**")
         # The window shown meanwhile is the one before (kept while the next loads): wait for
         # this one's own first run.
-        page.wait_for_function(
-            "(u) => document.querySelector('.js-plotly-plot')?.data?.[0]?.customdata?.[0] === u",
-            arg=runs[first]["uuid"],
-        )
-        shown = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].customdata")
+        median = "document.querySelector('.js-plotly-plot')?.data?.find(t => t.name === 'median')"
+        page.wait_for_function(f"(u) => {median}?.customdata?.[0] === u", arg=runs[first]["uuid"])
+        shown = page.evaluate(f"() => {median}.customdata")
         assert shown == [r["uuid"] for r in runs[first : last + 1]], window
         older = page.get_by_role("button", name="← Older")
         if window < 2:

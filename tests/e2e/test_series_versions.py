@@ -130,7 +130,7 @@ def test_versions_are_marked_hovered_and_the_plot_drawn_once(
     for text in changes.values():
         assert page.locator(".annotation-text", has_text=text).count() == 1, text
     # A point's hover names its versions (point 6,000: fs_version 2.2.0 on kernel 6.8.0).
-    x, y = _point_on_screen(page, 6000)
+    x, y = _point_on_screen(page, 6000, "median")
     page.mouse.move(x, y)
     hover = page.locator(".hoverlayer .hovertext").first
     hover.wait_for()

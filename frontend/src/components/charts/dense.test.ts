@@ -34,6 +34,20 @@ describe("forWebGL", () => {
     expect(isDense({ type: "bar", y: untyped.y })).toBe(false);
   });
 
+  it("leaves a dense trace of lines alone to SVG, and draws one with markers, text or error bars by WebGL", () => {
+    const n = DENSE_POINTS + 1;
+    expect(isDense(line(n, { mode: "lines" }))).toBe(false);
+    expect(isDense(line(n, { mode: "lines", fill: "tonexty" }))).toBe(false);
+    expect(isDense(line(n, { mode: "lines+markers" }))).toBe(true);
+    expect(isDense(line(n, { mode: "markers" }))).toBe(true);
+    expect(isDense(line(n, { mode: "lines+text" }))).toBe(true);
+    expect(isDense(line(n, { mode: "lines", error_y: { array: [1] } }))).toBe(true);
+    expect(isDense(line(n, { mode: "lines", error_x: { array: [1] } }))).toBe(true);
+    expect(isDense(line(DENSE_POINTS, { mode: "markers" }))).toBe(false);
+    const figure: Figure = { data: [line(n, { mode: "lines" }), line(n, { mode: "lines", fill: "tonexty" })], layout: {} };
+    expect(forWebGL(figure)).toBe(figure);
+  });
+
   it("finds no WebGL where there is no document", () => {
     expect(hasWebGL()).toBe(false);
   });

@@ -1,7 +1,8 @@
-// Pure figure builder for a series' history: medians over time with their p5..p95 spread and,
-// when asked, every sample.
-import { spreadErrorBars } from "../../components/charts/error-bars";
+// Pure figure builder for a series' history: medians over time with their p5..p95 spread (a
+// band) and, when asked, every sample.
+import { DENSE_POINTS } from "../../components/charts/dense";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
+import { spreadBand } from "../../components/charts/spread-band";
 import type { Theme } from "../../lib/theme";
 import type { SeriesPoints } from "./api/get-series-points";
 import { MAX_VERSION_MARKS, versionChanges, versionTexts } from "./versions";
@@ -10,7 +11,14 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
   const layout = baseLayout(theme);
   const color = colorAt(0);
   const unit = points.series.unit;
-  const data: PlotData[] = [];
+  // The spread first: the samples and the median are drawn over it.
+  const data: PlotData[] = spreadBand({
+    x: points.t,
+    median: points.value,
+    p5: points.p5,
+    p95: points.p95,
+    fill: theme === "dark" ? "rgba(86,180,233,0.25)" : "rgba(0,114,178,0.18)",
+  });
   if (points.samples) {
     const x: string[] = [];
     const y: number[] = [];
@@ -36,15 +44,19 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
   // Each point's version labels in its hover, when the answer has them.
   const spans = points.versions ?? [];
   const versioned = spans.some((s) => Object.keys(s.labels).length > 0);
+  // A marker per point while they are few enough to tell apart; past DENSE_POINTS they would
+  // merge into the line (10,000 of them on a plot some 1,200 pixels wide) and are left out, so
+  // that the median stays one SVG path (dense.ts leaves a trace without markers to SVG). Hover
+  // and clicks still find every point.
+  const markers = points.t.length <= DENSE_POINTS;
   data.push({
     type: "scatter",
-    mode: "lines+markers",
+    mode: markers ? "lines+markers" : "lines",
     name: "median",
     x: points.t,
     y: points.value,
     customdata: points.run,
     ...(versioned ? { text: versionTexts(spans, points.t.length) } : {}),
-    error_y: spreadErrorBars({ median: points.value, p5: points.p5, p95: points.p95, color }),
     marker: { color, size: 6 },
     line: { color, width: 1.5 },
     hovertemplate: `%{x}<br>median %{y:.4g} ${unit}${versioned ? "<br>%{text}" : ""}<br>run %{customdata}<extra></extra>`,
@@ -59,7 +71,7 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
       ...layout,
       // Room above the plot for the names of the version changes.
       ...(changes.length > 0 ? { margin: { ...(layout.margin as Record<string, unknown>), t: 44 } } : {}),
-      showlegend: data.length > 1,
+      showlegend: Boolean(points.samples),
       shapes: changes.map((c) => ({
         type: "line", xref: "x", yref: "paper", x0: c.t, x1: c.t, y0: 0, y1: 1,
         line: { color: muted, width: 1, dash: "dot" }, name: `version:${c.at}`,

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet, apiUrl, type Schemas } from "../../../api/client";
 
 export type SeriesChangePoints = Schemas["SeriesChangePoints"];
 export type SeriesChangePoint = Schemas["SeriesChangePoint"];
@@ -8,6 +8,11 @@ export type SeriesChangePoint = Schemas["SeriesChangePoint"];
  * (a window further back). */
 export function getChangePoints(seriesId: number, points: number, until?: string, signal?: AbortSignal): Promise<SeriesChangePoints> {
   return apiGet<SeriesChangePoints>(`/series/${seriesId}/change-points`, { points, until }, signal);
+}
+
+/** The request's address (index.html may have sent it before the app's code arrived). */
+export function changePointsUrl(seriesId: number, points: number, until?: string): string {
+  return apiUrl(`/series/${seriesId}/change-points`, { points, until });
 }
 
 export function changePointsQueryOptions(seriesId: number, points = 1000, until?: string) {

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet, apiUrl, type Schemas } from "../../../api/client";
 
 /** The columns the series page asks for besides t and value: the run behind each point (a click
  * opens it), p5/p95 for the error bars and the spans of the points' version labels (hover and
@@ -20,8 +20,17 @@ export const DEFAULT_WINDOW = WINDOW_SIZES[0];
  * window of a long series). */
 export type SeriesWindow = { until?: string; limit?: number };
 
+function pointsQuery(samples: boolean, window: SeriesWindow) {
+  return { samples, fields: SERIES_POINT_FIELDS.join(","), until: window.until, limit: window.limit };
+}
+
 export function getSeriesPoints(id: number, samples: boolean, window: SeriesWindow = {}, signal?: AbortSignal): Promise<SeriesPoints> {
-  return apiGet<SeriesPoints>(`/series/${id}/points`, { samples, fields: SERIES_POINT_FIELDS.join(","), until: window.until, limit: window.limit }, signal);
+  return apiGet<SeriesPoints>(`/series/${id}/points`, pointsQuery(samples, window), signal);
+}
+
+/** The request's address (index.html may have sent it before the app's code arrived). */
+export function seriesPointsUrl(id: number, samples: boolean, window: SeriesWindow = {}): string {
+  return apiUrl(`/series/${id}/points`, pointsQuery(samples, window));
 }
 
 export function seriesPointsQueryOptions(id: number, samples: boolean, window: SeriesWindow = {}) {

@@ -112,7 +112,7 @@ export function SeriesChart({ points, changePoints, changesReady = true, until =
             )}
           </div>
           <p className="muted small">
-            Bars span p5 to p95 of each run's samples; click a point to open its run.
+            The shaded band spans p5 to p95 of each run's samples; click a point to open its run.
             {(points.versions?.length ?? 0) > 1 && " Dotted lines mark where a version changes, named at the top."}
             {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
