@@ -1,5 +1,6 @@
 // What can be plotted, from the API's catalog: workloads, the chosen workload's metrics, and the
 // dimensions (time, its parameters and labels with the values seen, the built-ins).
+import { naturalSorted } from "../../lib/natural";
 import type { Schemas } from "../../api/client";
 
 export type ApiCatalog = Schemas["Catalog"];
@@ -28,4 +29,10 @@ export function buildCatalog(api: ApiCatalog, workload: string): Catalog {
     metrics: (chosen?.metrics ?? []).map((m) => ({ name: m.name, unit: m.unit })).sort((a, b) => a.name.localeCompare(b.name)),
     dimensions,
   };
+}
+
+/** The dimensions with the agents as the values of the built-in `agent` (the catalog holds the
+ * values of parameters and labels only; the agents list holds these). */
+export function withAgents(dimensions: Dimension[], agents: readonly string[]): Dimension[] {
+  return dimensions.map((d) => (d.name === "agent" && d.kind === "built-in" ? { ...d, values: naturalSorted([...new Set(agents)]) } : d));
 }

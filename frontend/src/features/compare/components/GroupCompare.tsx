@@ -1,8 +1,13 @@
 import { Fragment, useState, type ReactNode } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
+import { ChipsInput } from "../../../components/ui/ChipsInput";
+import { useChoiceList } from "../../../components/ui/ChoiceList";
+import { valueChoices } from "../../../components/ui/choices";
 import { plural } from "../../../lib/format";
-import { DimensionInput, FilterEditor, useCatalog } from "../../explore";
+import { humanValue, storedValue } from "../../../lib/units";
+import { useAgentChoices } from "../../agents";
+import { DimensionInput, FilterEditor, useCatalog, withAgents } from "../../explore";
 import { useGroupCompare } from "../api/get-group-compare";
 import { groupCompareSearch, type GroupCompare as Data, type GroupCompareState } from "../group";
 import { unpairedGroups } from "../unpaired";
@@ -12,29 +17,23 @@ import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
 import { SeriesBreakdown } from "./SeriesBreakdown";
 
-function ValuesPicker({ values, known, onChange }: { values: string[]; known: string[]; onChange: (values: string[]) => void }) {
+/** The groups: values of `by`, the stored ones offered (sizes in their units), any other typed;
+ * a value typed in human units (128k) is kept as the stored one it means. */
+function ValuesPicker({ by, values, known, onChange }: { by: string; values: string[]; known: string[]; onChange: (values: string[]) => void }) {
   return (
     <fieldset className="field filters">
       <legend>groups (the first is the baseline)</legend>
-      <div className="chips" data-testid="group-values">
-        {values.length === 0 && <span className="muted small">choose two or more values</span>}
-        {values.map((v, i) => (
-          <span key={v} className="chip">
-            {i === 0 ? `${v} (baseline)` : v}
-            <button type="button" aria-label={`remove group ${v}`} onClick={() => onChange(values.filter((x) => x !== v))}>
-              ×
-            </button>
-          </span>
-        ))}
-      </div>
-      <select aria-label="add a group" value="" onChange={(e) => e.target.value && onChange([...values, e.target.value])}>
-        <option value="">add a value…</option>
-        {known
-          .filter((v) => !values.includes(v))
-          .map((v) => (
-            <option key={v}>{v}</option>
-          ))}
-      </select>
+      <ChipsInput
+        label="add a group"
+        values={values}
+        onChange={onChange}
+        choices={valueChoices(by, known)}
+        normalize={(typed) => storedValue(by, typed, known)}
+        show={(v, i) => `${humanValue(by, v)}${i === 0 ? " (baseline)" : ""}`}
+        placeholder="choose two or more values"
+        splitOnComma={false}
+        testId="group-values"
+      />
     </fieldset>
   );
 }
@@ -174,12 +173,14 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
   const [, setParams] = useSearchParams();
   const catalog = useCatalog(state.workload);
   const result = useGroupCompare(state);
-  const dims = (catalog.data?.dimensions ?? []).filter((d) => d.kind !== "time");
+  const agents = useAgentChoices().data ?? [];
+  const dims = withAgents(catalog.data?.dimensions ?? [], agents.map((a) => a.value)).filter((d) => d.kind !== "time");
   const known = dims.find((d) => d.name === state.by)?.values ?? [];
   // A plain name (not label.NAME or env.KEY) that no run of the workload has: there is nothing to
   // choose, so say so, and what there is.
   const absent = catalog.data !== undefined && !state.by.includes(".") && !dims.some((d) => d.name === state.by);
   const own = dims.filter((d) => d.kind === "label" || d.kind === "parameter").map((d) => d.name).sort();
+  const [pairList, pairChoices] = useChoiceList(dims.map((d) => ({ value: d.name, label: d.kind })), "pair-ignore-choices");
   const update = (patch: Partial<GroupCompareState>) => setParams(groupCompareSearch({ ...state, ...patch }));
   return (
     <>
@@ -194,7 +195,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
             </select>
           </label>
           <DimensionInput label="groups by" value={state.by} dimensions={dims} onChange={(by) => update({ by, values: [], pairIgnore: null })} />
-          <ValuesPicker values={state.values} known={known} onChange={(values) => update({ values })} />
+          <ValuesPicker by={state.by} values={state.values} known={known} onChange={(values) => update({ values })} />
         </div>
         <div className="toolbar">
           <FilterEditor filters={state.filter} dimensions={dims} onChange={(filter) => update({ filter })} />
@@ -203,6 +204,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
             <span>pair ignoring</span>
             <input
               aria-label="pair ignoring"
+              list={pairList}
               key={(state.pairIgnore ?? []).join(",")}
               defaultValue={(state.pairIgnore ?? []).join(", ")}
               placeholder="default"
@@ -212,6 +214,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
               }}
             />
           </label>
+          {pairChoices}
           <label className="field">
             <span>min. effect %</span>
             <input
