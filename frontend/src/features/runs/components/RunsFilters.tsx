@@ -3,16 +3,9 @@ import { ValueFilterAdd } from "../../../components/ui/ValueFilterAdd";
 import { humanValue } from "../../../lib/units";
 import { useAgentChoices } from "../../agents";
 import { usePickers } from "../../explore";
+import { filterKind } from "../filters";
 
 export type RunsFilterState = { workload: string; agent: string; status: string; label: string[]; param: string[] };
-
-/** A typed filter name as the runs list takes it: `label.X` a label, `param.X` a parameter, a bare
- * name the parameter when the workload has one of that name, else the label. */
-export function filterKind(name: string, parameters: readonly string[]): ["label" | "param", string] {
-  if (name.startsWith("label.")) return ["label", name.slice(6)];
-  if (name.startsWith("param.")) return ["param", name.slice(6)];
-  return [parameters.includes(name) ? "param" : "label", name];
-}
 
 /** The runs list's filters: workload, agent and status, and parameters' and labels' values; each
  * offers what is stored (the workload's parameters and labels, or every workload's). */
