@@ -30,7 +30,8 @@ export function SeriesList() {
   const at = pageStart(params);
   const filtered = Boolean(workload || metric || agent);
   const pickers = usePickers(workload).data;
-  const agents = useAgentChoices().data;
+  const everyAgent = useAgentChoices().data;
+  const agents = workload ? pickers?.agents : everyAgent;
   const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, sort, limit: PAGE, cursor: cursor ?? undefined });
   // A filter starts the list again from its first page.
   const set = (key: string, value: string) => {

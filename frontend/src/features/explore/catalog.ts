@@ -22,17 +22,13 @@ export function buildCatalog(api: ApiCatalog, workload: string): Catalog {
     if (!(name in params)) dimensions.push({ name, kind: "label", values: strings(labels[name] ?? []) });
   }
   for (const name of api.dimensions) {
-    if (name !== "time" && !(name in params) && !(name in labels)) dimensions.push({ name, kind: "built-in", values: [] });
+    // the built-in agent's values: the agents that stored runs of the workload
+    const values = name === "agent" ? naturalSorted(chosen?.agents ?? []) : [];
+    if (name !== "time" && !(name in params) && !(name in labels)) dimensions.push({ name, kind: "built-in", values });
   }
   return {
     workloads: api.workloads.map((w) => w.name).sort(),
     metrics: (chosen?.metrics ?? []).map((m) => ({ name: m.name, unit: m.unit })).sort((a, b) => a.name.localeCompare(b.name)),
     dimensions,
   };
-}
-
-/** The dimensions with the agents as the values of the built-in `agent` (the catalog holds the
- * values of parameters and labels only; the agents list holds these). */
-export function withAgents(dimensions: Dimension[], agents: readonly string[]): Dimension[] {
-  return dimensions.map((d) => (d.name === "agent" && d.kind === "built-in" ? { ...d, values: naturalSorted([...new Set(agents)]) } : d));
 }

@@ -2,7 +2,7 @@
 export { useCatalog, usePickers } from "./api/get-catalog";
 export type { Pickers, Stored } from "./pickers";
 export type { Explore } from "./api/get-explore";
-export { withAgents, type Dimension } from "./catalog";
+export type { Dimension } from "./catalog";
 export { DimensionInput } from "./components/DimensionInput";
 export { ExploreSummary, FlagLegend } from "./components/ExploreSummary";
 export { ExploreTable } from "./components/ExploreTable";

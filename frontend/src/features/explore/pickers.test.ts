@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withAgents, type ApiCatalog, type Dimension } from "./catalog";
+import { buildCatalog, type ApiCatalog } from "./catalog";
 import { pickersOf } from "./pickers";
 
 const api: ApiCatalog = {
@@ -11,6 +11,7 @@ const api: ApiCatalog = {
       metrics: [{ name: "write.mb_per_s", unit: "MB/s", direction: "higher" }],
       parameters: { size: [1048576], segsize: [4096] },
       labels: { version: ["6.10", "6.2"] },
+      agents: ["lab-10", "lab-2"],
     },
     {
       name: "partialread",
@@ -21,6 +22,7 @@ const api: ApiCatalog = {
       ],
       parameters: { k: [1, 3, 10], segsize: [65536, 131072], version: [2] },
       labels: { version: ["1.7.1", "1.8.2"], grid: ["a"] },
+      agents: ["lab-2", "lab-3"],
     },
   ],
 };
@@ -32,6 +34,7 @@ describe("pickersOf", () => {
     const p = pickersOf(api, "partialread");
     expect(p.workloads.map((c) => c.value)).toEqual(["partialread", "seqio"]);
     expect(p.metrics.map((c) => c.value)).toEqual(["read.mb_per_s", "read.seconds"]);
+    expect(p.agents.map((c) => c.value)).toEqual(["lab-2", "lab-3"]);
     expect(p.parameters.map((c) => c.value)).toEqual(["k", "segsize", "version"]);
     expect(p.labels.map((c) => c.value)).toEqual(["grid", "version"]);
     expect(values(p, "k")).toEqual(["1", "3", "10"]);
@@ -46,6 +49,7 @@ describe("pickersOf", () => {
   it("offers every workload's when none is chosen, values merged once each in natural order", () => {
     const p = pickersOf(api, "");
     expect(p.metrics.map((c) => c.value)).toEqual(["read.mb_per_s", "read.seconds", "write.mb_per_s"]);
+    expect(p.agents.map((c) => c.value)).toEqual(["lab-2", "lab-3", "lab-10"]);
     expect(p.parameters.map((c) => c.value)).toEqual(["k", "segsize", "size", "version"]);
     expect(values(p, "segsize")).toEqual(["4096", "65536", "131072"]);
     expect(values(p, "version", "label")).toEqual(["1.7.1", "1.8.2", "6.2", "6.10"]);
@@ -57,13 +61,12 @@ describe("pickersOf", () => {
   });
 });
 
-describe("withAgents", () => {
-  it("gives the built-in agent the agents as values and leaves the rest", () => {
-    const dims: Dimension[] = [
-      { name: "agent", kind: "built-in", values: [] },
-      { name: "agent", kind: "label", values: ["x"] },
-      { name: "fs_type", kind: "built-in", values: [] },
-    ];
-    expect(withAgents(dims, ["lab-10", "lab-2", "lab-2"]).map((d) => d.values)).toEqual([["lab-2", "lab-10"], ["x"], []]);
+
+describe("the built-in agent", () => {
+  it("has the workload's agents as its values, in natural order", () => {
+    const agent = (w: string) => buildCatalog(api, w).dimensions.find((d) => d.name === "agent");
+    expect(agent("seqio")).toEqual({ name: "agent", kind: "built-in", values: ["lab-2", "lab-10"] });
+    expect(agent("partialread")?.values).toEqual(["lab-2", "lab-3"]);
+    expect(buildCatalog(api, "seqio").dimensions.find((d) => d.name === "fs_type")?.values).toEqual([]);
   });
 });

@@ -8,6 +8,8 @@ export type Stored = { name: string; kind: "parameter" | "label"; values: string
 export type Pickers = {
   workloads: Choice[];
   metrics: Choice[];
+  /** the agents that stored runs of the workload (of any, when none is chosen) */
+  agents: Choice[];
   /** parameters, then labels, each by name */
   dimensions: Stored[];
   parameters: Choice[];
@@ -25,8 +27,10 @@ export function pickersOf(api: ApiCatalog, workload: string): Pickers {
   const chosen = workload ? api.workloads.filter((w) => w.name === workload) : api.workloads;
   const seen = { parameter: new Map<string, unknown[]>(), label: new Map<string, unknown[]>() };
   const metrics: string[] = [];
+  const agents: string[] = [];
   for (const w of chosen) {
     metrics.push(...w.metrics.map((m) => m.name));
+    agents.push(...(w.agents ?? []));
     for (const [kind, table] of [["parameter", w.parameters], ["label", w.labels]] as const) {
       for (const [name, values] of Object.entries(table ?? {})) seen[kind].set(name, [...(seen[kind].get(name) ?? []), ...(values ?? [])]);
     }
@@ -41,6 +45,7 @@ export function pickersOf(api: ApiCatalog, workload: string): Pickers {
   return {
     workloads: choicesOf(api.workloads.map((w) => w.name)),
     metrics: choicesOf(metrics),
+    agents: choicesOf(agents),
     dimensions,
     parameters: choicesOf(dimensions.filter((d) => d.kind === "parameter").map((d) => d.name)),
     labels: choicesOf(dimensions.filter((d) => d.kind === "label").map((d) => d.name)),

@@ -25,7 +25,8 @@ export function isFiltered(state: AlertsState): boolean {
 export function AlertsFilters({ state, onChange }: { state: AlertsState; onChange: (patch: Partial<AlertsState>) => void }) {
   const pickers = usePickers(state.workload).data;
   const [workloads, workloadList] = useChoiceList(pickers?.workloads ?? [], "alerts-workload-choices");
-  const [agents, agentList] = useChoiceList(useAgentChoices().data ?? [], "alerts-agent-choices");
+  const everyAgent = useAgentChoices().data ?? [];
+  const [agents, agentList] = useChoiceList((state.workload ? pickers?.agents : everyAgent) ?? [], "alerts-agent-choices");
   // every label's stored values as name:value, what the filter takes
   const pairs = (pickers?.dimensions ?? []).filter((d) => d.kind === "label").flatMap((d) => d.values.map((v) => ({ value: `${d.name}:${v}` })));
   const [labels, labelList] = useChoiceList(pairs, "alerts-label-choices");

@@ -6,8 +6,7 @@ import { useChoiceList } from "../../../components/ui/ChoiceList";
 import { valueChoices } from "../../../components/ui/choices";
 import { plural } from "../../../lib/format";
 import { humanValue, storedValue } from "../../../lib/units";
-import { useAgentChoices } from "../../agents";
-import { DimensionInput, FilterEditor, useCatalog, withAgents } from "../../explore";
+import { DimensionInput, FilterEditor, useCatalog } from "../../explore";
 import { useGroupCompare } from "../api/get-group-compare";
 import { groupCompareSearch, type GroupCompare as Data, type GroupCompareState } from "../group";
 import { unpairedGroups } from "../unpaired";
@@ -173,8 +172,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
   const [, setParams] = useSearchParams();
   const catalog = useCatalog(state.workload);
   const result = useGroupCompare(state);
-  const agents = useAgentChoices().data ?? [];
-  const dims = withAgents(catalog.data?.dimensions ?? [], agents.map((a) => a.value)).filter((d) => d.kind !== "time");
+  const dims = (catalog.data?.dimensions ?? []).filter((d) => d.kind !== "time");
   const known = dims.find((d) => d.name === state.by)?.values ?? [];
   // A plain name (not label.NAME or env.KEY) that no run of the workload has: there is nothing to
   // choose, so say so, and what there is.

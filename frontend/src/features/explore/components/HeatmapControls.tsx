@@ -2,8 +2,7 @@ import type { UseQueryResult } from "@tanstack/react-query";
 import { ErrorState } from "../../../components/ui/States";
 import { humanValue } from "../../../lib/units";
 
-import { useAgentChoices } from "../../agents";
-import { withAgents, type Catalog } from "../catalog";
+import type { Catalog } from "../catalog";
 import type { HeatmapState } from "../url-state";
 import { DimensionInput } from "./DimensionInput";
 import { FilterEditor } from "./FilterEditor";
@@ -11,8 +10,7 @@ import { WorkloadMetricFields } from "./WorkloadMetricFields";
 
 /** The heatmap's settings: what to plot over which two dimensions, filters, and a difference to show. */
 export function HeatmapControls({ state, catalog, onChange }: { state: HeatmapState; catalog: UseQueryResult<Catalog>; onChange: (patch: Partial<HeatmapState>) => void }) {
-  const agents = useAgentChoices().data ?? [];
-  const dims = withAgents(catalog.data?.dimensions ?? [], agents.map((a) => a.value)).filter((d) => d.kind !== "time");
+  const dims = (catalog.data?.dimensions ?? []).filter((d) => d.kind !== "time");
   const diffValues = dims.find((d) => d.name === state.diff)?.values ?? [];
   return (
     <aside className="controls card" aria-label="Heatmap settings">

@@ -29,7 +29,8 @@ function RuleForm({ rule, onDone }: { rule: Rule | null; onDone: () => void }) {
   const pickers = usePickers(workload.trim()).data;
   const [workloads, workloadList] = useChoiceList(pickers?.workloads ?? [], "rule-workload-choices");
   const [metrics, metricList] = useChoiceList(pickers?.metrics ?? [], "rule-metric-choices");
-  const [agents, agentList] = useChoiceList(useAgentChoices().data ?? [], "rule-agent-choices");
+  const everyAgent = useAgentChoices().data ?? [];
+  const [agents, agentList] = useChoiceList((workload.trim() ? pickers?.agents : everyAgent) ?? [], "rule-agent-choices");
   const [labelKeys, labelKeyList] = useChoiceList(pickers?.labels ?? [], "rule-label-key-choices");
   const [labelValues, labelValueList] = useChoiceList(pickers?.values(labelKey.trim(), "label") ?? [], "rule-label-value-choices");
   return (
