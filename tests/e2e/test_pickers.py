@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.conftest import LiveServer, serve
@@ -59,6 +60,9 @@ def _runs() -> list[dict[str, Any]]:
 
 
 RUNS = _runs()
+# Agents that may be sent jobs (the schedule form offers these, with their labels); the others
+# only uploaded runs.
+ENROLLED = {"pk-b": {"role": "nightly"}, "pk-d": {"role": "nightly", "disk": "nvme"}}
 
 
 def _natural(value: str) -> list[Any]:
@@ -105,6 +109,14 @@ def human_size(n: int) -> str:
 def server(tmp_path_factory: pytest.TempPathFactory, ui_server: LiveServer) -> Iterator[LiveServer]:
     """A server of this module's own, holding only RUNS (ui_server: the UI is built)."""
     with serve("pickers", tmp_path_factory.mktemp("pickers")) as own:
+        admin = {"Authorization": f"Bearer {own.admin_token}"}
+        for name, labels in ENROLLED.items():
+            token = httpx.post(
+                f"{own.url}/api/v1/agents/enrollment-tokens", json={}, headers=admin
+            ).json()["token"]
+            httpx.post(f"{own.url}/api/v1/agents/enroll", json={
+                "enrollment_token": token, "name": name, "labels": labels, "version": "0.9.0",
+            }).raise_for_status()  # fmt: skip
         upload_runs(own, RUNS)
         yield own
 
@@ -239,11 +251,12 @@ def test_schedule_rules_alerts_jobs_and_incidents_offer_what_is_stored(
             [f"64k, {v}" for v in values(SEQ, "parameters", "segsize")])  # fmt: skip
     pairs = [f"{k}={v}" for k in keys(SEQ, "labels") for v in values(SEQ, "labels", k)]
     offered(page, "labels-choices", pairs)
-    page.get_by_test_id("agents").get_by_role("textbox").focus()
-    offered(page, "agents-choices", agents())
+    # where: the enrolled agents and their labels, what a job can be sent to
+    labels = {f"{k}={v}" for a in ENROLLED.values() for k, v in a.items()}
+    offered(page, "agents-choices", sorted(ENROLLED) + sorted(labels))
     shot(page, "pickers-schedule-form")
 
-    page.goto(f"{server.url}/settings")
+    page.goto(f"{server.url}/settings?tab=rules")
     page.get_by_role("button", name="New rule").click()
     form = page.get_by_test_id("rule-form")
     offered(page, "rule-workload-choices", workloads())

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import serverUnits from "../../../backend/perfatlas/core/units.py?raw";
-import { DURATION_PARAMETERS, SIZE_PARAMETERS, formatDuration, formatSize, humanValue, parseDuration, parseHuman, parseSize, storedValue, unitOf } from "./units";
+import { DURATION_PARAMETERS, SIZE_PARAMETERS, formatDuration, formatSize, humanTyped, humanValue, parseDuration, parseHuman, parseSize, storedValue, unitOf } from "./units";
 
 function declared(name: string): string[] {
   const block = new RegExp(`${name} = frozenset\\(\\{([^}]*)\\}`).exec(serverUnits)?.[1] ?? "";
@@ -55,5 +55,11 @@ describe("units", () => {
     ]);
     expect(storedValue("timeout", "250ms", ["0.25", "2"])).toBe("0.25");
     expect(storedValue("fs_version", "128k", ["131072"])).toBe("128k");
+  });
+
+  it("shows a typed filter value in its unit", () => {
+    expect(["128k", "131072", "128 KiB", "big"].map((t) => humanTyped("segsize", t))).toEqual(["128 KiB", "128 KiB", "128 KiB", "big"]);
+    expect(humanTyped("timeout", "250ms")).toBe("250 ms");
+    expect(humanTyped("label.segsize", "128k")).toBe("128k");
   });
 });

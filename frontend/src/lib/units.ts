@@ -95,3 +95,10 @@ export function storedValue(dimension: string | null | undefined, typed: string,
   });
   return same ?? text;
 }
+
+/** A value typed into a filter as people read it: 128k and 131072 both as 128 KiB; text that is
+ * not a size or duration (or of a dimension without a unit) as typed. */
+export function humanTyped(dimension: string | null | undefined, text: string): string {
+  const n = parseHuman(dimension, text);
+  return n === null ? humanValue(dimension, text) : humanValue(dimension, n);
+}

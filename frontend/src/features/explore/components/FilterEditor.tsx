@@ -1,6 +1,6 @@
 import { valueChoices } from "../../../components/ui/choices";
 import { ValueFilterAdd } from "../../../components/ui/ValueFilterAdd";
-import { humanValue } from "../../../lib/units";
+import { humanTyped } from "../../../lib/units";
 import type { Dimension } from "../catalog";
 import { splitFilter } from "../url-state";
 
@@ -23,7 +23,7 @@ export function FilterEditor({ filters, dimensions, onChange }: Props) {
           const [d, v] = splitFilter(f);
           return (
             <span key={f} className="chip">
-              {d} = {humanValue(d, v)}
+              {d} = {humanTyped(d, v)}
               <button type="button" aria-label={`remove filter ${f}`} onClick={() => onChange(filters.filter((x) => x !== f))}>
                 ×
               </button>

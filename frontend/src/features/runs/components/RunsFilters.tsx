@@ -1,6 +1,6 @@
 import { FilterInput } from "../../../components/ui/FilterInput";
 import { ValueFilterAdd } from "../../../components/ui/ValueFilterAdd";
-import { humanValue } from "../../../lib/units";
+import { humanTyped } from "../../../lib/units";
 import { useAgentChoices } from "../../agents";
 import { usePickers } from "../../explore";
 import { filterKind } from "../filters";
@@ -54,7 +54,7 @@ export function RunsFilters({ state, onChange, onClear }: { state: RunsFilterSta
           const value = rest.join(":");
           return (
             <span key={`${kind}-${pair}`} className="chip" data-testid={`${kind}-filter`}>
-              {kind === "param" ? `${name} = ${humanValue(name, value)}` : `label ${pair}`}
+              {kind === "param" ? `${name} = ${humanTyped(name, value)}` : `label ${pair}`}
               <button type="button" aria-label={`remove ${kind} ${pair}`} onClick={() => onChange({ [kind]: state[kind].filter((x) => x !== pair) })}>
                 ×
               </button>
