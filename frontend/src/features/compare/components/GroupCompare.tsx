@@ -47,7 +47,7 @@ export function GroupTable({ data }: { data: Data }) {
           <th>metric</th>
           {data.groups.map((g, i) => (
             <th key={g.value} className="num">
-              {data.by} = {g.value}
+              {data.by} = {humanValue(data.by, g.value)}
               <div className="muted small">
                 {i === 0 ? "baseline · " : ""}
                 {plural(g.runs, "run")}
