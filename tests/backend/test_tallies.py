@@ -81,8 +81,9 @@ def test_counts_and_values_match_the_runs_under_concurrent_uploads(live_server) 
     read = {"Authorization": f"Bearer {live_server.read_token}"}
     listed = {a["name"]: a["runs"] for a in
               httpx.get(f"{live_server.url}/api/v1/agents", headers=read).json()}  # fmt: skip
-    catalog = {w["name"]: (w["runs"], w["parameters"], w["labels"]) for w in
-               httpx.get(f"{live_server.url}/api/v1/catalog", headers=read).json()["workloads"]}  # fmt: skip
+    workloads = httpx.get(f"{live_server.url}/api/v1/catalog", headers=read).json()["workloads"]
+    catalog = {w["name"]: (w["runs"], w["parameters"], w["labels"]) for w in workloads}
+    agents_of = {w["name"]: w["agents"] for w in workloads}
 
     # The bodies sent, each run once: what this test stored.
     stored = {r["uuid"]: r for r in [first, *(r for batch in batches for r in batch)]}
@@ -91,6 +92,14 @@ def test_counts_and_values_match_the_runs_under_concurrent_uploads(live_server) 
     assert "tally-refused" not in listed and "tally-refused" not in catalog
     mine = _catalog_of([(r["workload"], r["parameters"], r["labels"]) for r in stored.values()])
     assert {w: catalog[w] for w in mine} == mine
+    # Each workload's agents: those that stored a run of it (the random choice leaves some out
+    # of one workload or the other, or not: the oracle says which).
+    by_workload: dict[str, set[str]] = defaultdict(set)
+    for r in stored.values():
+        by_workload[r["workload"]].add(r["agent"])
+    assert {w: agents_of[w] for w in by_workload} == {
+        w: sorted(names, key=natural_key) for w, names in by_workload.items()
+    }
 
     # And the whole server's (other tests of the session share it): the runs table counted.
     engine = create_engine(live_server.database_url)
@@ -106,3 +115,7 @@ def test_counts_and_values_match_the_runs_under_concurrent_uploads(live_server) 
     assert set(count) <= set(listed)
     assert listed == {name: count.get(name, 0) for name in listed}
     assert catalog == _catalog_of([(w, p, lab) for _, w, p, lab in runs])
+    every: dict[str, set[str]] = defaultdict(set)
+    for name, w, _, _ in runs:
+        every[w].add(name)
+    assert agents_of == {w: sorted(names, key=natural_key) for w, names in every.items()}

@@ -92,7 +92,7 @@ def test_overview_to_explore_to_run(page: Any, ui_server: LiveServer, seeded: Se
     shot(page, "03-explore-k-by-version")
 
     # Fix the segment size with a filter: then one run per point, and a click opens it.
-    page.get_by_label("filter dimension").select_option("segsize")
+    page.get_by_label("filter dimension").fill("segsize")
     page.get_by_label("filter value").fill("131072")
     page.get_by_role("button", name="Add", exact=True).click()
     page.wait_for_url(re.compile(r"filter=segsize%3A131072|filter=segsize:131072"))

@@ -11,7 +11,13 @@ from perfatlas.core.natural import natural_sorted
 from perfatlas.explore.schemas import Catalog, CatalogMetric, CatalogWorkload
 from perfatlas.runs.dimensions import BUILTIN, TIME
 from perfatlas.runs.models import Series
-from perfatlas.runs.tallies import LABEL, PARAMETER, runs_by_workload, values_seen
+from perfatlas.runs.tallies import (
+    LABEL,
+    PARAMETER,
+    agents_by_workload,
+    runs_by_workload,
+    values_seen,
+)
 
 MAX_VALUES = 200
 
@@ -31,6 +37,7 @@ def catalog(session: Session, *, workload: str | None = None) -> Catalog:
     distinct values, not with the runs."""
     runs = runs_by_workload(session, workload=workload or None)
     seen = values_seen(session, workload=workload or None)
+    agents = agents_by_workload(session, workload=workload or None)
     metrics: dict[str, list[CatalogMetric]] = {}
     query = select(Series.workload, Series.metric, Series.unit, Series.direction).distinct()
     if workload:
@@ -53,6 +60,7 @@ def catalog(session: Session, *, workload: str | None = None) -> Catalog:
                 labels={
                     k: [str(v) for v in vs] for k, vs in _keys_and_values(values[LABEL]).items()
                 },
+                agents=natural_sorted(agents.get(name, [])),
             )
         )
     return Catalog(workloads=workloads, dimensions=[TIME, *BUILTIN])

@@ -119,6 +119,9 @@ class CatalogWorkload(BaseModel):
     metrics: list[CatalogMetric]
     parameters: dict[str, list[Any]] = Field(description="each parameter with the values seen")
     labels: dict[str, list[str]] = Field(description="each label with the values seen")
+    agents: list[str] = Field(
+        default_factory=list, description="the agents that stored runs of it, in natural order"
+    )
 
 
 class Catalog(BaseModel):

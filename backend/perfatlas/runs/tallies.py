@@ -24,6 +24,7 @@ from sqlalchemy import Table, func, select, text
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
+from perfatlas.agents.models import Agent
 from perfatlas.core.canonical import canonical_json
 from perfatlas.runs import value_days
 from perfatlas.runs.heads import RunHead
@@ -132,6 +133,23 @@ def runs_by_workload(session: Session, *, workload: str | None = None) -> dict[s
     if workload is not None:
         query = query.where(c.workload == workload)
     return {name: int(n) for name, n in session.execute(query)}
+
+
+def agents_by_workload(session: Session, *, workload: str | None = None) -> dict[str, list[str]]:
+    """The names of the agents that stored runs of each workload (or of the one named)."""
+    c = _COUNTS.c
+    query = (
+        select(c.workload, Agent.name)
+        .join(Agent, Agent.id == c.agent_id)
+        .where(c.runs > 0)
+        .distinct()
+    )
+    if workload is not None:
+        query = query.where(c.workload == workload)
+    found: dict[str, list[str]] = {}
+    for name_of_workload, agent in session.execute(query):
+        found.setdefault(name_of_workload, []).append(agent)
+    return found
 
 
 def runs_stored(

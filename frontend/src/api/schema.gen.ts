@@ -1603,6 +1603,11 @@ export interface components {
         /** CatalogWorkload */
         CatalogWorkload: {
             /**
+             * Agents
+             * @description the agents that stored runs of it, in natural order
+             */
+            agents?: string[];
+            /**
              * Labels
              * @description each label with the values seen
              */

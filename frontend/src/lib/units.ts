@@ -70,3 +70,53 @@ export function formatParams(params: Record<string, unknown>): { text: string; r
   const raw = formatPairs(params);
   return { text, raw: raw === text ? null : raw, pairs };
 }
+
+const SIZE_TEXT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$/i;
+const POWER: Record<string, number> = { "": 0, k: 1, m: 2, g: 3, t: 4, p: 5 };
+const DURATION_TEXT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ns|us|µs|ms|s|sec|m|min|h)?\s*$/i;
+const SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, "µs": 1e-6, ms: 1e-3, s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+
+/** Bytes from 131072, 128k, 128 KiB, 4M, 1.5 MiB (k = 1024, as the server's parse_size); null
+ * when it is not a whole number of bytes. */
+export function parseSize(text: string): number | null {
+  const m = SIZE_TEXT.exec(text);
+  if (!m) return null;
+  const value = Number(m[1]) * 1024 ** (POWER[m[2]!.toLowerCase()] ?? 0);
+  return Number.isInteger(value) ? value : null;
+}
+
+/** Seconds from 250ms, 2s, 1.5 min, 1h, 30 (the server's parse_duration); null if not one. */
+export function parseDuration(text: string): number | null {
+  const m = DURATION_TEXT.exec(text);
+  if (!m) return null;
+  return Number(m[1]) * (SECONDS[(m[2] ?? "s").toLowerCase()] ?? 1);
+}
+
+/** A value of `dimension` as typed (128k, 128 KiB) read as a number in the stored unit; null
+ * for a dimension without a unit or text that is not one. */
+export function parseHuman(dimension: string | null | undefined, text: string): number | null {
+  const unit = unitOf(dimension);
+  if (unit === null) return null;
+  return unit === "bytes" ? parseSize(text) : parseDuration(text);
+}
+
+/** The stored value a typed one means: itself when stored as typed, else the stored value of
+ * the same size or duration (128k -> "131072"), else the text as typed (free text stays). */
+export function storedValue(dimension: string | null | undefined, typed: string, stored: readonly string[]): string {
+  const text = typed.trim();
+  if (stored.includes(text)) return text;
+  const wanted = parseHuman(dimension, text);
+  if (wanted === null) return text;
+  const same = stored.find((s) => {
+    const n = Number(s);
+    return s.trim() !== "" && Number.isFinite(n) && Math.abs(n - wanted) <= Math.abs(wanted) * 1e-9;
+  });
+  return same ?? text;
+}
+
+/** A value typed into a filter as people read it: 128k and 131072 both as 128 KiB; text that is
+ * not a size or duration (or of a dimension without a unit) as typed. */
+export function humanTyped(dimension: string | null | undefined, text: string): string {
+  const n = parseHuman(dimension, text);
+  return n === null ? humanValue(dimension, text) : humanValue(dimension, n);
+}

@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from "react-router-dom";
 import { FilterInput } from "../../components/ui/FilterInput";
+import { useAgentChoices } from "../../features/agents";
 import { useIncidents } from "../../features/alerts/api/get-incidents";
 import { IncidentsList, IncidentStatusTabs } from "../../features/alerts/components/IncidentsList";
 
@@ -9,6 +10,7 @@ export function Incidents() {
   const agent = params.get("agent") ?? "";
   const cursor = params.get("cursor") ?? "";
   const incidents = useIncidents({ status: status === "all" ? undefined : status, agent: agent || undefined, cursor: cursor || undefined, limit: 50 });
+  const agents = useAgentChoices().data;
   const set = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value && !(key === "status" && value === "open")) next.set(key, value);
@@ -31,7 +33,7 @@ export function Incidents() {
       </div>
       <div className="toolbar">
         <IncidentStatusTabs status={status} onSelect={(s) => set("status", s)} />
-        <FilterInput label="host" value={agent} placeholder="agent" onApply={(v) => set("agent", v)} />
+        <FilterInput label="host" value={agent} placeholder="agent" onApply={(v) => set("agent", v)} choices={agents} testId="incidents-agent" />
       </div>
       <section className="card">
         <IncidentsList incidents={incidents} status={status} onCursor={(c) => set("cursor", c)} />

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
-import { FilterInput } from "../../components/ui/FilterInput";
 import { useRuns } from "../../features/runs/api/get-runs";
+import { RunsFilters } from "../../features/runs/components/RunsFilters";
 import { RunsList } from "../../features/runs/components/RunsList";
 import { pageStart } from "../../lib/format";
 
@@ -13,20 +13,13 @@ export function Runs() {
   const cursor = params.get("cursor") ?? "";
   const status = params.get("status") ?? "";
   const label = params.getAll("label");
+  const param = params.getAll("param");
   const [selected, setSelected] = useState<string[]>([]);
   const runs = useRuns({
-    workload: workload || undefined, agent: agent || undefined, status: status || undefined, label, cursor: cursor || undefined, limit: 50,
+    workload: workload || undefined, agent: agent || undefined, status: status || undefined, label, param, cursor: cursor || undefined, limit: 50,
   });
-  const filtered = Boolean(workload || agent || status || label.length > 0);
+  const filtered = Boolean(workload || agent || status || label.length > 0 || param.length > 0);
 
-  const set = (key: string, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(key, value);
-    else next.delete(key);
-    next.delete("cursor");
-    next.delete("at");
-    setParams(next);
-  };
   // Where this page starts in the whole list (null: not known).
   const at = pageStart(params);
   const pageLink = (to: string, from: number | null) => {
@@ -56,32 +49,18 @@ export function Runs() {
           </button>
         </div>
       </div>
-      <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
-        <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} />
-        <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} />
-        <label className="field inline">
-          <span>status</span>
-          <select value={status} onChange={(e) => set("status", e.target.value)}>
-            <option value="">any</option>
-            <option value="ok">ok</option>
-            <option value="failed">failed</option>
-            <option value="partial">partial</option>
-          </select>
-        </label>
-        {label.map((l) => (
-          <span key={l} className="chip" data-testid="label-filter">
-            label {l}
-            <button type="button" aria-label={`remove label ${l}`} onClick={() => setParams(withLabels(label.filter((x) => x !== l)))}>
-              ×
-            </button>
-          </span>
-        ))}
-        {filtered && (
-          <button type="button" className="button small" onClick={() => setParams(new URLSearchParams())}>
-            Clear filters
-          </button>
-        )}
-      </form>
+      <RunsFilters
+        state={{ workload, agent, status, label, param }}
+        onChange={(patch) => {
+          const next = new URLSearchParams([...params].filter(([k]) => k !== "cursor" && k !== "at"));
+          for (const [key, value] of Object.entries(patch)) {
+            next.delete(key);
+            for (const v of Array.isArray(value) ? value : [value]) if (v) next.append(key, v);
+          }
+          setParams(next);
+        }}
+        onClear={() => setParams(new URLSearchParams())}
+      />
       {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
       <section className="card">
         <RunsList runs={runs} filtered={filtered} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} at={at} labelLink={labelLink} />

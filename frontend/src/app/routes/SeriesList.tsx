@@ -2,6 +2,8 @@ import { useSearchParams } from "react-router-dom";
 import { AgentHelp } from "../../components/ui/AgentHelp";
 import { FilterInput } from "../../components/ui/FilterInput";
 import { Empty, QueryView } from "../../components/ui/States";
+import { useAgentChoices } from "../../features/agents";
+import { usePickers } from "../../features/explore";
 import { SERIES_SORTS, useSeriesList, type SeriesSort } from "../../features/series/api/get-series";
 import { SeriesTable } from "../../features/series/components/SeriesTable";
 import { describePage, pageStart } from "../../lib/format";
@@ -27,6 +29,9 @@ export function SeriesList() {
   // Where this page starts in the whole list (null: not known).
   const at = pageStart(params);
   const filtered = Boolean(workload || metric || agent);
+  const pickers = usePickers(workload).data;
+  const everyAgent = useAgentChoices().data;
+  const agents = workload ? pickers?.agents : everyAgent;
   const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, sort, limit: PAGE, cursor: cursor ?? undefined });
   // A filter starts the list again from its first page.
   const set = (key: string, value: string) => {
@@ -54,9 +59,9 @@ export function SeriesList() {
       </div>
       <p className="muted">A series is one metric's history for one workload, agent, target and set of parameters; a new version is a new point, not a new series.</p>
       <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
-        <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} />
-        <FilterInput label="metric" value={metric} onApply={(v) => set("metric", v)} />
-        <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} />
+        <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} choices={pickers?.workloads} testId="series-workload" />
+        <FilterInput label="metric" value={metric} onApply={(v) => set("metric", v)} choices={pickers?.metrics} testId="series-metric" />
+        <FilterInput label="agent" value={agent} onApply={(v) => set("agent", v)} choices={agents} testId="series-agent" />
         <label className="field inline">
           <span>order</span>
           <select aria-label="order" value={sort} onChange={(e) => set("sort", e.target.value === "newest" ? "" : e.target.value)}>

@@ -1,9 +1,13 @@
-import { useId, useState } from "react";
+import { useState } from "react";
+import type { Choice } from "./choices";
+import { useChoiceList } from "./ChoiceList";
 
 /** A list of short texts as chips: type one and press Enter (or a comma, or leave the field) to add
- * it; × removes it. `check` refuses an item with a reason; `suggestions` fill a datalist. */
+ * it; × removes it. `check` refuses an item with a reason; `suggestions` (or `choices`, with
+ * labels) fill a datalist; `normalize` turns a typed item into the value kept (128k -> 131072);
+ * `show` is a chip's text. */
 export function ChipsInput({
-  label, values, onChange, placeholder, suggestions = [], check, testId, splitOnComma = true, offer,
+  label, values, onChange, placeholder, suggestions = [], choices, check, testId, splitOnComma = true, offer, normalize, show,
 }: {
   label: string;
   values: string[];
@@ -15,12 +19,14 @@ export function ChipsInput({
   splitOnComma?: boolean;
   /** suggestions also shown as buttons that add them (with this caption) */
   offer?: string;
+  choices?: readonly Choice[];
+  normalize?: (item: string) => string;
+  show?: (value: string, index: number) => string;
 }) {
   const [text, setText] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
-  const listId = useId();
   const add = (raw: string) => {
-    const items = (splitOnComma ? raw.split(",") : [raw]).map((s) => s.trim()).filter(Boolean);
+    const items = (splitOnComma ? raw.split(",") : [raw]).map((s) => s.trim()).filter(Boolean).map((s) => normalize?.(s) ?? s);
     const next = [...values];
     for (const item of items) {
       const why = check?.(item) ?? null;
@@ -35,13 +41,16 @@ export function ChipsInput({
     setText("");
     if (next.length !== values.length) onChange(next);
   };
-  const offered = suggestions.filter((s) => !values.includes(s));
+  const all: readonly Choice[] = choices ?? suggestions.map((value) => ({ value }));
+  const shown = all.filter((c) => !values.includes(c.value));
+  const offered = shown.map((c) => c.value);
+  const [listId, datalist] = useChoiceList(shown, testId ? `${testId}-choices` : undefined);
   return (
     <div className="chips-input" data-testid={testId}>
       <div className="chips">
-        {values.map((v) => (
+        {values.map((v, i) => (
           <span key={v} className="chip">
-            {v}
+            {show ? show(v, i) : v}
             <button type="button" aria-label={`remove ${v}`} onClick={() => onChange(values.filter((x) => x !== v))}>
               ×
             </button>
@@ -51,7 +60,7 @@ export function ChipsInput({
           aria-label={label}
           value={text}
           placeholder={values.length === 0 ? placeholder : "add another…"}
-          list={offered.length > 0 ? listId : undefined}
+          list={listId}
           onChange={(e) => {
             const value = e.target.value;
             // a pick from the datalist arrives as a whole value (not typed): take it at once
@@ -71,13 +80,7 @@ export function ChipsInput({
           onBlur={() => text.trim() && add(text)}
         />
       </div>
-      {offered.length > 0 && (
-        <datalist id={listId}>
-          {offered.map((s) => (
-            <option key={s} value={s} />
-          ))}
-        </datalist>
-      )}
+      {datalist}
       {offer && offered.length > 0 && (
         <div className="offer">
           <span className="muted small">{offer}</span>{" "}

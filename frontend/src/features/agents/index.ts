@@ -1,2 +1,2 @@
 // What other features may use of agents; the rest of features/agents is its own.
-export { useAgents, type Agent } from "./api/get-agents";
+export { useAgentChoices, useAgents, type Agent } from "./api/get-agents";

@@ -1,5 +1,6 @@
 // What can be plotted, from the API's catalog: workloads, the chosen workload's metrics, and the
 // dimensions (time, its parameters and labels with the values seen, the built-ins).
+import { naturalSorted } from "../../lib/natural";
 import type { Schemas } from "../../api/client";
 
 export type ApiCatalog = Schemas["Catalog"];
@@ -21,7 +22,9 @@ export function buildCatalog(api: ApiCatalog, workload: string): Catalog {
     if (!(name in params)) dimensions.push({ name, kind: "label", values: strings(labels[name] ?? []) });
   }
   for (const name of api.dimensions) {
-    if (name !== "time" && !(name in params) && !(name in labels)) dimensions.push({ name, kind: "built-in", values: [] });
+    // the built-in agent's values: the agents that stored runs of the workload
+    const values = name === "agent" ? naturalSorted(chosen?.agents ?? []) : [];
+    if (name !== "time" && !(name in params) && !(name in labels)) dimensions.push({ name, kind: "built-in", values });
   }
   return {
     workloads: api.workloads.map((w) => w.name).sort(),

@@ -1,5 +1,6 @@
 // What other features may use of explore; the rest of features/explore is its own.
-export { useCatalog } from "./api/get-catalog";
+export { useCatalog, usePickers } from "./api/get-catalog";
+export type { Pickers, Stored } from "./pickers";
 export type { Explore } from "./api/get-explore";
 export type { Dimension } from "./catalog";
 export { DimensionInput } from "./components/DimensionInput";

@@ -1,3 +1,6 @@
+import { useChoiceList } from "../../../components/ui/ChoiceList";
+import { useAgentChoices } from "../../agents";
+import { usePickers } from "../../explore";
 import type { AlertStatus } from "../api/get-alerts";
 import { STATUS_LABEL, STATUSES, type AlertsState } from "../format";
 
@@ -20,6 +23,13 @@ export function isFiltered(state: AlertsState): boolean {
 
 /** Workload, host and label filters; a label is added on Apply and removed by its chip's ×. */
 export function AlertsFilters({ state, onChange }: { state: AlertsState; onChange: (patch: Partial<AlertsState>) => void }) {
+  const pickers = usePickers(state.workload).data;
+  const [workloads, workloadList] = useChoiceList(pickers?.workloads ?? [], "alerts-workload-choices");
+  const everyAgent = useAgentChoices().data ?? [];
+  const [agents, agentList] = useChoiceList((state.workload ? pickers?.agents : everyAgent) ?? [], "alerts-agent-choices");
+  // every label's stored values as name:value, what the filter takes
+  const pairs = (pickers?.dimensions ?? []).filter((d) => d.kind === "label").flatMap((d) => d.values.map((v) => ({ value: `${d.name}:${v}` })));
+  const [labels, labelList] = useChoiceList(pairs, "alerts-label-choices");
   return (
     <form
       className="toolbar"
@@ -38,15 +48,18 @@ export function AlertsFilters({ state, onChange }: { state: AlertsState; onChang
     >
       <label className="field inline">
         <span>workload</span>
-        <input name="workload" key={`w-${state.workload}`} defaultValue={state.workload} />
+        <input name="workload" key={`w-${state.workload}`} defaultValue={state.workload} list={workloads} />
+        {workloadList}
       </label>
       <label className="field inline">
         <span>host</span>
-        <input name="agent" key={`a-${state.agent}`} defaultValue={state.agent} placeholder="agent" />
+        <input name="agent" key={`a-${state.agent}`} defaultValue={state.agent} placeholder="agent" list={agents} />
+        {agentList}
       </label>
       <label className="field inline">
         <span>label</span>
-        <input name="label" placeholder="name:value" pattern="[^:]+:.*" title="name:value, e.g. fs_version:6.2" />
+        <input name="label" placeholder="name:value" pattern="[^:]+:.*" title="name:value, e.g. fs_version:6.2" list={labels} />
+        {labelList}
       </label>
       <button type="submit" className="button small">
         Apply

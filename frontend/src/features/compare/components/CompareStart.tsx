@@ -1,5 +1,7 @@
 import { useState } from "react";
 import { useSearchParams } from "react-router-dom";
+import { useChoiceList } from "../../../components/ui/ChoiceList";
+import { choicesOf } from "../../../components/ui/choices";
 import { CursorPager, useCursorStack } from "../../../components/ui/CursorPager";
 import { Empty, QueryView } from "../../../components/ui/States";
 import { describePage } from "../../../lib/format";
@@ -87,6 +89,9 @@ export function GroupStart({ workload: initial }: { workload: string }) {
   const [, setParams] = useSearchParams();
   const [workload, setWorkload] = useState(initial);
   const [by, setBy] = useState("fs_version");
+  const catalog = useCatalog(workload).data;
+  const [workloads, workloadList] = useChoiceList(choicesOf(catalog?.workloads ?? []), "group-start-workload-choices");
+  const [dims, dimList] = useChoiceList((catalog?.dimensions ?? []).filter((d) => d.kind !== "time").map((d) => ({ value: d.name, label: d.kind })), "group-start-by-choices");
   return (
     <section className="card">
       <h2>Compare groups</h2>
@@ -103,11 +108,13 @@ export function GroupStart({ workload: initial }: { workload: string }) {
       >
         <label className="field inline">
           <span>workload</span>
-          <input value={workload} onChange={(e) => setWorkload(e.target.value.trim())} placeholder="smallfile" />
+          <input value={workload} onChange={(e) => setWorkload(e.target.value.trim())} placeholder="smallfile" list={workloads} />
+          {workloadList}
         </label>
         <label className="field inline">
           <span>grouped by</span>
-          <input value={by} onChange={(e) => setBy(e.target.value.trim())} placeholder="fs_version" />
+          <input value={by} onChange={(e) => setBy(e.target.value.trim())} placeholder="fs_version" list={dims} />
+          {dimList}
         </label>
         <button type="submit" className="button" disabled={!workload || !by}>
           Choose the groups

@@ -1,7 +1,11 @@
 import { Fragment, useState, type ReactNode } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { Empty, QueryView } from "../../../components/ui/States";
+import { ChipsInput } from "../../../components/ui/ChipsInput";
+import { useChoiceList } from "../../../components/ui/ChoiceList";
+import { valueChoices } from "../../../components/ui/choices";
 import { plural } from "../../../lib/format";
+import { humanValue, storedValue } from "../../../lib/units";
 import { DimensionInput, FilterEditor, useCatalog } from "../../explore";
 import { useGroupCompare } from "../api/get-group-compare";
 import { groupCompareSearch, type GroupCompare as Data, type GroupCompareState } from "../group";
@@ -12,29 +16,23 @@ import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
 import { SeriesBreakdown } from "./SeriesBreakdown";
 
-function ValuesPicker({ values, known, onChange }: { values: string[]; known: string[]; onChange: (values: string[]) => void }) {
+/** The groups: values of `by`, the stored ones offered (sizes in their units), any other typed;
+ * a value typed in human units (128k) is kept as the stored one it means. */
+function ValuesPicker({ by, values, known, onChange }: { by: string; values: string[]; known: string[]; onChange: (values: string[]) => void }) {
   return (
     <fieldset className="field filters">
       <legend>groups (the first is the baseline)</legend>
-      <div className="chips" data-testid="group-values">
-        {values.length === 0 && <span className="muted small">choose two or more values</span>}
-        {values.map((v, i) => (
-          <span key={v} className="chip">
-            {i === 0 ? `${v} (baseline)` : v}
-            <button type="button" aria-label={`remove group ${v}`} onClick={() => onChange(values.filter((x) => x !== v))}>
-              ×
-            </button>
-          </span>
-        ))}
-      </div>
-      <select aria-label="add a group" value="" onChange={(e) => e.target.value && onChange([...values, e.target.value])}>
-        <option value="">add a value…</option>
-        {known
-          .filter((v) => !values.includes(v))
-          .map((v) => (
-            <option key={v}>{v}</option>
-          ))}
-      </select>
+      <ChipsInput
+        label="add a group"
+        values={values}
+        onChange={onChange}
+        choices={valueChoices(by, known)}
+        normalize={(typed) => storedValue(by, typed, known)}
+        show={(v, i) => `${humanValue(by, v)}${i === 0 ? " (baseline)" : ""}`}
+        placeholder="choose two or more values"
+        splitOnComma={false}
+        testId="group-values"
+      />
     </fieldset>
   );
 }
@@ -49,7 +47,7 @@ export function GroupTable({ data }: { data: Data }) {
           <th>metric</th>
           {data.groups.map((g, i) => (
             <th key={g.value} className="num">
-              {data.by} = {g.value}
+              {data.by} = {humanValue(data.by, g.value)}
               <div className="muted small">
                 {i === 0 ? "baseline · " : ""}
                 {plural(g.runs, "run")}
@@ -180,6 +178,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
   // choose, so say so, and what there is.
   const absent = catalog.data !== undefined && !state.by.includes(".") && !dims.some((d) => d.name === state.by);
   const own = dims.filter((d) => d.kind === "label" || d.kind === "parameter").map((d) => d.name).sort();
+  const [pairList, pairChoices] = useChoiceList(dims.map((d) => ({ value: d.name, label: d.kind })), "pair-ignore-choices");
   const update = (patch: Partial<GroupCompareState>) => setParams(groupCompareSearch({ ...state, ...patch }));
   return (
     <>
@@ -194,7 +193,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
             </select>
           </label>
           <DimensionInput label="groups by" value={state.by} dimensions={dims} onChange={(by) => update({ by, values: [], pairIgnore: null })} />
-          <ValuesPicker values={state.values} known={known} onChange={(values) => update({ values })} />
+          <ValuesPicker by={state.by} values={state.values} known={known} onChange={(values) => update({ values })} />
         </div>
         <div className="toolbar">
           <FilterEditor filters={state.filter} dimensions={dims} onChange={(filter) => update({ filter })} />
@@ -203,6 +202,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
             <span>pair ignoring</span>
             <input
               aria-label="pair ignoring"
+              list={pairList}
               key={(state.pairIgnore ?? []).join(",")}
               defaultValue={(state.pairIgnore ?? []).join(", ")}
               placeholder="default"
@@ -212,6 +212,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
               }}
             />
           </label>
+          {pairChoices}
           <label className="field">
             <span>min. effect %</span>
             <input

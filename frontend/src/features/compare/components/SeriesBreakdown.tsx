@@ -1,4 +1,5 @@
 import { formatNumber } from "../../../lib/format";
+import { humanValue } from "../../../lib/units";
 import { VERDICT_TEXT, changeText, changeTitle, verdictTone } from "../diff";
 import type { GroupCompare } from "../group";
 import { TrustMark } from "./TrustMark";
@@ -32,7 +33,7 @@ export function SeriesBreakdown({ metric, data }: { metric: Metric; data: GroupC
           <th>series</th>
           {data.values.map((v) => (
             <th key={v} className="num">
-              {data.by} = {v}
+              {data.by} = {humanValue(data.by, v)}
             </th>
           ))}
         </tr>

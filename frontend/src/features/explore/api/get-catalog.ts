@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { apiGet } from "../../../api/client";
 import { buildCatalog, type ApiCatalog } from "../catalog";
+import { pickersOf } from "../pickers";
 
 export function getCatalog(signal?: AbortSignal): Promise<ApiCatalog> {
   return apiGet<ApiCatalog>("/catalog", {}, signal);
@@ -14,5 +15,16 @@ export function useCatalog(workload: string, enabled = true) {
     staleTime: 60_000,
     enabled,
     select: (api) => buildCatalog(api, workload),
+  });
+}
+
+/** What the pickers offer: the catalog's workloads, and the metrics, parameters and labels with
+ * their values of `workload` (of every workload when it is ""). */
+export function usePickers(workload: string) {
+  return useQuery({
+    queryKey: ["catalog"],
+    queryFn: ({ signal }) => getCatalog(signal),
+    staleTime: 60_000,
+    select: (api) => pickersOf(api, workload),
   });
 }

@@ -1,5 +1,6 @@
 import type { UseQueryResult } from "@tanstack/react-query";
 import { ErrorState } from "../../../components/ui/States";
+
 import type { Catalog } from "../catalog";
 import { BY_METRIC, metricList, withGroup, type ExploreState, type ExploreView } from "../url-state";
 import { DimensionInput } from "./DimensionInput";
@@ -44,7 +45,7 @@ function MetricChecklist({ catalog, chosen, onChange }: { catalog: Catalog | und
 
 /** Explore's settings: what to plot, against what, one line per what, filters and the view. */
 export function ExploreControls({ state, catalog, xNumeric, onChange }: Props) {
-  const dims = catalog.data?.dimensions ?? [];
+  const dims = (catalog.data?.dimensions ?? []);
   return (
     <aside className="controls card" aria-label="Plot settings">
       {catalog.isError && <ErrorState error={catalog.error} what="workloads and metrics" />}

@@ -1,21 +1,18 @@
-import { useId, useState } from "react";
-import { humanValue, unitOf } from "../../../lib/units";
+import { valueChoices } from "../../../components/ui/choices";
+import { ValueFilterAdd } from "../../../components/ui/ValueFilterAdd";
+import { humanTyped } from "../../../lib/units";
 import type { Dimension } from "../catalog";
 import { splitFilter } from "../url-state";
 
 type Props = { filters: string[]; dimensions: Dimension[]; onChange: (filters: string[]) => void };
 
-/** filter=dimension:value chips; several values of one dimension mean any of them. */
+/** filter=dimension:value chips; several values of one dimension mean any of them. The
+ * dimension and the value offer what is stored (the chosen dimension's values, sizes in their
+ * units) and take any other text: env.KEY, label.NAME, 128k for 131072. */
 export function FilterEditor({ filters, dimensions, onChange }: Props) {
-  const [dim, setDim] = useState("");
-  const [value, setValue] = useState("");
-  const listId = useId();
-  const values = dimensions.find((d) => d.name === dim)?.values ?? [];
-  const add = () => {
-    if (!dim || value === "") return;
-    const f = `${dim}:${value}`;
+  const add = (d: string, v: string) => {
+    const f = `${d}:${v}`;
     if (!filters.includes(f)) onChange([...filters, f]);
-    setValue("");
   };
   return (
     <fieldset className="field filters">
@@ -26,7 +23,7 @@ export function FilterEditor({ filters, dimensions, onChange }: Props) {
           const [d, v] = splitFilter(f);
           return (
             <span key={f} className="chip">
-              {d} = {humanValue(d, v)}
+              {d} = {humanTyped(d, v)}
               <button type="button" aria-label={`remove filter ${f}`} onClick={() => onChange(filters.filter((x) => x !== f))}>
                 ×
               </button>
@@ -34,39 +31,11 @@ export function FilterEditor({ filters, dimensions, onChange }: Props) {
           );
         })}
       </div>
-      <div className="filter-add">
-        <select aria-label="filter dimension" value={dim} onChange={(e) => setDim(e.target.value)}>
-          <option value="">dimension…</option>
-          {dimensions
-            .filter((d) => d.kind !== "time")
-            .map((d) => (
-              <option key={d.name} value={d.name}>
-                {d.name}
-              </option>
-            ))}
-        </select>
-        <input
-          aria-label="filter value"
-          list={listId}
-          placeholder="value"
-          value={value}
-          onChange={(e) => setValue(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === "Enter") {
-              e.preventDefault();
-              add();
-            }
-          }}
-        />
-        <datalist id={listId}>
-          {values.map((v) => (
-            <option key={v} value={v} label={unitOf(dim) ? humanValue(dim, v) : undefined} />
-          ))}
-        </datalist>
-        <button type="button" className="button small" onClick={add} disabled={!dim || value === ""}>
-          Add
-        </button>
-      </div>
+      <ValueFilterAdd
+        dimensions={dimensions.filter((d) => d.kind !== "time").map((d) => ({ value: d.name, label: d.kind }))}
+        valuesOf={(dim) => valueChoices(dim, dimensions.find((d) => d.name === dim)?.values ?? [])}
+        onAdd={add}
+      />
     </fieldset>
   );
 }

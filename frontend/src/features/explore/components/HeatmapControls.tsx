@@ -1,5 +1,7 @@
 import type { UseQueryResult } from "@tanstack/react-query";
 import { ErrorState } from "../../../components/ui/States";
+import { humanValue } from "../../../lib/units";
+
 import type { Catalog } from "../catalog";
 import type { HeatmapState } from "../url-state";
 import { DimensionInput } from "./DimensionInput";
@@ -34,7 +36,9 @@ export function HeatmapControls({ state, catalog, onChange }: { state: HeatmapSt
                 <select value={state[key]} onChange={(e) => onChange({ [key]: e.target.value })}>
                   <option value="">choose…</option>
                   {diffValues.map((v) => (
-                    <option key={v}>{v}</option>
+                    <option key={v} value={v}>
+                      {humanValue(state.diff, v)}
+                    </option>
                   ))}
                 </select>
               </label>

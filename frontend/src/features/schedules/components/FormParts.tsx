@@ -1,6 +1,9 @@
 // Pieces of the schedule form: a field's errors, the parameter rows, the `when` inputs.
 import { useId } from "react";
+import { useChoiceList } from "../../../components/ui/ChoiceList";
+import { commaCompletions } from "../../../components/ui/choices";
 import { timeZones } from "../../../lib/time";
+import { usePickers, type Pickers } from "../../explore";
 import { CRON_PRESETS, describeCron, type WhenKind } from "../cron";
 import { parseValues, type ParamRow, type ScheduleForm } from "../form";
 
@@ -13,24 +16,41 @@ export function FieldErrors({ messages, testId }: { messages: string[] | undefin
   );
 }
 
-/** Parameters as rows of name + comma-separated values; several values sweep. */
-export function ParamRows({ rows, onChange }: { rows: ParamRow[]; onChange: (rows: ParamRow[]) => void }) {
+function ParamRowFields({ row, index, pickers, set, onRemove }: { row: ParamRow; index: number; pickers: Pickers | undefined; set: (patch: Partial<ParamRow>) => void; onRemove: () => void }) {
+  const n = parseValues(row.values, row.name).length;
+  const [names, nameList] = useChoiceList(pickers?.parameters ?? [], `param-${index + 1}-name-choices`);
+  const [values, valueList] = useChoiceList(commaCompletions(row.values, pickers?.values(row.name.trim(), "parameter") ?? []), `param-${index + 1}-value-choices`);
+  return (
+    <div className="param-row">
+      <input aria-label={`parameter ${index + 1} name`} placeholder="name (size)" value={row.name} onChange={(e) => set({ name: e.target.value })} list={names} />
+      {nameList}
+      <input aria-label={`parameter ${index + 1} values`} className="grow" placeholder="values, comma-separated (4k, 64k)" value={row.values} onChange={(e) => set({ values: e.target.value })} list={values} />
+      {valueList}
+      <span className="muted small sweep-note">{n > 1 ? `sweeps ${n} values` : n === 1 ? "fixed" : ""}</span>
+      <button type="button" className="button small" aria-label={`remove parameter ${index + 1}`} onClick={onRemove}>
+        ×
+      </button>
+    </div>
+  );
+}
+
+/** Parameters as rows of name + comma-separated values; several values sweep. The names and
+ * values the workload's runs have are offered (sizes in their units), any other typed. */
+export function ParamRows({ rows, workload, onChange }: { rows: ParamRow[]; workload: string; onChange: (rows: ParamRow[]) => void }) {
+  const pickers = usePickers(workload.trim()).data;
   const set = (i: number, patch: Partial<ParamRow>) => onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <div className="param-rows" data-testid="param-rows">
-      {rows.map((row, i) => {
-        const n = parseValues(row.values, row.name).length;
-        return (
-          <div className="param-row" key={i}>
-            <input aria-label={`parameter ${i + 1} name`} placeholder="name (size)" value={row.name} onChange={(e) => set(i, { name: e.target.value })} />
-            <input aria-label={`parameter ${i + 1} values`} className="grow" placeholder="values, comma-separated (4k, 64k)" value={row.values} onChange={(e) => set(i, { values: e.target.value })} />
-            <span className="muted small sweep-note">{n > 1 ? `sweeps ${n} values` : n === 1 ? "fixed" : ""}</span>
-            <button type="button" className="button small" aria-label={`remove parameter ${i + 1}`} onClick={() => onChange(rows.length > 1 ? rows.filter((_, j) => j !== i) : [{ name: "", values: "" }])}>
-              ×
-            </button>
-          </div>
-        );
-      })}
+      {rows.map((row, i) => (
+        <ParamRowFields
+          key={i}
+          row={row}
+          index={i}
+          pickers={workload.trim() ? pickers : undefined}
+          set={(patch) => set(i, patch)}
+          onRemove={() => onChange(rows.length > 1 ? rows.filter((_, j) => j !== i) : [{ name: "", values: "" }])}
+        />
+      ))}
       <button type="button" className="button small" onClick={() => onChange([...rows, { name: "", values: "" }])}>
         + parameter
       </button>

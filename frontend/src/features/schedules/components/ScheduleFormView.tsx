@@ -1,11 +1,13 @@
 import { useMemo, useState } from "react";
 import { ApiError } from "../../../api/client";
+import { useChoiceList } from "../../../components/ui/ChoiceList";
 import { ChipsInput } from "../../../components/ui/ChipsInput";
+import { commaCompletions } from "../../../components/ui/choices";
 import { WriteError } from "../../../components/ui/WriteError";
 import { useDebounced } from "../../../lib/use-debounced";
 import { isTimeZone } from "../../../lib/time";
 import { useAgents } from "../../agents";
-import { useCatalog } from "../../explore";
+import { usePickers } from "../../explore";
 import type { Schedule } from "../api/get-schedules";
 import { usePreview } from "../api/preview-schedule";
 import { useSaveSchedule } from "../api/write-schedule";
@@ -30,7 +32,11 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
     if (save.error) save.reset();
   };
   const agents = useAgents();
-  const catalog = useCatalog("");
+  const [workloads, workloadList] = useChoiceList(usePickers("").data?.workloads ?? [], "workload-choices");
+  // the labels the workload's runs have, as name=value, completing the last of the list
+  const stored = usePickers(form.workload.trim()).data;
+  const labelPairs = form.workload.trim() ? (stored?.dimensions ?? []).filter((d) => d.kind === "label").flatMap((d) => d.values.map((v) => ({ value: `${d.name}=${v}` }))) : [];
+  const [labelsList, labelChoices] = useChoiceList(commaCompletions(form.labels, labelPairs), "labels-choices");
   const suggestions = useMemo(() => selectorSuggestions(agents.data ?? []), [agents.data]);
 
   const spec = specFromForm(form);
@@ -74,12 +80,8 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
             <FieldErrors messages={errs("name")} testId="error-name" />
             <label className="field">
               <span>workload</span>
-              <input value={form.workload} onChange={(e) => set({ workload: e.target.value })} list="workloads-known" placeholder="smallfile" className="mono" data-testid="workload" />
-              <datalist id="workloads-known">
-                {(catalog.data?.workloads ?? []).map((w) => (
-                  <option key={w} value={w} />
-                ))}
-              </datalist>
+              <input value={form.workload} onChange={(e) => set({ workload: e.target.value })} list={workloads} placeholder="smallfile" className="mono" data-testid="workload" />
+              {workloadList}
             </label>
             <FieldErrors messages={errs("workload")} testId="error-workload" />
             <div className="field">
@@ -89,7 +91,7 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
             <FieldErrors messages={errs("targets")} testId="error-targets" />
             <div className="field">
               <span>parameters</span>
-              <ParamRows rows={form.params} onChange={(params) => set({ params })} />
+              <ParamRows rows={form.params} workload={form.workload} onChange={(params) => set({ params })} />
             </div>
             <FieldErrors messages={errs("params")} testId="error-params" />
             <p className="small muted" data-testid="sweep-count">
@@ -106,7 +108,8 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
               </label>
               <label className="field grow">
                 <span>labels on every run</span>
-                <input value={form.labels} onChange={(e) => set({ labels: e.target.value })} placeholder="version=1.2, build=nightly" className="mono" data-testid="labels" />
+                <input value={form.labels} onChange={(e) => set({ labels: e.target.value })} placeholder="version=1.2, build=nightly" className="mono" data-testid="labels" list={labelsList} />
+                {labelChoices}
               </label>
             </div>
             <FieldErrors messages={[...(errs("repetitions") ?? []), ...(errs("min_seconds") ?? []), ...(errs("labels") ?? [])]} testId="error-spec" />

@@ -2,7 +2,10 @@ import { useSearchParams } from "react-router-dom";
 import { Link } from "react-router-dom";
 import { useState } from "react";
 import { Empty, ErrorState, Loading } from "../../../components/ui/States";
+import { useChoiceList } from "../../../components/ui/ChoiceList";
 import { WriteError } from "../../../components/ui/WriteError";
+import { useAgentChoices } from "../../agents";
+import { usePickers } from "../../explore";
 import { useDeleteRule, useRules, useSaveRule, type Rule } from "../api/rules";
 import { ruleFromForm, ruleScope } from "../rules";
 
@@ -19,6 +22,17 @@ function conf(value: number | null | undefined, fallback: number | undefined): s
 
 function RuleForm({ rule, onDone }: { rule: Rule | null; onDone: () => void }) {
   const save = useSaveRule();
+  // What each matcher offers: the stored workloads, the chosen workload's metrics and labels,
+  // the chosen label's values, the agents; any other text may be typed.
+  const [workload, setWorkload] = useState(rule?.workload ?? "");
+  const [labelKey, setLabelKey] = useState(rule?.label_key ?? "");
+  const pickers = usePickers(workload.trim()).data;
+  const [workloads, workloadList] = useChoiceList(pickers?.workloads ?? [], "rule-workload-choices");
+  const [metrics, metricList] = useChoiceList(pickers?.metrics ?? [], "rule-metric-choices");
+  const everyAgent = useAgentChoices().data ?? [];
+  const [agents, agentList] = useChoiceList((workload.trim() ? pickers?.agents : everyAgent) ?? [], "rule-agent-choices");
+  const [labelKeys, labelKeyList] = useChoiceList(pickers?.labels ?? [], "rule-label-key-choices");
+  const [labelValues, labelValueList] = useChoiceList(pickers?.values(labelKey.trim(), "label") ?? [], "rule-label-value-choices");
   return (
     <form
       className="inline-form"
@@ -37,23 +51,28 @@ function RuleForm({ rule, onDone }: { rule: Rule | null; onDone: () => void }) {
         </label>
         <label className="field">
           <span>workload</span>
-          <input name="workload" defaultValue={rule?.workload ?? ""} placeholder="any" />
+          <input name="workload" value={workload} onChange={(e) => setWorkload(e.target.value)} placeholder="any" list={workloads} />
+          {workloadList}
         </label>
         <label className="field">
           <span>metric</span>
-          <input name="metric" defaultValue={rule?.metric ?? ""} placeholder="any" />
+          <input name="metric" defaultValue={rule?.metric ?? ""} placeholder="any" list={metrics} />
+          {metricList}
         </label>
         <label className="field">
           <span>host (agent)</span>
-          <input name="agent" defaultValue={rule?.agent ?? ""} placeholder="any" />
+          <input name="agent" defaultValue={rule?.agent ?? ""} placeholder="any" list={agents} />
+          {agentList}
         </label>
         <label className="field">
           <span>label name</span>
-          <input name="label_key" defaultValue={rule?.label_key ?? ""} placeholder="any" />
+          <input name="label_key" value={labelKey} onChange={(e) => setLabelKey(e.target.value)} placeholder="any" list={labelKeys} />
+          {labelKeyList}
         </label>
         <label className="field">
           <span>label value</span>
-          <input name="label_value" defaultValue={rule?.label_value ?? ""} placeholder="any" />
+          <input name="label_value" defaultValue={rule?.label_value ?? ""} placeholder="any" list={labelValues} />
+          {labelValueList}
         </label>
         <label className="field small-input">
           <span>series id</span>
