@@ -3,13 +3,14 @@ import { useAlerts } from "../../features/alerts/api/get-alerts";
 import { AlertsFilters, AlertStatusTabs } from "../../features/alerts/components/AlertsFilters";
 import { AlertsList } from "../../features/alerts/components/AlertsList";
 import { alertsFilter, alertsSearch, parseAlertsState, type AlertsState } from "../../features/alerts/format";
+import { searchNow } from "../../lib/search-now";
 
 export function Alerts() {
   const [params, setParams] = useSearchParams();
   const state = parseAlertsState(params);
   const alerts = useAlerts(alertsFilter(state));
   // Any change but paging starts again at the newest alerts.
-  const go = (next: Partial<AlertsState>) => setParams(alertsSearch({ ...state, cursor: "", ...next }));
+  const go = (next: Partial<AlertsState>) => setParams(alertsSearch({ ...parseAlertsState(searchNow()), cursor: "", ...next }));
 
   return (
     <div className="page">

@@ -9,6 +9,7 @@ import { ExploreHeader } from "../../features/explore/components/ExploreHeader";
 import { ExploreTable } from "../../features/explore/components/ExploreTable";
 import { AddToReport, exploreBlock } from "../../features/reports";
 import { exploreQuery, exploreSearch, parseExploreState, type ExploreState } from "../../features/explore/url-state";
+import { searchNow } from "../../lib/search-now";
 
 export function Explore() {
   const [params, setParams] = useSearchParams();
@@ -18,7 +19,10 @@ export function Explore() {
   // The catalog only fills the pickers: a plot opened from a link asks for its data first.
   const catalog = useCatalog(state.workload, !query || !explore.isPending);
   useEffect(() => void loadPlotly().catch(() => {}), []);
-  const update = useCallback((patch: Partial<ExploreState>) => setParams(exploreSearch({ ...state, ...patch }), { replace: false }), [setParams, state]);
+  const update = useCallback(
+    (patch: Partial<ExploreState>) => setParams(exploreSearch({ ...parseExploreState(searchNow()), ...patch }), { replace: false }),
+    [setParams],
+  );
 
   return (
     <div className="page explore">

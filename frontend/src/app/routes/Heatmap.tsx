@@ -7,6 +7,7 @@ import { HeatmapChart } from "../../features/explore/components/HeatmapChart";
 import { HeatmapControls } from "../../features/explore/components/HeatmapControls";
 import { AddToReport, heatmapBlock } from "../../features/reports";
 import { exploreLink, heatmapSearch, parseHeatmapState, type HeatmapState } from "../../features/explore/url-state";
+import { searchNow } from "../../lib/search-now";
 
 export function Heatmap() {
   const [params, setParams] = useSearchParams();
@@ -14,7 +15,7 @@ export function Heatmap() {
   const catalog = useCatalog(state.workload);
   const heatmap = useHeatmap(state);
   useEffect(() => void loadPlotly().catch(() => {}), []);
-  const update = (patch: Partial<HeatmapState>) => setParams(heatmapSearch({ ...state, ...patch }));
+  const update = (patch: Partial<HeatmapState>) => setParams(heatmapSearch({ ...parseHeatmapState(searchNow()), ...patch }));
 
   return (
     <div className="page">

@@ -5,12 +5,13 @@ import { JobsFilters } from "../../features/jobs/components/JobsFilters";
 import { JobsTable } from "../../features/jobs/components/JobsTable";
 import { isActive } from "../../features/jobs/progress";
 import { jobsQuery, jobsSearch, parseJobsState, type JobsState } from "../../features/jobs/url-state";
+import { searchNow } from "../../lib/search-now";
 
 export function Jobs() {
   const [params, setParams] = useSearchParams();
   const state = parseJobsState(params);
   const jobs = useJobs(jobsQuery(state));
-  const go = (patch: Partial<JobsState>) => setParams(jobsSearch({ ...state, cursor: "", ...patch }));
+  const go = (patch: Partial<JobsState>) => setParams(jobsSearch({ ...parseJobsState(searchNow()), cursor: "", ...patch }));
   const live = jobs.data?.items.some((j) => isActive(j.status));
   return (
     <div className="page">
