@@ -1,10 +1,12 @@
 """What an explore point pools, and the split that keeps it from pooling unlike runs.
 
 Before the points are computed, one statement reads what each point will hold, pair by pair:
-the (series, variant) pairs of the folded runs (one digest row each, rollups/models.py) and the
-distinct series and run facts of the pending runs. A series fixes the parameters and the target,
-a variant the agent, filesystem, labels and durability facts, so these few rows say, per point,
-which parameters, durability facts, agents, targets, filesystems and labels vary behind it.
+the (series, variant) pairs of the folded runs (one digest row each, rollups/models.py) with
+their variants' facts, and the distinct series and run facts of the pending runs, with how many
+results each row stands for (the sum decides between the exact and the sketched read). A series
+fixes the parameters and the target, a variant the agent, filesystem, labels and durability
+facts, so these few rows say, per point, which parameters, durability facts, agents, targets,
+filesystems and labels vary behind it.
 
 Parameters and durability facts that vary within a point (x = time: along a trace) split the
 traces by default, unless the request pools them (pool=NAME, or split=none for all); the split
@@ -167,7 +169,7 @@ def _facts(
 class Behind:
     """What is behind each point (x, group): its distinct facts (x is None for x = time, one key
     per trace), and how many results the plot covers (the filters' but no time filter's on the
-    folded side, as sketched.covered counts them)."""
+    folded side: the digests cannot split a time filter)."""
 
     points: dict[Key, list[Facts]]
     results: int

@@ -263,7 +263,7 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
             continue
         bytes_read += len(point.records)
         held += len(point.records)
-        batch.append((x, g, point.tentative, unpack(bytes(point.records))))
+        batch.append((x, g, point.tentative, unpack(point.records)))
         point.records = bytearray()
         if held >= BATCH_BYTES:
             yield from _cells(query, batch)
