@@ -1,10 +1,12 @@
 """What an explore point pools, and the split that keeps it from pooling unlike runs.
 
 Before the points are computed, one statement reads what each point will hold, pair by pair:
-the (series, variant) pairs of the folded runs (one digest row each, rollups/models.py) and the
-distinct series and run facts of the pending runs. A series fixes the parameters and the target,
-a variant the agent, filesystem, labels and durability facts, so these few rows say, per point,
-which parameters, durability facts, agents, targets, filesystems and labels vary behind it.
+the (series, variant) pairs of the folded runs (one digest row each, rollups/models.py) with
+their variants' facts, and the distinct series and run facts of the pending runs, with how many
+results each row stands for (the sum decides between the exact and the sketched read). A series
+fixes the parameters and the target, a variant the agent, filesystem, labels and durability
+facts, so these few rows say, per point, which parameters, durability facts, agents, targets,
+filesystems and labels vary behind it.
 
 Parameters and durability facts that vary within a point (x = time: along a trace) split the
 traces by default, unless the request pools them (pool=NAME, or split=none for all); the split
@@ -17,12 +19,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import String, cast, func, literal, null, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, String, cast, func, literal, literal_column, null, union_all
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
@@ -98,49 +100,55 @@ def asked(scope: dims.Scope, split: Sequence[str], pool: Sequence[str]) -> Asked
     return Asked(chosen, pooled, automatic)
 
 
-def _pairs(session: Session, read: Rolled) -> list[tuple[Any, ...]]:
-    """The folded side: each point's distinct (parameters, variant) among its digests (one per
-    (series, variant) pair; distinct in SQL, as pairs outnumber these many times over)."""
+def _facts_of(table: type[Run] | type[RunVariant]) -> list[Any]:
+    """The facts' columns of runs or variants: parameters and labels as text (one parse per
+    distinct set, not per row: facts_by_point), the agent's name and the filesystem."""
+    return [
+        cast(Series.parameters, String).label("parameters"), _AGENT.name, _ENVIRONMENT.fs_type,
+        table.target, cast(table.labels, String).label("labels"),
+        *(getattr(table, n) for n in DURABILITY_FIELDS),
+    ]  # fmt: skip
+
+
+_AGENT = aliased(Agent, name="fact_agent")
+_ENVIRONMENT = aliased(Environment, name="fact_environment")
+
+
+def _named(statement: Select[Any], agent: Any, environment: Any) -> Select[Any]:
+    """The statement joined to the agent's name and the environment's filesystem, as facts (their
+    own aliases: a dimension may join these tables already)."""
+    return statement.outerjoin(_AGENT, _AGENT.id == agent).outerjoin(
+        _ENVIRONMENT, _ENVIRONMENT.id == environment
+    )
+
+
+def _folded(read: Rolled) -> Select[Any]:
+    """The folded side: each point's (parameters, variant facts), one row per digest (one per
+    (series, variant) pair, so nearly every row differs: not grouped in SQL, whose sort on these
+    many columns cost more than the rows), with how many results it holds."""
     query = read.query
     x = on_variant(query.x) if query.x is not None else null()
     g = on_variant(query.group) if query.group is not None else null()
-    # As text: one parse per distinct parameter set, not per row (facts_by_point).
-    columns = [
-        x.label("x"),
-        g.label("g"),
-        cast(Series.parameters, String),
-        ExploreDigest.variant_id,
-    ]
-    statement = variant_rows(read, ExploreDigest, columns)
+    keys = [x.label("x"), g.label("g"), *_facts_of(RunVariant)]
+    statement = variant_rows(read, ExploreDigest, [*keys, ExploreDigest.count])
     condition = kept(read)
     if condition is not None:
         statement = statement.where(condition)
-    return [tuple(row) for row in session.execute(statement.distinct())]
+    return _named(statement, RunVariant.agent_id, RunVariant.environment_id)
 
 
-_PENDING_FACTS = [Run.agent_id, Run.environment_id, Run.target, Run.labels] + [
-    getattr(Run, name) for name in DURABILITY_FIELDS
-]
-
-
-def _pending(session: Session, query: Query) -> list[tuple[Any, ...]]:
-    """The pending side: each point's distinct (parameters, run facts)."""
+def _pending(query: Query) -> Select[Any]:
+    """The pending side: each point's distinct (parameters, run facts), with how many results
+    (grouped by position: each rendering of a dimension has bind parameters of its own)."""
     joined = replace(query, tables=query.tables | {RUNS, SERIES})
     x = query.x if query.x is not None else null()
     g = query.group if query.group is not None else null()
-    columns = [x.label("x"), g.label("g"), cast(Series.parameters, String), *_PENDING_FACTS]
-    statement = select_results(joined, columns).join(
+    keys = [x.label("x"), g.label("g"), *_facts_of(Run)]
+    statement = select_results(joined, [*keys, func.count()]).join(
         RollupPending, RollupPending.run_id == Result.run_id
     )
-    return [tuple(row) for row in session.execute(statement.distinct())]
-
-
-def _lookup(session: Session, column: Any, ids: Iterable[int], *fields: Any) -> dict[int, Any]:
-    wanted = sorted({i for i in ids if i is not None})
-    if not wanted:
-        return {}
-    rows = session.execute(select(column, *fields).where(column.in_(wanted)))
-    return {row[0]: row[1:] for row in rows}
+    statement = _named(statement, Run.agent_id, Run.environment_id)
+    return statement.group_by(*(literal_column(str(i + 1)) for i in range(len(keys))))
 
 
 def _facts(
@@ -157,52 +165,43 @@ def _facts(
     return facts
 
 
-def facts_by_point(session: Session, read: Rolled) -> dict[Key, list[Facts]]:
-    """Each point's (x, group) distinct facts, from its folded (parameters, variant) pairs and
-    its pending runs; x is None for x = time (one key per trace)."""
-    columns = [RunVariant.agent_id, RunVariant.environment_id, RunVariant.target,
-               RunVariant.labels, *(getattr(RunVariant, n) for n in DURABILITY_FIELDS)]  # fmt: skip
-    pairs = _pairs(session, read)
-    variants = _lookup(session, RunVariant.id, {p[3] for p in pairs}, *columns)
-    pending = _pending(session, read.query)
-    agents = _lookup(session, Agent.id, {v[0] for v in variants.values()} | {r[3] for r in pending},
-                     Agent.name)  # fmt: skip
-    environments = _lookup(
-        session, Environment.id, {v[1] for v in variants.values()} | {r[4] for r in pending},
-        Environment.fs_type,
-    )  # fmt: skip
+@dataclass
+class Behind:
+    """What is behind each point (x, group): its distinct facts (x is None for x = time, one key
+    per trace), and how many results the plot covers (the filters' but no time filter's on the
+    folded side: the digests cannot split a time filter)."""
 
-    def run_facts(
-        agent: Any, environment: Any, target: Any, labels: Any, *durability: Any
-    ) -> Facts:
-        return _facts(
-            {}, agents.get(agent, (None,))[0], target, environments.get(environment, (None,))[0],
-            _json(labels), durability,
-        )  # fmt: skip
+    points: dict[Key, list[Facts]]
+    results: int
 
-    # Many pairs share a variant and a parameter set: each is read once.
-    of_variant = {v: run_facts(*row) for v, row in variants.items()}
+
+def facts_by_point(session: Session, read: Rolled) -> Behind:
+    """Each point's distinct facts, from its folded (parameters, variant) pairs and its pending
+    runs: one statement, its facts named by the database."""
+    statement = union_all(_folded(read), _pending(read.query))
     of_params: dict[str, Facts] = {}
+    of_run: dict[tuple[Any, ...], Facts] = {}
     out: dict[Key, list[Facts]] = defaultdict(list)
     seen: set[tuple[Any, ...]] = set()
-
-    def add(x: Any, g: Any, written: str, facts: Facts, identity: Any) -> None:
-        key = (x, g, written, identity)
-        if key in seen:
-            return
+    results = 0
+    for row in session.execute(statement).all():  # small rows: one fetch, not one a row
+        results += int(row[-1] or 0)
+        key = tuple(row[:-1])
+        if key in seen:  # the same facts from both sides, or from two pairs
+            continue
         seen.add(key)
+        x, g, written, *run = key
         params = of_params.get(written)
         if params is None:
             params = of_params[written] = {f"param.{k}": text(v) for k, v in _json(written).items()}
+        facts = of_run.get(tuple(run))
+        if facts is None:
+            agent, fs_type, target, labels, *durability = run
+            facts = of_run[tuple(run)] = _facts(
+                {}, agent, target, fs_type, _json(labels), durability
+            )
         out[(x, g)].append({**facts, **params})
-
-    for x, g, written, variant in pairs:
-        if variant in of_variant:
-            add(x, g, written, of_variant[variant], variant)
-    for x, g, written, *rest in pending:
-        facts = run_facts(*rest)
-        add(x, g, written, facts, tuple(facts.values()))
-    return out
+    return Behind(out, results)
 
 
 def _json(value: Any) -> dict[str, Any]:
@@ -315,12 +314,12 @@ def pooled(points: dict[Key, list[Facts]], chosen: Sequence[str], taken: set[str
         for f in facts:
             parts[tuple(f.get(c) for c in chosen)].append(f)
         for values, members in parts.items():
-            names = sorted({n for f in members for n in f if n not in skip})
             mix = {}
-            for name in names:
-                seen = {f.get(name) for f in members}
-                if len(seen) > 1:
-                    mix[name] = _values(seen)
+            if len(members) > 1:  # one member's facts vary in nothing (a fine split's usual case)
+                for name in sorted({n for f in members for n in f if n not in skip}):
+                    seen = {f.get(name) for f in members}
+                    if len(seen) > 1:
+                        mix[name] = _values(seen)
             out.mixes[(x, g, values)] = mix
             notes = []
             if any(f.get("memory_backed") == "true" for f in members):

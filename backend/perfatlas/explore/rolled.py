@@ -9,10 +9,12 @@ here (rollups/records.py); a time filter splits the rollups' records by their st
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from sqlalchemy import (
     LargeBinary,
     Select,
@@ -39,6 +41,7 @@ from perfatlas.rollups.records import (
     Summary,
     from_postgresql,
     micros,
+    newest_of,
     pack,
     summarize,
     unpack,
@@ -223,9 +226,11 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
     # Rollup rows in PostgreSQL's binary format: as text, each record's bytes travel hex encoded
     # (twice the size, and encoded and decoded on the way): a third of the query's time.
     options = {BINARY_RESULTS: True} if pg else {}
-    # Rows are made one at a time, not all at once (.all()): a metric's rollups at 10 M results
-    # are tens of megabytes. (A server-side cursor held less still, but cost 15-20 ms a query.)
-    for x, g, series_id, records, *rest in session.execute(statement, execution_options=options):
+    # Rows are made a few hundred at a time (fetchmany: one at a time cost a call each), not all
+    # at once (.all()): a metric's rollups at 10 M results are tens of megabytes. (A server-side
+    # cursor held less still, but cost 15-20 ms a query.)
+    result = session.execute(statement, execution_options=options)
+    for x, g, series_id, records, *rest in itertools.chain.from_iterable(result.partitions(500)):
         if records is None and rest[0] is None:
             continue  # rollups the filters leave out
         point = points.get((x, g))
@@ -249,17 +254,36 @@ def grouped(session: Session, read: Rolled) -> Iterator[Cell]:
         if series_id in query.tentative:
             point.tentative = True
     bytes_read = 0
+    batch: list[tuple[Any, Any, bool, np.ndarray[Any, Any]]] = []
+    held = 0
     for (x, g), point in points.items():
         if point.pending:
             point.records += pack(point.pending).tobytes()
         if not point.records:
             continue
         bytes_read += len(point.records)
-        numbers = summarize(unpack(point.records))
+        held += len(point.records)
+        batch.append((x, g, point.tentative, unpack(point.records)))
         point.records = bytearray()
-        yield cell_of(query, x, g, numbers, point.tentative)
+        if held >= BATCH_BYTES:
+            yield from _cells(query, batch)
+            batch, held = [], 0
+    yield from _cells(query, batch)
     points.clear()
     memory.release_after(bytes_read)
+
+
+# Points are summarised in batches of about this many bytes of records: their newest runs are
+# found by one sort per batch (records.newest_of), and a batch's records are all in memory.
+BATCH_BYTES = 8 * 2**20
+
+
+def _cells(
+    query: Query, batch: list[tuple[Any, Any, bool, np.ndarray[Any, Any]]]
+) -> Iterator[Cell]:
+    newest = newest_of([records for *_, records in batch])
+    for (x, g, tentative, records), runs in zip(batch, newest, strict=True):
+        yield cell_of(query, x, g, summarize(records, runs), tentative)
 
 
 def cell_of(query: Query, x: Any, g: Any, numbers: Summary, tentative: bool) -> Cell:

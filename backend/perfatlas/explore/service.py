@@ -239,11 +239,11 @@ def _one_metric(
     # What each point would pool, and the split that keeps unlike runs apart (explore/mixes.py).
     wanted = mixes.asked(scope, split, pool)
     taken = {d.name for d in (x_dim, group_dim) if d is not None}
-    facts = mixes.facts_by_point(
+    behind = mixes.facts_by_point(
         session, rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges)
     )
-    chosen = mixes.choose(facts, wanted, taken)
-    held = mixes.pooled(facts, chosen, taken)
+    chosen = mixes.choose(behind.points, wanted, taken)
+    held = mixes.pooled(behind.points, chosen, taken)
     splits = [mixes.dimension(scope, name, wanted) for name in chosen]
     query = mixes.keyed(query, splits)
     answer.split_by = chosen
@@ -254,11 +254,8 @@ def _one_metric(
     else:
         rolled_read = rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges)
         cells = []
-        if (
-            exact_results is not None
-            and read.ranges is None
-            and sketched.covered(session, rolled_read) > exact_results
-        ):
+        # How many results the plot covers: counted by the statement that read the facts.
+        if exact_results is not None and read.ranges is None and behind.results > exact_results:
             cells = sketched.grouped(session, rolled_read)
             answer.approximate, answer.quantile_error = True, ALPHA
         if not answer.approximate:

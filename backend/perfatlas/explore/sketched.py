@@ -22,14 +22,13 @@ from sqlalchemy import (
     literal,
     literal_column,
     null,
-    select,
     union_all,
 )
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.core.db import BINARY_RESULTS
-from perfatlas.explore.aggregate import Cell, select_results
+from perfatlas.explore.aggregate import Cell
 from perfatlas.explore.rolled import (
     RECORD_COLUMNS,
     Rolled,
@@ -38,12 +37,10 @@ from perfatlas.explore.rolled import (
     over_variants,
     pending_packed,
     pending_rows,
-    variant_rows,
 )
 from perfatlas.rollups.digests import COLUMNS, Digest, digests_of, summarize
-from perfatlas.rollups.models import ExploreDigest, RollupPending
+from perfatlas.rollups.models import ExploreDigest
 from perfatlas.rollups.records import from_postgresql, pack
-from perfatlas.runs.models import Result
 
 
 @dataclass
@@ -81,24 +78,6 @@ def _digest_columns(read: Rolled, pg: bool) -> list[ColumnElement[Any]]:
         aggregates = [a.filter(condition) for a in aggregates]
         marked = marked.filter(condition)
     return [null().label("series_id"), null().label("records"), null(), marked, *aggregates]
-
-
-def covered(session: Session, read: Rolled) -> int:
-    """How many results the plot covers (the filters' but no time filter): the digests' counts
-    and the pending runs' results, in one statement; cheap beside reading either."""
-    condition = kept(read)
-    table = ExploreDigest
-    total = func.coalesce(func.sum(table.count), 0)
-    if condition is None:  # the metric's digests alone, by their own index
-        query = read.query
-        folded = select(total).where(table.workload == query.workload, table.metric == query.metric)
-    else:
-        count = case((condition, table.count), else_=0)
-        folded = variant_rows(read, table, [func.coalesce(func.sum(count), 0)])
-    pending = select_results(read.query, [func.count()]).join(
-        RollupPending, RollupPending.run_id == Result.run_id
-    )
-    return int(session.scalar(select(folded.scalar_subquery() + pending.scalar_subquery())) or 0)
 
 
 def grouped(session: Session, read: Rolled) -> list[Cell]:

@@ -128,15 +128,67 @@ def newest_records(records: np.ndarray[Any, Any], limit: int = RUNS_PER_POINT) -
     return records[order]
 
 
+def _from_int(number: int) -> uuid_mod.UUID:
+    """uuid.UUID(int=number) without its checks, as the standard library makes one (a number
+    of 128 bits from two 64-bit halves needs none): a plot of 720 points names 14,400 runs,
+    whose checked construction took a tenth of explore's time."""
+    made = object.__new__(uuid_mod.UUID)
+    object.__setattr__(made, "int", number)
+    object.__setattr__(made, "is_safe", _UNKNOWN)
+    return made
+
+
+_UNKNOWN = uuid_mod.SafeUUID.unknown  # read once: an enum member's lookup costs a microsecond
+
+
+assert _from_int(0x1234 << 64 | 5) == uuid_mod.UUID(int=0x1234 << 64 | 5)
+
+
 def uuids(records: np.ndarray[Any, Any]) -> list[uuid_mod.UUID]:
     """The run uuids of records with hi and lo fields."""
-    halves = zip(records["hi"].tolist(), records["lo"].tolist(), strict=True)
-    return [uuid_mod.UUID(int=(hi << 64) | lo) for hi, lo in halves]
+    return _joined(records["hi"], records["lo"])
+
+
+def _joined(high: Any, low: Any) -> list[uuid_mod.UUID]:
+    """The uuids of arrays of their high and low 64-bit halves."""
+    halves = zip(high.tolist(), low.tolist(), strict=True)
+    return [_from_int((hi << 64) | lo) for hi, lo in halves]
 
 
 def newest(records: np.ndarray[Any, Any], limit: int = RUNS_PER_POINT) -> list[uuid_mod.UUID]:
     """The newest runs, newest first (ties by uuid, the larger first)."""
     return uuids(newest_records(records, limit))
+
+
+def newest_of(
+    parts: Sequence[np.ndarray[Any, Any]], limit: int = RUNS_PER_POINT
+) -> list[list[uuid_mod.UUID]]:
+    """newest() of each of `parts` (records, none empty) at once: one sort of all their keys
+    costs a fraction of one sort per part (a plot of 720 points of 30 runs each: 2 ms, not 30)."""
+    if not parts:
+        return []
+    # A long part is cut to its newest first (newest_records' partition), which one sort of
+    # everything would not do.
+    parts = [p if len(p) <= 4 * limit else newest_records(p, limit) for p in parts]
+    lengths = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
+    hi = np.concatenate([p["hi"] for p in parts])
+    lo = np.concatenate([p["lo"] for p in parts])
+    started = np.concatenate([p["started"] for p in parts])
+    owner = np.repeat(np.arange(len(parts)), lengths)
+    # Each part's records together, oldest first (ties by uuid, the smaller first): its newest
+    # are its last `limit`, read backwards.
+    order = np.lexsort((lo, hi, started, owner))
+    counts = np.minimum(lengths, limit)
+    last = np.repeat(np.cumsum(lengths) - 1, counts)
+    back = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    picked = order[last - back]
+    made = _joined(hi[picked], lo[picked])
+    out: list[list[uuid_mod.UUID]] = []
+    at = 0
+    for count in map(int, counts):
+        out.append(made[at : at + count])
+        at += count
+    return out
 
 
 @dataclass
@@ -194,8 +246,9 @@ def median_interval(
     return float(ordered[k - 1]), float(ordered[n - k])
 
 
-def summarize(records: np.ndarray[Any, Any]) -> Summary:
-    """A point's numbers from its records (at least one)."""
+def summarize(records: np.ndarray[Any, Any], runs: list[uuid_mod.UUID] | None = None) -> Summary:
+    """A point's numbers from its records (at least one); `runs`: their newest, when known
+    (newest_of)."""
     reps = records["n"].astype(np.int64)
     repetitions = int(reps.sum())
     low, high = float(records["min"].min()), float(records["max"].max())
@@ -206,6 +259,6 @@ def summarize(records: np.ndarray[Any, Any]) -> Summary:
         mean=math.fsum(np.asarray(records["mean"] * reps, dtype=np.float64)) / repetitions,
         min=low, max=high,
         p5=_quantile(records["p5"].copy(), 0.05), p95=_quantile(records["p95"].copy(), 0.95),
-        flags=int(np.bitwise_or.reduce(records["flags"])), runs=newest(records),
+        flags=int(np.bitwise_or.reduce(records["flags"])), runs=newest(records) if runs is None else runs,
         median_low=median_low, median_high=median_high,
     )  # fmt: skip
