@@ -25,13 +25,21 @@ from perfatlas.core.db import get_engine, session_factory
 from perfatlas.jobs.service import enqueue
 from perfatlas.jobs.spec import WorkloadSpec
 from tests.agent.conftest import agent_cmd
-from tests.conftest import IDLE_QUEUE, REDIS_URL, _db_name, _free_port, create_database
+from tests.conftest import (
+    IDLE_QUEUE,
+    REDIS_URL,
+    _db_name,
+    _free_port,
+    create_database,
+    patient,
+)
 
 T = TypeVar("T")
 
 
 def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 60.0) -> T:
     """Polls probe() until it returns something truthy; fails naming what it waited for."""
+    timeout = patient(timeout)
     deadline = time.monotonic() + timeout
     last: T | None = None
     while time.monotonic() < deadline:

@@ -17,7 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import update
 
+from perfatlas.core.db import get_engine, session_factory
+from perfatlas.schedules.models import Schedule
 from tests.agent.daemon_helpers import (
     DaemonProcess,
     RestartableServer,
@@ -157,20 +160,28 @@ def test_schedule_to_job_to_runs_on_the_embedded_defaults(
         assert job["status"] == "succeeded", (job, daemon.log())
         check_runs(embedded, job, [1, 2, 3], reps=2)
 
-        # A one-off a few seconds ahead: nothing until the embedded beat fires it.
+        # A one-off ahead: nothing until it is due and the embedded beat fires it. Made an hour
+        # ahead, then made due by its stored time: a time a few seconds ahead could pass before
+        # a busy machine had answered the request and the check that nothing fired yet.
         counters = tmp_path / "counters-once"
         counters.mkdir()
-        at = (dt.datetime.now(dt.UTC) + dt.timedelta(seconds=15)).replace(microsecond=0)
+        later = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).replace(microsecond=0)
         spec = command_spec(machine / "target", counting_command(counters), params={"k": [4]},
                             repetitions=3)  # fmt: skip
         made = embedded.post(
             "/schedules",
-            {"name": "once", "spec": spec, "agents": ["disk=nvme"], "when": at.isoformat()},
+            {"name": "once", "spec": spec, "agents": ["disk=nvme"], "when": later.isoformat()},
         )
         assert made.status_code == 201, made.text
         schedule = made.json()
-        assert dt.datetime.fromisoformat(schedule["next_fire_at"]) == at
+        assert dt.datetime.fromisoformat(schedule["next_fire_at"]) == later
         assert embedded.get("/jobs", schedule=schedule["id"])["items"] == []
+        at = (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)).replace(microsecond=0)
+        with session_factory(get_engine(embedded.database_url))() as session:
+            session.execute(
+                update(Schedule).where(Schedule.id == schedule["id"]).values(next_fire_at=at)
+            )
+            session.commit()
         (job,) = wait_for(
             "the beat to fire the one-off",
             lambda: embedded.get("/jobs", schedule=schedule["id"])["items"], timeout=300,

@@ -39,7 +39,7 @@ from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import RunCreate
-from tests.conftest import REDIS_URL, _free_port
+from tests.conftest import REDIS_URL, _free_port, patient
 from tests.factories import BASE_TIME, result, run_body
 
 BROKER_URL = REDIS_URL
@@ -58,6 +58,7 @@ WORKER_TIMINGS = {
 
 
 def wait_until(check: Callable[[], Any], *, timeout: float = 10.0, what: str = "it") -> Any:
+    timeout = patient(timeout)
     deadline = time.monotonic() + timeout
     while True:
         value = check()
