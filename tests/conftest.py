@@ -193,10 +193,10 @@ def serve(suffix: str, log_dir: Path, **settings: str) -> Iterator[LiveServer]:
         stderr=subprocess.STDOUT,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + patient(30)
     while True:
         try:
-            if httpx.get(f"{base}/api/v1/health", timeout=1).status_code == 200:
+            if httpx.get(f"{base}/api/v1/health", timeout=5).status_code == 200:
                 break
         except httpx.TransportError:
             pass

@@ -146,7 +146,7 @@ class Worker:
                 [sys.executable, "-m", "perfatlas", "worker"], env=self.env, stdout=log,
                 stderr=subprocess.STDOUT, start_new_session=True,
             )  # fmt: skip
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patient(30)
         while "ready." not in self.log_path.read_text(errors="replace"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.kill()
