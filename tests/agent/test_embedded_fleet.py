@@ -68,7 +68,9 @@ class EmbeddedServer(RestartableServer):
     def worker_log(self) -> Path:
         return self.data_dir / "worker.log"
 
-    def start(self) -> None:
+    def start(self, *, wait: bool = True) -> None:
+        """`wait`: until the server answers and its worker is ready (the first-run helper it
+        starts does not wait for the worker)."""
         env = {**self.env, "PERFATLAS_HOST": "127.0.0.1", "PERFATLAS_PORT": str(self.port)}
         self.starts += 1
         with (self.root / f"serve-{self.starts}.log").open("wb") as log:
@@ -76,6 +78,8 @@ class EmbeddedServer(RestartableServer):
                 [sys.executable, "-m", "perfatlas", "serve", *self.SERVE_FLAGS],
                 env=env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
+        if not wait:
+            return
 
         def up() -> bool:
             assert self.proc is not None and self.proc.poll() is None, "serve exited"
