@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import _free_port, skip_unless_able
+from tests.conftest import _free_port, patient, skip_unless_able
 
 PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
 
@@ -82,6 +82,7 @@ class Served:
             return None
 
     def wait_for(self, check: Callable[[], object], what: str, seconds: float = 60) -> None:
+        seconds = patient(seconds)
         deadline = time.monotonic() + seconds
         while not check():
             assert self.proc.poll() is None, self.log.read_text()[-3000:]

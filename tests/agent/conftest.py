@@ -33,7 +33,7 @@ def agent_cmd(*args: str) -> list[str]:
 
 
 def run_agent(
-    *args: str, spool: Path, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str, spool: Path, env: dict[str, str] | None = None, timeout: float = 600
 ) -> AgentResult:
     """Run the real CLI in its own process; with --output, the runs it wrote are returned."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}

@@ -25,13 +25,21 @@ from perfatlas.core.db import get_engine, session_factory
 from perfatlas.jobs.service import enqueue
 from perfatlas.jobs.spec import WorkloadSpec
 from tests.agent.conftest import agent_cmd
-from tests.conftest import IDLE_QUEUE, REDIS_URL, _db_name, _free_port, create_database
+from tests.conftest import (
+    IDLE_QUEUE,
+    REDIS_URL,
+    _db_name,
+    _free_port,
+    create_database,
+    patient,
+)
 
 T = TypeVar("T")
 
 
 def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 60.0) -> T:
     """Polls probe() until it returns something truthy; fails naming what it waited for."""
+    timeout = patient(timeout)
     deadline = time.monotonic() + timeout
     last: T | None = None
     while time.monotonic() < deadline:
@@ -78,18 +86,20 @@ class RestartableServer:
         def up() -> bool:
             assert self.proc is not None and self.proc.poll() is None, "serve exited"
             try:
-                return httpx.get(f"{self.url}/api/v1/health", timeout=1).status_code == 200
+                return httpx.get(f"{self.url}/api/v1/health", timeout=5).status_code == 200
             except httpx.TransportError:
                 return False
 
-        wait_for("the server to answer", up, timeout=30)
+        # Budgets here are for a machine with every core busy (load 18 on 2 cores took a
+        # server past 30 s to answer); they cost nothing when things go well.
+        wait_for("the server to answer", up, timeout=180)
 
     def stop(self) -> None:
         if self.proc is None:
             return
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=15)
+            self.proc.wait(timeout=120)  # its own shutdown (a first-run helper's) on a busy machine
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()

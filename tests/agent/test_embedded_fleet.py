@@ -17,7 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import update
 
+from perfatlas.core.db import get_engine, session_factory
+from perfatlas.schedules.models import Schedule
 from tests.agent.daemon_helpers import (
     DaemonProcess,
     RestartableServer,
@@ -65,7 +68,9 @@ class EmbeddedServer(RestartableServer):
     def worker_log(self) -> Path:
         return self.data_dir / "worker.log"
 
-    def start(self) -> None:
+    def start(self, *, wait: bool = True) -> None:
+        """`wait`: until the server answers and its worker is ready (the first-run helper it
+        starts does not wait for the worker)."""
         env = {**self.env, "PERFATLAS_HOST": "127.0.0.1", "PERFATLAS_PORT": str(self.port)}
         self.starts += 1
         with (self.root / f"serve-{self.starts}.log").open("wb") as log:
@@ -73,17 +78,19 @@ class EmbeddedServer(RestartableServer):
                 [sys.executable, "-m", "perfatlas", "serve", *self.SERVE_FLAGS],
                 env=env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
+        if not wait:
+            return
 
         def up() -> bool:
             assert self.proc is not None and self.proc.poll() is None, "serve exited"
             try:
-                answered = httpx.get(f"{self.url}/api/v1/health", timeout=1).status_code == 200
+                answered = httpx.get(f"{self.url}/api/v1/health", timeout=5).status_code == 200
             except httpx.TransportError:
                 return False
             log = self.worker_log.read_text(errors="replace") if self.worker_log.exists() else ""
             return answered and "ready." in log
 
-        wait_for("the server and its worker to start", up, timeout=90)
+        wait_for("the server and its worker to start", up, timeout=300)
 
     def close(self) -> None:
         self.stop()
@@ -153,31 +160,39 @@ def test_schedule_to_job_to_runs_on_the_embedded_defaults(
         assert made.status_code == 201, made.text
         (job,) = embedded.get("/jobs", schedule=made.json()["id"])["items"]
         assert job["agent"] == "lab-embedded" and job["points"] == 3
-        job = wait_for("the job to settle", settled(embedded, job["id"]), timeout=120)
+        job = wait_for("the job to settle", settled(embedded, job["id"]), timeout=300)
         assert job["status"] == "succeeded", (job, daemon.log())
         check_runs(embedded, job, [1, 2, 3], reps=2)
 
-        # A one-off a few seconds ahead: nothing until the embedded beat fires it.
+        # A one-off ahead: nothing until it is due and the embedded beat fires it. Made an hour
+        # ahead, then made due by its stored time: a time a few seconds ahead could pass before
+        # a busy machine had answered the request and the check that nothing fired yet.
         counters = tmp_path / "counters-once"
         counters.mkdir()
-        at = (dt.datetime.now(dt.UTC) + dt.timedelta(seconds=15)).replace(microsecond=0)
+        later = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).replace(microsecond=0)
         spec = command_spec(machine / "target", counting_command(counters), params={"k": [4]},
                             repetitions=3)  # fmt: skip
         made = embedded.post(
             "/schedules",
-            {"name": "once", "spec": spec, "agents": ["disk=nvme"], "when": at.isoformat()},
+            {"name": "once", "spec": spec, "agents": ["disk=nvme"], "when": later.isoformat()},
         )
         assert made.status_code == 201, made.text
         schedule = made.json()
-        assert dt.datetime.fromisoformat(schedule["next_fire_at"]) == at
+        assert dt.datetime.fromisoformat(schedule["next_fire_at"]) == later
         assert embedded.get("/jobs", schedule=schedule["id"])["items"] == []
+        at = (dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)).replace(microsecond=0)
+        with session_factory(get_engine(embedded.database_url))() as session:
+            session.execute(
+                update(Schedule).where(Schedule.id == schedule["id"]).values(next_fire_at=at)
+            )
+            session.commit()
         (job,) = wait_for(
             "the beat to fire the one-off",
-            lambda: embedded.get("/jobs", schedule=schedule["id"])["items"], timeout=90,
+            lambda: embedded.get("/jobs", schedule=schedule["id"])["items"], timeout=300,
         )  # fmt: skip
         assert dt.datetime.fromisoformat(job["fire_at"]) == at
         assert dt.datetime.fromisoformat(job["created_at"]) >= at
-        job = wait_for("the one-off's job to settle", settled(embedded, job["id"]), timeout=120)
+        job = wait_for("the one-off's job to settle", settled(embedded, job["id"]), timeout=300)
         assert job["status"] == "succeeded", (job, daemon.log())
         check_runs(embedded, job, [4], reps=3)
         fired = embedded.get(f"/schedules/{schedule['id']}")

@@ -11,6 +11,7 @@ without making any new one, the fourth finds the first run done and does nothing
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import signal
 import subprocess
@@ -74,13 +75,18 @@ def server(tmp_path: Path) -> Iterator[FirstRunServer]:
     pid = pid_in(made.helper_dir / "first-run.pid")
     if pid and alive(pid):
         os.kill(pid, signal.SIGTERM)
-        wait_for("the helper to go", lambda: not alive(pid), timeout=120)
+        wait_for("the helper to go", lambda: not alive(pid), timeout=300)
     # A failed test may have left the mounts of a killed helper: not on the machine after it.
     clean_stale(made.helper_dir / "mounts", print)
 
 
 def pid_in(path: Path) -> int | None:
-    return int(path.read_text()) if path.exists() else None
+    """The pid in a pid file; None while it is missing or still being written."""
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def alive(pid: int) -> bool:
@@ -140,13 +146,13 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
     # 1. Half-way, the helper is killed outright: its daemon goes (it dies with its parent), its
     #    mounts stay behind.
     server.start()
-    wait_for("the first job", progress(server, 1), timeout=120)
+    wait_for("the first job", progress(server, 1), timeout=300)
     assert "first run: enrolled agent" in server.log()
     daemon = pid_in(server.helper_dir / "daemon.pid")
     helper = pid_in(server.helper_dir / "first-run.pid")
     assert daemon and helper
     os.kill(helper, signal.SIGKILL)
-    wait_for("the daemon to die with the helper", lambda: not alive(daemon), timeout=90)
+    wait_for("the daemon to die with the helper", lambda: not alive(daemon), timeout=300)
     if ROOT:
         assert sorted(Path(p).name for p in mounts_under(server.helper_dir)) == MOUNTS
         assert len(loops_under(server.helper_dir)) == len(MOUNTS)
@@ -164,7 +170,7 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
     #    it leaves nothing.
     server.start()
     done_before = sum(j["status"] == "succeeded" for j in jobs)
-    wait_for("one more job", progress(server, done_before + 1), timeout=120)
+    wait_for("one more job", progress(server, done_before + 1), timeout=300)
     if ROOT:
         assert (
             "unmounting" in server.log() and "left by a run that did not clean up" in server.log()
@@ -176,7 +182,7 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
         assert len(mounts_under(server.helper_dir)) == len(MOUNTS)  # the new mounts, not twice
     assert len(server.schedules()) == len(schedules)
     server.stop()
-    wait_for("the helper's cleanup", lambda: not alive(helper), timeout=150)
+    wait_for("the helper's cleanup", lambda: not alive(helper), timeout=300)
     nothing_left(server, daemon)
 
     # 3. The third start finishes: the helper stops its daemon and undoes its mounts by itself.
@@ -184,7 +190,7 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
     wait_for("the first run to finish", lambda: server.log().count("first run: done,") == 1,
              timeout=240)  # fmt: skip
     helper = pid_in(server.helper_dir / "first-run.pid") or helper
-    wait_for("the helper to exit", lambda: not alive(helper), timeout=60)
+    wait_for("the helper to exit", lambda: not alive(helper), timeout=300)
     nothing_left(server, pid_in(server.helper_dir / "daemon.pid") or daemon)
     agent = server.agent()
     jobs = server.jobs()
@@ -197,7 +203,7 @@ def test_first_run_once_through_the_daemon_and_nothing_left(server: FirstRunServ
     # 4. A fourth start finds it done: no schedule, no job, no mount.
     server.start()
     wait_for("the helper to see it done", lambda: "first run: done before" in server.log(),
-             timeout=60)  # fmt: skip
+             timeout=300)  # fmt: skip
     assert len(server.schedules()) == len(schedules) and len(server.jobs()) == len(jobs)
     server.stop()
     assert mounts_under(server.helper_dir) == [] and loops_under(server.helper_dir) == []
@@ -269,7 +275,7 @@ def test_first_run_off_by_setting_by_make_and_on_a_database_with_runs(tmp_path: 
         del server.env["PERFATLAS_FIRST_RUN"]
         server.start()
         wait_for("the helper to see the runs", lambda: "first run: skipped, this database has "
-                 "runs already" in server.log(), timeout=60)  # fmt: skip
+                 "runs already" in server.log(), timeout=300)  # fmt: skip
         agents = server.get("/agents")
         assert "lab-1" in [a["name"] for a in agents]
         assert [a for a in agents if a["labels"].get("firstrun")] == []  # none enrolled
@@ -286,12 +292,15 @@ def test_jobs_left_for_a_filesystem_not_there_now_are_cancelled(tmp_path: Path) 
     server = FirstRunServer(tmp_path)
     server.env["PERFATLAS_FIRST_RUN_STUDIES"] = "treewalk-002"
     try:
-        server.start()
-        wait_for("the daemon", lambda: pid_in(server.helper_dir / "daemon.pid"), timeout=120)
+        # Killed as soon as its daemon starts, not once the worker is ready too: on a busy
+        # machine the daemon has run a job or two by then.
+        server.start(wait=False)
+        wait_for("the daemon", lambda: pid_in(server.helper_dir / "daemon.pid"), timeout=300)
         helper = pid_in(server.helper_dir / "first-run.pid")
         assert helper
+        killed = dt.datetime.now(dt.UTC)
         os.kill(helper, signal.SIGKILL)
-        wait_for("the helper to die", lambda: not alive(helper), timeout=30)
+        wait_for("the helper to die", lambda: not alive(helper), timeout=120)
         before = {j["spec"]["labels"]["fs"]: j["status"] for j in server.jobs()}
         server.stop()
         assert sorted(before) == ["ext4", "tmpfs"] and before["ext4"] != "succeeded", before
@@ -299,9 +308,17 @@ def test_jobs_left_for_a_filesystem_not_there_now_are_cancelled(tmp_path: Path) 
         server.env["PERFATLAS_FIRST_RUN_FILESYSTEMS"] = "tmpfs"
         server.start()
         wait_for("the jobs to settle", lambda: all(j["status"] not in ACTIVE for j in server.jobs()),
-                 timeout=150)  # fmt: skip
+                 timeout=300)  # fmt: skip
         after = {j["spec"]["labels"]["fs"]: j for j in server.jobs()}
-        assert after["ext4"]["status"] == "cancelled" and after["ext4"]["runs"] == []
+        assert after["ext4"]["status"] == "cancelled"
+        # None of its runs ran in the bare folder after the restart. The daemon may have
+        # finished points on the real ext4 before the kill landed (this test's poll came late
+        # on a busy machine): those are kept (uploaded as it stops, or by the next daemon).
+        for uuid in after["ext4"]["runs"]:
+            run = server.get(f"/runs/{uuid}")
+            assert run["environment"]["data"]["fs_type"] == "ext4", run["environment"]
+            started = dt.datetime.fromisoformat(run["started_at"])
+            assert started.replace(tzinfo=started.tzinfo or dt.UTC) < killed, run["started_at"]
         assert after["tmpfs"]["status"] == "succeeded"
         assert not (server.helper_dir / "mounts" / "mnt-ext4").exists()
         assert "cancelled job" in server.log()

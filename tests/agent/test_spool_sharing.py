@@ -14,6 +14,7 @@ from typing import Any
 from tests.agent.conftest import agent_cmd, run_agent
 from tests.agent.http_helpers import PoisonProxy
 from tests.agent.test_upload import new_agent, quick_runs, spooled, stored_counts
+from tests.conftest import patient
 
 
 def upload_via(server: str, live: Any, spool: Path) -> Any:
@@ -80,7 +81,7 @@ def test_invocations_sharing_a_spool_report_only_their_own_runs(
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + patient(60)
         while not spooled(spool) and a.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         (a_first,) = [p.stem for p in spooled(spool)]

@@ -18,7 +18,7 @@ import pytest
 from perfatlas.runs.ingest import series_key
 from perfatlas.runs.schemas import RunBatchCreate
 from tests.agent.conftest import IS_ROOT, run_agent
-from tests.conftest import skip_unless_able
+from tests.conftest import patient, skip_unless_able
 
 FUSE_SOURCE = Path(__file__).parents[1] / "bench" / "agent_fuse_latency.c"
 
@@ -96,7 +96,7 @@ def latency_fuse(tmp_path: Path) -> Iterator[Path]:
     proc = subprocess.Popen([str(exe), str(backing), str(mnt), "1000"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + patient(20)
         while not os.path.ismount(mnt):
             assert proc.poll() is None and time.monotonic() < deadline, "FUSE did not mount"
             time.sleep(0.05)

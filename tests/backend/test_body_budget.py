@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import serve
+from tests.conftest import patient, serve
 from tests.factories import result, run_body
 
 BUDGET = 300_000
@@ -44,7 +44,7 @@ def test_large_uploads_wait_their_turn_and_the_excess_gets_503(tmp_path: Path) -
         try:
             refused = None
             second = _batch(30)
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + patient(30)
             while refused is None:  # until the held upload is in (its share taken)
                 answer = httpx.post(url, json=second, headers=headers, timeout=30)
                 if answer.status_code == 503:
@@ -71,7 +71,7 @@ def test_large_uploads_wait_their_turn_and_the_excess_gets_503(tmp_path: Path) -
         # Three large uploads at once, in a budget that fits one: they go one at a time (a 503
         # on a busy machine is sent again, as the agent does), and every run is stored once.
         def send(body: dict) -> httpx.Response:  # type: ignore[type-arg]
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + patient(60)
             while (
                 answer := httpx.post(url, json=body, headers=headers, timeout=60)
             ).status_code == 503:

@@ -27,6 +27,7 @@ from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.runs.group_commit import GroupCommit, _Upload
 from perfatlas.runs.ingest import Ingested
 from perfatlas.runs.schemas import RunCreate
+from tests.conftest import patient
 from tests.factories import BASE_TIME, result, run_body
 
 
@@ -102,7 +103,7 @@ class Uploads:
         self.threads.append(thread)
 
     def wait(self, until: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patient(30)
         while not until():
             assert time.monotonic() < deadline, "the uploads never queued"
             time.sleep(0.01)

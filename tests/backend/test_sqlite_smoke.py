@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from perfatlas.core.config import Settings
 from perfatlas.main import create_app
+from tests.conftest import patient
 from tests.factories import result, run_body
 
 
@@ -140,7 +141,7 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
     headers = {"Authorization": f"Bearer {token}"}
     worker_log = tmp_path / "data" / "worker.log"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + patient(60)
         while not _answers(f"{base}/health") or "ready." not in (
             worker_log.read_text() if worker_log.exists() else ""
         ):
@@ -159,7 +160,7 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
         ]
         upload = httpx.post(f"{base}/runs/batch", json={"runs": runs}, headers=headers)
         assert upload.status_code == 200, upload.text
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patient(30)
         while not (alerts := httpx.get(f"{base}/alerts", headers=headers).json()["items"]):
             assert time.monotonic() < deadline, worker_log.read_text()[-3000:]
             time.sleep(0.2)
@@ -174,7 +175,7 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
 
         database = Settings(data_dir=tmp_path / "data").effective_database_url
         path = database.removeprefix("sqlite:///")
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patient(30)
         while True:
             with sqlite3.connect(path) as conn:
                 pending = conn.execute("SELECT count(*) FROM rollup_pending").fetchone()[0]
@@ -197,7 +198,7 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
         serve.wait(timeout=20)
         log.close()
     # The worker follows the server out.
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + patient(20)
     while "Warm shutdown" not in worker_log.read_text():
         assert time.monotonic() < deadline, "the worker outlived perfatlas serve"
         time.sleep(0.2)

@@ -109,9 +109,11 @@ def plan_growth(
     """How much each knob changes after a calibration repetition that measured `phases`.
 
     A knob grows while one of its own phases is short. A knob whose own phases would all last
-    over four times the target, because an earlier knob grew, shrinks back as far as they
-    stay over twice the target, never below `floors` (its size before calibration):
-    smallfile's passes, once nfiles has grown."""
+    over four times the target, because an earlier knob grows in this step, shrinks back as
+    far as they stay over twice the target, never below `floors` (its size before
+    calibration): smallfile's passes, once nfiles has grown. Phases measured long with no
+    growth before them shrink nothing: on a busy machine one slow pass would undo the growth
+    the step before made, and the next step would grow it again."""
     plan = Plan()
     target = min_seconds * MARGIN
     owner = {p: k.param for k in knobs for p in k.phases}  # the last knob listed wins
@@ -134,7 +136,7 @@ def plan_growth(
                             "(the free space, inodes or memory of the target)"
                         )
             factor = float(grow)
-        elif own:
+        elif own and any(predicted[p] > phases[p] for p in own):
             spare = min(predicted[p] for p in own) / target
             above_floor = current // max(floors.get(knob.param, 1), 1)
             # Halve only while the phases stay twice the target after it (hysteresis: a

@@ -39,7 +39,7 @@ from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import RunCreate
-from tests.conftest import REDIS_URL, _free_port
+from tests.conftest import REDIS_URL, _free_port, patient
 from tests.factories import BASE_TIME, result, run_body
 
 BROKER_URL = REDIS_URL
@@ -58,6 +58,7 @@ WORKER_TIMINGS = {
 
 
 def wait_until(check: Callable[[], Any], *, timeout: float = 10.0, what: str = "it") -> Any:
+    timeout = patient(timeout)
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -145,7 +146,7 @@ class Worker:
                 [sys.executable, "-m", "perfatlas", "worker"], env=self.env, stdout=log,
                 stderr=subprocess.STDOUT, start_new_session=True,
             )  # fmt: skip
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + patient(30)
         while "ready." not in self.log_path.read_text(errors="replace"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.kill()

@@ -17,7 +17,7 @@ import httpx
 import psutil
 import pytest
 
-from tests.conftest import _free_port
+from tests.conftest import _free_port, patient
 
 
 def _get(url: str) -> httpx.Response | None:
@@ -35,6 +35,7 @@ def _worker_of(serve: psutil.Process) -> psutil.Process | None:
 
 
 def _wait(what: str, check: Callable[[], Any], logs: list[Path], seconds: float = 90) -> Any:
+    seconds = patient(seconds)
     deadline = time.monotonic() + seconds
     while not (found := check()):
         if time.monotonic() > deadline:

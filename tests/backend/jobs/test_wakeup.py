@@ -20,6 +20,7 @@ from perfatlas.jobs import settle, wakeup
 from perfatlas.jobs.service import enqueue
 from perfatlas.jobs.spec import WorkloadSpec
 from tests.backend.jobs.support import SPEC, claim, enroll, go_offline, lapse
+from tests.conftest import patient
 
 NAMES = ("a", "b", "ghost")
 EVERYONE = set(NAMES)
@@ -49,7 +50,7 @@ def _poked_by(engine: Engine, write: Callable[[Session], None]) -> set[str]:
         try:
             await asyncio.to_thread(commit)
             # One callback of the loop pokes every claim the commit wakes, at once.
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + patient(30)
             while not any(w.poked for w in waiters.values()) and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)
             assert all(w.event.is_set() == w.poked for w in waiters.values())
