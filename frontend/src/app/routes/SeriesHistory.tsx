@@ -33,6 +33,10 @@ export function SeriesHistory() {
   // The changes among the points shown: the whole window (the series' newest, or the newest
   // before until).
   const changes = useChangePoints(Number(id), limit, until);
+  // When the change points' answer is in (the plot does not wait for it: bench_series_page.py).
+  useEffect(() => {
+    if (changes.data) performance.mark("perfatlas:change-points-answer");
+  }, [changes.data]);
   const set = (key: string, value: string | null) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);

@@ -3,7 +3,6 @@
 import { Component, useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { forWebGL, hasWebGL } from "./dense";
 import type { Figure } from "./figure";
-import { overlayUpdate, type Overlay } from "./overlay";
 
 type PlotlyModule = typeof import("./plotly-bundle").default;
 let plotlyPromise: Promise<PlotlyModule> | null = null;
@@ -27,6 +26,18 @@ function loadGl(Plotly: PlotlyModule): Promise<void> {
   return glPromise;
 }
 
+/** Layout keys laid over a figure's, for a plot so many pixels wide. */
+export type Overlay = (width: number) => Record<string, unknown>;
+
+// One object, so that plotly's react finds the config unchanged (a changed one draws anew).
+const CONFIG = {
+  // A ResizeObserver below does this: plotly's own responsive mode costs ~130 ms on first draw.
+  responsive: false,
+  displaylogo: false,
+  modeBarButtonsToRemove: ["select2d", "lasso2d"],
+  toImageButtonOptions: { filename: "perfatlas" },
+};
+
 export type PointClick = { customdata: unknown; curveNumber: number; pointNumber: number };
 
 type Props = {
@@ -34,8 +45,8 @@ type Props = {
   /** Layout laid over the figure's for the plot's width in pixels: marks that come later than
    * the figure (a series' change points, from a request of their own) or that depend on the
    * width (names placed so as not to overlap). Drawn with the figure; when it changes after the
-   * figure is drawn, or the width does, applied by Plotly.relayout alone, without drawing the
-   * figure's traces again (so keep to shapes and annotations: what plotly draws on its own). */
+   * figure is drawn, or the width does, laid over it without drawing the figure's traces again
+   * (so keep to shapes and annotations, the latter as many in every overlay: see relayout). */
   overlay?: Overlay;
   height?: number;
   onPointClick?: (point: PointClick) => void;
@@ -47,27 +58,37 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
   const clickRef = useRef(onPointClick);
   const figureRef = useRef(figure);
   const overlayRef = useRef(overlay);
-  // The overlay drawn last, for which width, and its keys; and the plot's calls to plotly, one
-  // after the other (a relayout never runs within a draw).
-  const applied = useRef<{ overlay: Overlay | undefined; width: number; keys: string[] }>({ overlay: undefined, width: 0, keys: [] });
+  const heightRef = useRef(height);
+  // The overlay drawn last and for which width; and the plot's calls to plotly, one after the
+  // other (an overlay is never laid within a draw).
+  const applied = useRef<{ overlay: Overlay | undefined; width: number; json: string }>({ overlay: undefined, width: 0, json: "{}" });
   const queue = useRef<Promise<unknown>>(Promise.resolve());
 
-  /** Applies the overlay of now, if the plot is drawn and it is not the one drawn (or was drawn
-   * for another width), by Plotly.relayout: what it set and no longer sets goes back to the
-   * figure's own. */
+  /** Lays the overlay of now over the plot, if it is drawn and this overlay is not the one drawn
+   * (or was drawn for another width). By Plotly.react with the very traces drawn (plotly compares
+   * them by reference: unchanged) and the layout changed only in its component arrays of the
+   * same length: plotly then draws just those components ("arraydraw"), not the traces; a
+   * relayout of the whole annotations array would recalculate and draw everything
+   * (annotations' editType is "calc"), hence overlays keep their annotations' count (hidden
+   * ones, `visible: false`, hold the places). */
   const relayout = useCallback((Plotly: PlotlyModule, el: HTMLDivElement) => {
     queue.current = queue.current
       .then(async () => {
-      const next = overlayRef.current;
-      const width = el.clientWidth;
-      if (!el.dataset.drawn || !el.isConnected || (applied.current.overlay === next && applied.current.width === width)) return;
-      const laid = next?.(width) ?? {};
-      const update = overlayUpdate(applied.current.keys, laid, figureRef.current.layout);
-      applied.current = { overlay: next, width, keys: Object.keys(laid) };
-      performance.mark("perfatlas:overlay-start");
-      await Plotly.relayout(el, update);
-      performance.mark("perfatlas:overlay-drawn");
-    }).catch(() => undefined);
+        const next = overlayRef.current;
+        const width = el.clientWidth;
+        const shown = figureRef.current;
+        if (!el.dataset.drawn || !el.isConnected || (applied.current.overlay === next && applied.current.width === width)) return;
+        const laid = next?.(width) ?? {};
+        const json = JSON.stringify(laid);
+        const before = applied.current;
+        applied.current = { overlay: next, width, json };
+        // The same marks (a series without change points, a width that places the names alike).
+        if (json === before.json) return;
+        performance.mark("perfatlas:overlay-start");
+        await Plotly.react(el, shown.data, { ...shown.layout, ...laid, height: heightRef.current, autosize: true }, CONFIG);
+        performance.mark("perfatlas:overlay-drawn");
+      })
+      .catch(() => undefined);
   }, []);
   const [error, setError] = useState<string | null>(null);
   const [drawn, setDrawn] = useState(false);
@@ -101,14 +122,9 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
           const over = overlayRef.current;
           const width = el.clientWidth;
           const laid = over?.(width) ?? {};
-          const drawnGd = await Plotly.react(el, shown.data, { ...shown.layout, ...laid, height, autosize: true }, {
-            // A ResizeObserver below does this: plotly's own responsive mode costs ~130 ms on first draw.
-            responsive: false,
-            displaylogo: false,
-            modeBarButtonsToRemove: ["select2d", "lasso2d"],
-            toImageButtonOptions: { filename: "perfatlas" },
-          });
-          applied.current = { overlay: over, width, keys: Object.keys(laid) };
+          heightRef.current = height;
+          const drawnGd = await Plotly.react(el, shown.data, { ...shown.layout, ...laid, height, autosize: true }, CONFIG);
+          applied.current = { overlay: over, width, json: JSON.stringify(laid) };
           performance.mark("perfatlas:plot-drawn");
           return drawnGd;
         });

@@ -102,7 +102,7 @@ export function changePointMarks(changePoints: SeriesChangePoint[], unit: string
     const cause = causeSummary(cp.cause, 3);
     const color = colors[i] ?? REGRESSION_COLOR;
     return {
-      x: cp.started_at, xref: "x", y: 1, yref: "paper", yanchor: "top", xanchor: "center",
+      visible: true, x: cp.started_at, xref: "x", y: 1, yref: "paper", yanchor: "top", xanchor: "center",
       text: "▼", showarrow: false, font: { size: 16, color },
       // A click on the flag: plotly_clickannotation (components/charts/Plot.tsx).
       captureevents: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SeriesPoints, VersionSpan } from "./api/get-series-points";
-import { seriesFigure, seriesMarks } from "./figures";
+import { MAX_CHANGE_FLAGS, seriesFigure, seriesMarks } from "./figures";
 import { describeVersions, MAX_VERSION_MARKS, NAME_ROWS, nameWidth, placeNames, versionChanges, versionTexts } from "./versions";
 
 const T = Array.from({ length: 8 }, (_, i) => `2026-06-0${i + 1}T00:00:00+00:00`);
@@ -53,7 +53,7 @@ describe("version labels of a series' points", () => {
     expect(String(median.hovertemplate)).toContain("%{text}");
     const shapes = figure.layout.shapes as { x0: string; name: string }[];
     expect(shapes.map((s) => s.x0)).toEqual([T[3], T[5], T[7]]);
-    const names = figure.layout.annotations as { x: string; text: string }[];
+    const names = (figure.layout.annotations as { x: string; text: string; visible: boolean }[]).filter((a) => a.text !== "");
     expect(names.map((a) => [a.x, a.text])).toEqual([[T[3], "fs_version 2.1.10"], [T[5], "kernel 6.10"], [T[7], "no kernel"]]);
   });
 
@@ -131,16 +131,23 @@ describe("version names above the plot", () => {
     expect(placeNames([{ at: 990, text: "fs_version 2.3.0" }], 0, 1000, 600)).toEqual([{ row: 0, xanchor: "right" }]);
   });
 
-  it("lays the marks for the plot's width: the names that fit, every line, and the change points' flags after", () => {
+  it("lays the marks for the plot's width: the names that fit, every line, the change points' flags after, as many annotations whatever they are", () => {
+    type Note = { text: string; name: string; visible: boolean };
+    const shown = (notes: unknown[]) => (notes as Note[]).filter((a) => a.text !== "");
     const wide = seriesMarks(points(), "light", [], 1200);
-    expect((wide.annotations as { text: string }[]).map((a) => a.text)).toEqual(["fs_version 2.1.10", "kernel 6.10", "no kernel"]);
-    const narrow = seriesMarks(points(), "light", [
-      { run_uuid: "run-4", started_at: T[4] ?? "", before: 1, after: 2, change_pct: 100, confidence: 0.99, kind: "improvement", tentative: false, cause: null, alert_id: 5 },
-    ], 200);
+    expect(shown(wide.annotations).map((a) => a.text)).toEqual(["fs_version 2.1.10", "kernel 6.10", "no kernel"]);
+    const change = { run_uuid: "run-4", started_at: T[4] ?? "", before: 1, after: 2, change_pct: 100, confidence: 0.99, kind: "improvement" as const, tentative: false, cause: null, alert_id: 5 };
+    const narrow = seriesMarks(points(), "light", [change], 200);
     expect(narrow.shapes).toHaveLength(4);
-    const texts = (narrow.annotations as { text: string; name: string }[]).map((a) => a.text);
+    const texts = shown(narrow.annotations).map((a) => a.text);
     expect(texts.length).toBeLessThan(4);
-    expect(narrow.annotations.at(-1)).toMatchObject({ text: "▼", name: "alert:5", x: T[4] });
+    expect(shown(narrow.annotations).at(-1)).toMatchObject({ text: "▼", name: "alert:5", x: T[4] });
+    // The same count of annotations (plotly draws a change of them alone only so): the
+    // names' places, then MAX_CHANGE_FLAGS flags' places, all visible, empty ones without text.
+    for (const marks of [wide, narrow, seriesMarks(points(), "light", Array.from({ length: MAX_CHANGE_FLAGS + 5 }, () => change), 390)]) {
+      expect(marks.annotations).toHaveLength(3 + MAX_CHANGE_FLAGS);
+      expect((marks.annotations as Note[]).every((a) => a.visible)).toBe(true);
+    }
     // The figure drawn first holds the same marks for its width.
     expect(seriesFigure(points(), "light", [], 1200).layout.annotations).toEqual(wide.annotations);
   });

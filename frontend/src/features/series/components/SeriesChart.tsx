@@ -40,9 +40,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
   // over them by Plotly.relayout, without drawing the points again.
   const figure = useMemo(() => seriesFigure(points, theme), [points, theme]);
   const overlay = useCallback((width: number) => seriesMarks(points, theme, shownChanges, width), [points, theme, shownChanges]);
-  useEffect(() => {
-    if (shownChanges.length > 0) performance.mark("perfatlas:change-points");
-  }, [shownChanges]);
+
   const onClick = useCallback(
     (p: PointClick) => {
       if (typeof p.customdata !== "string") return;
