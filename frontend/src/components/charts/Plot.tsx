@@ -69,8 +69,8 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
    * them by reference: unchanged) and the layout changed only in its component arrays of the
    * same length: plotly then draws just those components ("arraydraw"), not the traces; a
    * relayout of the whole annotations array would recalculate and draw everything
-   * (annotations' editType is "calc"), hence overlays keep their annotations' count (hidden
-   * ones, `visible: false`, hold the places). */
+   * (annotations' editType is "calc"), and so would one shown or hidden, hence overlays keep
+   * their annotations' count, all visible (ones without text hold the places). */
   const relayout = useCallback((Plotly: PlotlyModule, el: HTMLDivElement) => {
     queue.current = queue.current
       .then(async () => {
@@ -115,9 +115,9 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
         const shown = hasWebGL() ? forWebGL(figure) : figure;
         if (shown !== figure) await loadGl(Plotly);
         if (cancelled) return;
-        figureRef.current = shown;
         const run = queue.current.then(async () => {
           if (cancelled) return null;
+          figureRef.current = shown;
           performance.mark("perfatlas:plot-start");
           const over = overlayRef.current;
           const width = el.clientWidth;
