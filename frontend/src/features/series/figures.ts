@@ -86,8 +86,10 @@ export function seriesFigure(points: SeriesPoints, theme: Theme, changePoints: S
   };
 }
 
-/** Change points flagged in a window at most (the newest; every one has its line). */
-export const MAX_CHANGE_FLAGS = 40;
+/** Places held for change points' flags while none has come: a window with more change points
+ * than this, when they come after the points, draws the plot once more (an annotation added
+ * draws everything), and every place held costs the first draw a little (~2 ms). */
+export const CHANGE_FLAG_PLACES = 12;
 
 /** The layout's marks over a series' points: a dotted line at each version change, named by
  * the new version above the plot where the name fits (placeNames, for a plot `width` pixels
@@ -116,7 +118,7 @@ export function seriesMarks(points: SeriesPoints, theme: Theme, changePoints: Se
     };
   });
   const hidden = { visible: true, x: points.t[0] ?? null, xref: "x", y: 1, yref: "paper", text: "", showarrow: false };
-  const flags = [...cps.annotations.slice(-MAX_CHANGE_FLAGS), ...Array.from({ length: Math.max(0, MAX_CHANGE_FLAGS - cps.annotations.length) }, () => hidden)];
+  const flags = [...cps.annotations, ...Array.from({ length: Math.max(0, CHANGE_FLAG_PLACES - cps.annotations.length) }, () => hidden)];
   return {
     shapes: [
       ...changes.map((c) => ({

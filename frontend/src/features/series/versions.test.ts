@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SeriesPoints, VersionSpan } from "./api/get-series-points";
-import { MAX_CHANGE_FLAGS, seriesFigure, seriesMarks } from "./figures";
+import { CHANGE_FLAG_PLACES, seriesFigure, seriesMarks } from "./figures";
 import { describeVersions, MAX_VERSION_MARKS, NAME_ROWS, nameWidth, placeNames, versionChanges, versionTexts } from "./versions";
 
 const T = Array.from({ length: 8 }, (_, i) => `2026-06-0${i + 1}T00:00:00+00:00`);
@@ -143,9 +143,12 @@ describe("version names above the plot", () => {
     expect(texts.length).toBeLessThan(4);
     expect(shown(narrow.annotations).at(-1)).toMatchObject({ text: "▼", name: "alert:5", x: T[4] });
     // The same count of annotations (plotly draws a change of them alone only so): the
-    // names' places, then MAX_CHANGE_FLAGS flags' places, all visible, empty ones without text.
-    for (const marks of [wide, narrow, seriesMarks(points(), "light", Array.from({ length: MAX_CHANGE_FLAGS + 5 }, () => change), 390)]) {
-      expect(marks.annotations).toHaveLength(3 + MAX_CHANGE_FLAGS);
+    // names' places, then CHANGE_FLAG_PLACES flags' places, all visible, empty ones without
+    // text; more change points than places, each its flag.
+    const many = seriesMarks(points(), "light", Array.from({ length: CHANGE_FLAG_PLACES + 5 }, () => change), 390);
+    expect(shown(many.annotations).filter((a) => a.text === "▼")).toHaveLength(CHANGE_FLAG_PLACES + 5);
+    for (const marks of [wide, narrow]) {
+      expect(marks.annotations).toHaveLength(3 + CHANGE_FLAG_PLACES);
       expect((marks.annotations as Note[]).every((a) => a.visible)).toBe(true);
     }
     // The figure drawn first holds the same marks for its width.
