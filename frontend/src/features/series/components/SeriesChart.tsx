@@ -105,7 +105,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
           </div>
           <p className="muted small">
             The shaded band spans p5 to p95 of each run's samples; click a point to open its run.
-            {(points.versions?.length ?? 0) > 1 && " Dotted lines mark where a version changes, named at the top."}
+            {(points.versions?.length ?? 0) > 1 && " Dotted lines mark where a version changes, named at the top where the name fits (a point's hover names its versions)."}
             {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); hover a triangle for the change, click it to open its alert."}
           </p>
