@@ -201,6 +201,9 @@ MARKS = """() => ({
   starts: performance.getEntriesByName('perfatlas:plot-start').map(e => e.startTime),
   drawn: performance.getEntriesByName('perfatlas:plot-drawn').map(e => e.startTime),
   painted: performance.getEntriesByName('bench:plot-painted').map(e => e.startTime),
+  changes: performance.getEntriesByName('perfatlas:change-points-answer').map(e => e.startTime),
+  overlays: performance.getEntriesByName('perfatlas:overlay-drawn').map(e => e.startTime),
+  line_draws: window.__lineDraws || 0,
   afterplot: window.__afterplots || 0,
   traces: (document.querySelector('.js-plotly-plot')?._fullData || []).map(t => [t.type, (t.x || []).length]),
 })"""
@@ -211,6 +214,11 @@ new MutationObserver(() => {
   const gd = document.querySelector('.js-plotly-plot');
   if (gd && !gd.__counted && gd.on) { gd.__counted = true; gd.on('plotly_afterplot', () => { window.__afterplots += 1; }); }
 }).observe(document, { childList: true, subtree: true, attributes: true });
+// Every time plotly sets a line's path: a draw of the points, whatever the page's marks say.
+window.__lineDraws = 0;
+new MutationObserver((records) => {
+  for (const r of records) if (r.target.matches?.('.scatterlayer path.js-line')) window.__lineDraws += 1;
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ['d'] });
 // The first frame after each plot-drawn mark, committed: a requestAnimationFrame callback runs
 // before the frame's paint and commit, a task it posts after them.
 const mark = performance.mark.bind(performance);
@@ -295,6 +303,16 @@ def summary(loads: list[dict[str, Any]]) -> dict[str, Any]:
         # until the page's network is idle (half a second after the last request)
         "browser_cpu_per_load_ms": p50_max([m["browser_cpu_ms"] for m in loads]),
         "traces": loads[-1]["traces"],
+        # The change points' answer, since navigation (this build's mark; none in the one
+        # before), and the marks laid over the drawn plot (none when the series has no change
+        # point, as this benchmark's), and how often plotly set a line's path per load.
+        **(
+            {"navigation_to_change_points_answer_ms": p50_max([m["changes"][0] for m in loads])}
+            if all(m["changes"] for m in loads)
+            else {}
+        ),
+        "overlays_per_load": [len(m["overlays"]) for m in loads],
+        "line_paths_set_per_load": [m["line_draws"] for m in loads],
     }
 
 

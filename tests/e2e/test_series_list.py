@@ -132,8 +132,12 @@ def test_an_older_window_marks_its_own_change_points(page: Any, ui_server: LiveS
     page.get_by_role("link", name="create.ops_per_s").click()
     # The whole history fits the default window (10,000): its change points are looked for
     # over all of it, and the step is marked.
-    marks = "document.querySelector('.js-plotly-plot')?.data?.find(t => t.name === 'change points')"
-    marked = f"() => {marks}?.customdata"
+    # The change points' flags: annotations that take clicks, named by what a click opens.
+    flags = (
+        "(document.querySelector('.js-plotly-plot')?.layout?.annotations || [])"
+        ".filter(a => a.captureevents)"
+    )
+    marked = f"() => {flags}.length > 0 && {flags}.map(a => a.name)"
     assert page.wait_for_function(marked).json_value() == [runs[step]["uuid"]]
     # Windows of 1,000: the newest hold no change (the answer awaited, so that none drawn
     # means none).
@@ -144,14 +148,12 @@ def test_an_older_window_marks_its_own_change_points(page: Any, ui_server: LiveS
     assert newest.value.json()["change_points"] == []
     summary = page.get_by_test_id("series-summary")
     summary.filter(has_text="(the newest 1,000 shown)").wait_for()
-    page.wait_for_function(f"() => !{marks}")
+    page.wait_for_function(f"() => {flags}.length === 0")
 
     page.get_by_role("button", name="← Older").click()
     summary.filter(has_text="101 shown, the oldest").wait_for()
-    page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot')?.data?.some(t => t.name === 'change points')"
-    )
-    older = page.evaluate(f"() => {marks}")
-    assert older["customdata"] == [runs[step]["uuid"]]
-    assert dt.datetime.fromisoformat(older["x"][0]) == t0 + dt.timedelta(minutes=step)
+    page.wait_for_function(f"() => {flags}.length > 0")
+    older = page.evaluate(f"() => {flags}")
+    assert [a["name"] for a in older] == [runs[step]["uuid"]]
+    assert dt.datetime.fromisoformat(older[0]["x"]) == t0 + dt.timedelta(minutes=step)
     shot(page, "series-older-window-change-point", full_page=False)

@@ -117,7 +117,7 @@ def test_versions_are_marked_hovered_and_the_plot_drawn_once(
     layout = page.evaluate(
         "() => { const l = document.querySelector('.js-plotly-plot').layout;"
         " return [l.shapes.filter(s => s.name?.startsWith('version:')).map(s => s.x0),"
-        " (l.annotations || []).map(a => [a.x, a.text])]; }"
+        " (l.annotations || []).filter(a => a.text).map(a => [a.x, a.text])]; }"
     )
     changes = {2500: "fs_version 2.1.0", 5000: "fs_version 2.2.0 · kernel 6.8.0",
                7500: "fs_version 2.3.0"}  # fmt: skip
@@ -139,6 +139,42 @@ def test_versions_are_marked_hovered_and_the_plot_drawn_once(
     shot(page, "series-versions-hover", full_page=False)
     # Still one draw after the hover.
     assert page.evaluate(DRAWS)["starts"] == 1
+    assert _names_apart(page) == 3
+
+    # On a phone the names are placed again for the plot's width (a relayout, the points not
+    # drawn again by the page): none over another, those that fit nowhere left out (the points'
+    # hover names their versions), each within the page.
+    overlays = page.evaluate(OVERLAYS)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function(f"() => ({OVERLAYS})() > {overlays}")
+    assert 1 <= _names_apart(page) < 3
+    assert page.evaluate(DRAWS)["starts"] == 1
+    shot(page, "series-versions-phone", full_page=False)
+    # And drawn so from the start at that width.
+    page.reload()
+    page.wait_for_selector("[data-testid=plot][data-drawn='1']", timeout=60_000)
+    assert 1 <= _names_apart(page) < 3
+
+
+OVERLAYS = "() => performance.getEntriesByName('perfatlas:overlay-drawn').length"
+
+
+def _names_apart(page: Any) -> int:
+    """How many version names the plot shows, once checked that no two of them overlap and
+    that each is within the page's width."""
+    boxes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.js-plotly-plot .infolayer g.annotation'))
+          .filter(g => /fs_version|kernel/.test(g.textContent || ''))
+          .map(g => { const r = g.querySelector('.annotation-text').getBoundingClientRect();
+                      return [r.left, r.top, r.right, r.bottom, g.textContent]; })"""
+    )
+    width = page.evaluate("() => document.documentElement.clientWidth")
+    for i, (left, top, right, bottom, text) in enumerate(boxes):
+        assert left >= 0 and right <= width, (text, left, right, width)
+        for other in boxes[i + 1 :]:
+            apart = right <= other[0] or other[2] <= left or bottom <= other[1] or other[3] <= top
+            assert apart, (text, other[4])
+    return len(boxes)
 
 
 def test_series_list_opens_on_the_newest_and_marks_open_alerts(

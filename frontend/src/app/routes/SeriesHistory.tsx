@@ -33,6 +33,10 @@ export function SeriesHistory() {
   // The changes among the points shown: the whole window (the series' newest, or the newest
   // before until).
   const changes = useChangePoints(Number(id), limit, until);
+  // When the change points' answer is in (the plot does not wait for it: bench_series_page.py).
+  useEffect(() => {
+    if (changes.data) performance.mark("perfatlas:change-points-answer");
+  }, [changes.data]);
   const set = (key: string, value: string | null) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
@@ -45,7 +49,7 @@ export function SeriesHistory() {
         {(data) => (
           <>
             <SeriesHeader series={data.series} samples={samples} onSamples={(on) => set("samples", on ? "1" : null)} />
-            <SeriesChart points={data} changePoints={changes.data?.change_points ?? NO_CHANGE_POINTS} changesReady={!changes.isPending} until={until ?? null} limit={limit} loading={points.isPlaceholderData} onWindow={(to) => set("until", to)} onLimit={(n) => set("points", n === DEFAULT_WINDOW ? null : String(n))} />
+            <SeriesChart points={data} changePoints={changes.data?.change_points ?? NO_CHANGE_POINTS} until={until ?? null} limit={limit} loading={points.isPlaceholderData} onWindow={(to) => set("until", to)} onLimit={(n) => set("points", n === DEFAULT_WINDOW ? null : String(n))} />
           </>
         )}
       </QueryView>

@@ -1,6 +1,6 @@
 // The one plotly wrapper: plotly.js (a partial build, ./plotly-bundle) is loaded on first use, so
 // pages without charts never wait for it; a failure to load or draw shows a message, not a blank page.
-import { Component, useEffect, useRef, useState, type ReactNode } from "react";
+import { Component, useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { forWebGL, hasWebGL } from "./dense";
 import type { Figure } from "./figure";
 
@@ -26,24 +26,82 @@ function loadGl(Plotly: PlotlyModule): Promise<void> {
   return glPromise;
 }
 
+/** Layout keys laid over a figure's, for a plot so many pixels wide. */
+export type Overlay = (width: number) => Record<string, unknown>;
+
+// One object, so that plotly's react finds the config unchanged (a changed one draws anew).
+const CONFIG = {
+  // A ResizeObserver below does this: plotly's own responsive mode costs ~130 ms on first draw.
+  responsive: false,
+  displaylogo: false,
+  modeBarButtonsToRemove: ["select2d", "lasso2d"],
+  toImageButtonOptions: { filename: "perfatlas" },
+};
+
 export type PointClick = { customdata: unknown; curveNumber: number; pointNumber: number };
 
 type Props = {
   figure: Figure;
+  /** Layout laid over the figure's for the plot's width in pixels: marks that come later than
+   * the figure (a series' change points, from a request of their own) or that depend on the
+   * width (names placed so as not to overlap). Drawn with the figure; when it changes after the
+   * figure is drawn, or the width does, laid over it without drawing the figure's traces again
+   * (so keep to shapes and annotations, the latter as many in every overlay: see relayout). */
+  overlay?: Overlay;
   height?: number;
   onPointClick?: (point: PointClick) => void;
   label: string;
 };
 
-function PlotInner({ figure, height = 460, onPointClick, label }: Props) {
+function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props) {
   const ref = useRef<HTMLDivElement>(null);
   const clickRef = useRef(onPointClick);
+  const figureRef = useRef(figure);
+  const overlayRef = useRef(overlay);
+  const heightRef = useRef(height);
+  // The overlay drawn last and for which width; and the plot's calls to plotly, one after the
+  // other (an overlay is never laid within a draw).
+  const applied = useRef<{ overlay: Overlay | undefined; width: number; json: string }>({ overlay: undefined, width: 0, json: "{}" });
+  const queue = useRef<Promise<unknown>>(Promise.resolve());
+
+  /** Lays the overlay of now over the plot, if it is drawn and this overlay is not the one drawn
+   * (or was drawn for another width). By Plotly.react with the very traces drawn (plotly compares
+   * them by reference: unchanged) and the layout changed only in its component arrays of the
+   * same length: plotly then draws just those components ("arraydraw"), not the traces; a
+   * relayout of the whole annotations array would recalculate and draw everything
+   * (annotations' editType is "calc"), and so would one shown or hidden, hence overlays keep
+   * their annotations' count, all visible (ones without text hold the places). */
+  const relayout = useCallback((Plotly: PlotlyModule, el: HTMLDivElement) => {
+    queue.current = queue.current
+      .then(async () => {
+        const next = overlayRef.current;
+        const width = el.clientWidth;
+        const shown = figureRef.current;
+        if (!el.dataset.drawn || !el.isConnected || (applied.current.overlay === next && applied.current.width === width)) return;
+        const laid = next?.(width) ?? {};
+        const json = JSON.stringify(laid);
+        const before = applied.current;
+        applied.current = { overlay: next, width, json };
+        // The same marks (a series without change points, a width that places the names alike).
+        if (json === before.json) return;
+        performance.mark("perfatlas:overlay-start");
+        await Plotly.react(el, shown.data, { ...shown.layout, ...laid, height: heightRef.current, autosize: true }, CONFIG);
+        performance.mark("perfatlas:overlay-drawn");
+      })
+      .catch(() => undefined);
+  }, []);
   const [error, setError] = useState<string | null>(null);
   const [drawn, setDrawn] = useState(false);
 
   useEffect(() => {
     clickRef.current = onPointClick;
   }, [onPointClick]);
+
+  useEffect(() => {
+    overlayRef.current = overlay;
+    const el = ref.current;
+    if (el?.dataset.drawn && plotlyPromise) void plotlyPromise.then((Plotly) => relayout(Plotly, el)).catch(() => undefined);
+  }, [overlay, relayout]);
 
   useEffect(() => {
     let cancelled = false;
@@ -57,26 +115,38 @@ function PlotInner({ figure, height = 460, onPointClick, label }: Props) {
         const shown = hasWebGL() ? forWebGL(figure) : figure;
         if (shown !== figure) await loadGl(Plotly);
         if (cancelled) return;
-        performance.mark("perfatlas:plot-start");
-        const gd = await Plotly.react(el, shown.data, { ...shown.layout, height, autosize: true }, {
-          // A ResizeObserver below does this: plotly's own responsive mode costs ~130 ms on first draw.
-          responsive: false,
-          displaylogo: false,
-          modeBarButtonsToRemove: ["select2d", "lasso2d"],
-          toImageButtonOptions: { filename: "perfatlas" },
+        const run = queue.current.then(async () => {
+          if (cancelled) return null;
+          figureRef.current = shown;
+          performance.mark("perfatlas:plot-start");
+          const over = overlayRef.current;
+          const width = el.clientWidth;
+          const laid = over?.(width) ?? {};
+          heightRef.current = height;
+          const drawnGd = await Plotly.react(el, shown.data, { ...shown.layout, ...laid, height, autosize: true }, CONFIG);
+          applied.current = { overlay: over, width, json: JSON.stringify(laid) };
+          performance.mark("perfatlas:plot-drawn");
+          return drawnGd;
         });
+        queue.current = run.catch(() => undefined);
+        const gd = await run;
+        if (cancelled || !gd) return;
         if (!el.dataset.listening) {
           el.dataset.listening = "1";
           gd.on("plotly_click", (event) => {
             const p = event.points[0];
             if (p && clickRef.current) clickRef.current({ customdata: p.customdata, curveNumber: p.curveNumber, pointNumber: p.pointNumber });
           });
+          // A mark of the layout that takes clicks (captureevents): its name is its customdata.
+          gd.on("plotly_clickannotation", (event) => {
+            const a = event.annotation;
+            if (a.captureevents && clickRef.current) clickRef.current({ customdata: a.name, curveNumber: -1, pointNumber: event.index });
+          });
         }
-        performance.mark("perfatlas:plot-drawn");
-        if (!cancelled) {
-          el.dataset.drawn = "1";
-          setDrawn(true);
-        }
+        el.dataset.drawn = "1";
+        setDrawn(true);
+        // An overlay that changed while the figure was drawn.
+        relayout(Plotly, el);
       })
       .catch((exc: unknown) => {
         if (!cancelled) setError(exc instanceof Error ? exc.message : String(exc));
@@ -84,7 +154,7 @@ function PlotInner({ figure, height = 460, onPointClick, label }: Props) {
     return () => {
       cancelled = true;
     };
-  }, [figure, height]);
+  }, [figure, height, relayout]);
 
   useEffect(() => {
     const el = ref.current;
@@ -98,7 +168,13 @@ function PlotInner({ figure, height = 460, onPointClick, label }: Props) {
       frame = requestAnimationFrame(() => {
         // A chart hidden or gone by now needs no resizing (plotly refuses it).
         if (!el.isConnected || el.offsetParent === null) return;
-        void plotlyPromise?.then((Plotly) => Plotly.Plots.resize(el)).catch(() => {});
+        void plotlyPromise
+          ?.then(async (Plotly) => {
+            await Plotly.Plots.resize(el);
+            // Marks placed for the width (names that would overlap) placed again.
+            relayout(Plotly, el);
+          })
+          .catch(() => {});
       });
     });
     observer.observe(el);
@@ -107,7 +183,7 @@ function PlotInner({ figure, height = 460, onPointClick, label }: Props) {
       cancelAnimationFrame(frame);
       if (plotlyPromise) void plotlyPromise.then((Plotly) => Plotly.purge(el));
     };
-  }, []);
+  }, [relayout]);
 
   if (error) return <div className="state state-error" role="alert">The chart could not be drawn: {error}</div>;
   return (

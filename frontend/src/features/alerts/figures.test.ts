@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AlertDetail } from "./api/get-alert";
 import type { SeriesChangePoint } from "./api/get-change-points";
-import { alertFigure, changePointOverlay, IMPROVEMENT_COLOR, REGRESSION_COLOR, withChangePoints } from "./figures";
+import { alertFigure, changePointMarks, IMPROVEMENT_COLOR, REGRESSION_COLOR } from "./figures";
 
 const t = (day: number) => `2026-10-${String(day).padStart(2, "0")}T08:00:00Z`;
 
@@ -65,31 +65,26 @@ describe("change points on a series", () => {
   });
 
   it("adds nothing when there is none", () => {
-    const figure = { data: [{ name: "median" }], layout: {} };
-    expect(withChangePoints(figure, [], "ops/s")).toBe(figure);
+    expect(changePointMarks([], "ops/s")).toEqual({ shapes: [], annotations: [] });
   });
 
-  it("marks each with a coloured line and a marker that opens its alert", () => {
-    const { trace, shapes } = changePointOverlay([cp({ alert_id: 9, cause: { "labels.fs_version": { before: "6.1", after: "6.2" } } }), cp({ run_uuid: "r8", started_at: t(8), kind: "improvement", tentative: true, change_pct: 15 })], "ops/s");
-    expect(shapes.map((s) => (s.line as { color: string; dash: string }))).toEqual([
-      { color: REGRESSION_COLOR, dash: "solid", width: 2 },
-      { color: IMPROVEMENT_COLOR, dash: "dash", width: 2 },
+  it("marks each with a coloured line and a flag that names it and opens its alert, as layout only", () => {
+    const marks = changePointMarks([cp({ alert_id: 9, cause: { "labels.fs_version": { before: "6.1", after: "6.2" } } }), cp({ run_uuid: "r8", started_at: t(8), kind: "improvement", tentative: true, change_pct: 15 })], "ops/<s>");
+    expect(marks.shapes.map((s) => [s.x0, s.line])).toEqual([
+      [t(4), { color: REGRESSION_COLOR, dash: "solid", width: 2 }],
+      [t(8), { color: IMPROVEMENT_COLOR, dash: "dash", width: 2 }],
     ]);
-    expect(trace?.customdata).toEqual(["alert:9", "r8"]);
-    const text = trace?.text as string[];
-    expect(text[0]).toContain("regression -20 %");
-    expect(text[0]).toContain("fs_version 6.1 → 6.2");
-    expect(text[1]).toContain("tentative");
-  });
-});
-
-describe("change point flags", () => {
-  it("sit on a hidden axis of their own, at the top", () => {
-    const figure = withChangePoints({ data: [{ name: "median" }], layout: { shapes: [{ name: "x" }] } }, [
-      { run_uuid: "r", started_at: t(2), before: 1, after: 2, change_pct: 100, confidence: 0.99, kind: "improvement", tentative: false, cause: null, alert_id: 3 },
-    ], "s");
-    expect(figure.data[1]).toMatchObject({ yaxis: "y2", y: [1] });
-    expect(figure.layout.yaxis2).toMatchObject({ overlaying: "y", visible: false });
-    expect(figure.layout.shapes).toHaveLength(2);
+    const flags = marks.annotations as { x: string; y: number; yref: string; name: string; hovertext: string; captureevents: boolean; font: { color: string } }[];
+    // At the top of their lines, taking clicks; the name is what a click opens.
+    expect(flags.map((a) => [a.x, a.y, a.yref, a.captureevents, a.font.color, a.name])).toEqual([
+      [t(4), 1, "paper", true, REGRESSION_COLOR, "alert:9"],
+      [t(8), 1, "paper", true, IMPROVEMENT_COLOR, "r8"],
+    ]);
+    expect(flags[0]?.hovertext).toContain("regression -20 %");
+    expect(flags[0]?.hovertext).toContain("fs_version 6.1 → 6.2");
+    expect(flags[0]?.hovertext).toContain("ops/&lt;s&gt;");
+    expect(flags[0]?.hovertext).toContain("click to open alert #9");
+    expect(flags[1]?.hovertext).toContain("tentative");
+    expect(flags[1]?.hovertext).toContain("no alert");
   });
 });

@@ -90,53 +90,31 @@ export function changePointTone(cp: Pick<SeriesChangePoint, "kind">): Tone {
   return cp.kind === "regression" ? "worse" : "better";
 }
 
-/** Markers and vertical lines for a series' change points: red regressions, green improvements,
- * dashed when tentative. A marker's customdata is `alert:<id>` when the change opened an alert
- * (a click opens it), else the run's uuid. */
-export function changePointOverlay(changePoints: SeriesChangePoint[], unit: string): { trace: PlotData | null; shapes: Record<string, unknown>[] } {
-  if (changePoints.length === 0) return { trace: null, shapes: [] };
+/** Vertical lines and flags for a series' change points: red regressions, green improvements,
+ * dashed when tentative. Layout only (shapes and annotations, no trace), so that they join a
+ * plot already drawn by Plotly.relayout without its points being drawn again. A flag (a
+ * triangle at the top of its line) names the change on hover; its `name` is `alert:<id>` when
+ * the change opened an alert (a click opens it), else the run's uuid. */
+export function changePointMarks(changePoints: SeriesChangePoint[], unit: string): { shapes: Record<string, unknown>[]; annotations: Record<string, unknown>[] } {
   const colors = changePoints.map((cp) => (cp.kind === "regression" ? REGRESSION_COLOR : IMPROVEMENT_COLOR));
   const shapes = changePoints.map((cp, i) => vline(cp.started_at, colors[i] ?? REGRESSION_COLOR, cp.tentative ? "dash" : "solid", "change point"));
-  const text = changePoints.map((cp) => {
+  const annotations = changePoints.map((cp, i) => {
     const cause = causeSummary(cp.cause, 3);
-    return [
-      `<b>${cp.kind} ${formatPercent(cp.change_pct)}</b>${cp.tentative ? " (tentative)" : ""}`,
-      `${cp.before.toPrecision(4)} → ${cp.after.toPrecision(4)} ${escapeHtml(unit)}`,
-      cause ? `cause: ${escapeHtml(cause)}` : "no environment or label change with it",
-      cp.alert_id !== null ? `click to open alert #${cp.alert_id}` : "no alert (below the thresholds, or muted)",
-    ].join("<br>");
+    const color = colors[i] ?? REGRESSION_COLOR;
+    return {
+      visible: true, x: cp.started_at, xref: "x", y: 1, yref: "paper", yanchor: "top", xanchor: "center",
+      text: "▼", showarrow: false, font: { size: 16, color },
+      // A click on the flag: plotly_clickannotation (components/charts/Plot.tsx).
+      captureevents: true,
+      hovertext: [
+        `<b>${cp.kind} ${formatPercent(cp.change_pct)}</b>${cp.tentative ? " (tentative)" : ""}`,
+        `${cp.before.toPrecision(4)} → ${cp.after.toPrecision(4)} ${escapeHtml(unit)}`,
+        cause ? `cause: ${escapeHtml(cause)}` : "no environment or label change with it",
+        cp.alert_id !== null ? `click to open alert #${cp.alert_id}` : "no alert (below the thresholds, or muted)",
+      ].join("<br>"),
+      hoverlabel: { bgcolor: color, bordercolor: "#ffffff", font: { color: "#ffffff" } },
+      name: cp.alert_id !== null ? `alert:${cp.alert_id}` : cp.run_uuid,
+    };
   });
-  return {
-    shapes,
-    trace: {
-      type: "scatter",
-      mode: "markers",
-      name: "change points",
-      // On a hidden axis of their own, at the top edge: flags on the lines that never cover
-      // (or steal the click from) the run's own point at the change.
-      x: changePoints.map((cp) => cp.started_at),
-      y: changePoints.map(() => 1),
-      yaxis: "y2",
-      customdata: changePoints.map((cp) => (cp.alert_id !== null ? `alert:${cp.alert_id}` : cp.run_uuid)),
-      text,
-      marker: { color: colors, size: 15, symbol: "triangle-down", line: { color: "#ffffff", width: 1 } },
-      hovertemplate: "%{text}<extra></extra>",
-    },
-  };
-}
-
-/** A figure with change points drawn over it (the figure itself is left as it was). */
-export function withChangePoints(figure: Figure, changePoints: SeriesChangePoint[], unit: string): Figure {
-  const { trace, shapes } = changePointOverlay(changePoints, unit);
-  if (!trace) return figure;
-  const existing = (figure.layout.shapes as Record<string, unknown>[] | undefined) ?? [];
-  return {
-    data: [...figure.data, trace],
-    layout: {
-      ...figure.layout,
-      showlegend: true,
-      shapes: [...existing, ...shapes],
-      yaxis2: { overlaying: "y", range: [0, 1.02], visible: false, fixedrange: true },
-    },
-  };
+  return { shapes, annotations };
 }

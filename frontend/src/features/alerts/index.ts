@@ -1,3 +1,3 @@
 // What other features may use of alerts; the rest of features/alerts is its own.
 export { useChangePoints, type SeriesChangePoint } from "./api/get-change-points";
-export { withChangePoints } from "./figures";
+export { changePointMarks } from "./figures";

@@ -5,9 +5,18 @@ import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../com
 import { spreadBand } from "../../components/charts/spread-band";
 import type { Theme } from "../../lib/theme";
 import type { SeriesPoints } from "./api/get-series-points";
-import { MAX_VERSION_MARKS, versionChanges, versionTexts } from "./versions";
+import { MAX_VERSION_MARKS, NAME_ROWS, placeNames, versionChanges, versionTexts } from "./versions";
+import { changePointMarks, type SeriesChangePoint } from "../alerts";
 
-export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
+/** A plot's width in pixels when not known (a desktop's): the names' places in a figure drawn
+ * without a width (SeriesChart places them again for the plot's own, seriesMarks). */
+export const DEFAULT_PLOT_WIDTH = 1200;
+/** The plot area's width within the plot's: the margins' and the y axis' room, roughly. */
+const PLOT_AREA_INSET = 100;
+
+/** A series' history; its marks (version changes, change points) as shapes and annotations of
+ * its layout, from seriesMarks. */
+export function seriesFigure(points: SeriesPoints, theme: Theme, changePoints: SeriesChangePoint[] = [], width = DEFAULT_PLOT_WIDTH): Figure {
   const layout = baseLayout(theme);
   const color = colorAt(0);
   const unit = points.series.unit;
@@ -61,29 +70,63 @@ export function seriesFigure(points: SeriesPoints, theme: Theme): Figure {
     line: { color, width: 1.5 },
     hovertemplate: `%{x}<br>median %{y:.4g} ${unit}${versioned ? "<br>%{text}" : ""}<br>run %{customdata}<extra></extra>`,
   });
-  // A dotted line at each version change, named by the new version at the top of the plot.
   const changes = versionChanges(spans, points.t).slice(0, MAX_VERSION_MARKS);
-  const muted = theme === "dark" ? "rgba(216,222,233,0.55)" : "rgba(31,41,51,0.45)";
   const better = points.series.direction === "higher" ? ", higher is better" : points.series.direction === "lower" ? ", lower is better" : "";
   return {
     data,
     layout: {
       ...layout,
       // Room above the plot for the names of the version changes.
-      ...(changes.length > 0 ? { margin: { ...(layout.margin as Record<string, unknown>), t: 44 } } : {}),
+      ...(changes.length > 0 ? { margin: { ...(layout.margin as Record<string, unknown>), t: 16 + 14 * NAME_ROWS } } : {}),
       showlegend: Boolean(points.samples),
-      shapes: changes.map((c) => ({
-        type: "line", xref: "x", yref: "paper", x0: c.t, x1: c.t, y0: 0, y1: 1,
-        line: { color: muted, width: 1, dash: "dot" }, name: `version:${c.at}`,
-      })),
-      annotations: changes.map((c, i) => ({
-        x: c.t, xref: "x", y: 1, yref: "paper", yanchor: "bottom", xanchor: "left",
-        // Alternate rows, so that two close changes' names do not overlap.
-        yshift: i % 2 === 0 ? 0 : 14, text: c.text, showarrow: false,
-        font: { size: 10, color: muted }, name: `version:${c.at}`,
-      })),
+      ...seriesMarks(points, theme, changePoints, width),
       xaxis: axis(layout, "xaxis", { title: { text: "time" }, type: "date" }),
       yaxis: axis(layout, "yaxis", { title: { text: `${points.series.metric} (${unit})${better}` }, rangemode: "tozero" }),
     },
+  };
+}
+
+/** Places held for change points' flags while none has come: a window with more change points
+ * than this, when they come after the points, draws the plot once more (an annotation added
+ * draws everything), and every place held costs the first draw a little (~2 ms). */
+export const CHANGE_FLAG_PLACES = 12;
+
+/** The layout's marks over a series' points: a dotted line at each version change, named by
+ * the new version above the plot where the name fits (placeNames, for a plot `width` pixels
+ * wide), and the change points' lines and flags. Layout only: the plot applies them again by
+ * Plotly.relayout when the change points arrive or its width changes, without drawing its
+ * points again (components/charts/Plot.tsx's overlay). */
+export function seriesMarks(points: SeriesPoints, theme: Theme, changePoints: SeriesChangePoint[], width: number): { shapes: Record<string, unknown>[]; annotations: Record<string, unknown>[] } {
+  const changes = versionChanges(points.versions ?? [], points.t).slice(0, MAX_VERSION_MARKS);
+  const muted = theme === "dark" ? "rgba(216,222,233,0.55)" : "rgba(31,41,51,0.45)";
+  const from = Date.parse(points.t[0] ?? "");
+  const to = Date.parse(points.t[points.t.length - 1] ?? "");
+  const places = placeNames(changes.map((c) => ({ at: Date.parse(c.t), text: c.text })), from, to, Math.max(width - PLOT_AREA_INSET, 50));
+  const cps = changePointMarks(changePoints, points.series.unit);
+  // As many annotations whatever the change points and the width, and all visible: a name that
+  // fits nowhere has no text, and the flags fill places held by empty ones. Plot.tsx lays them
+  // over the plot drawn, and plotly draws changed annotations alone only so (an annotation
+  // added, removed, shown or hidden draws the whole plot again: 60-80 ms and its 10,000 points,
+  // against 5-10 ms for a text or a place changed).
+  const names = changes.map((c, i) => {
+    const place = places[i];
+    return {
+      visible: true,
+      x: c.t, xref: "x", y: 1, yref: "paper", yanchor: "bottom", xanchor: place?.xanchor ?? "left",
+      yshift: 14 * (place?.row ?? 0), text: place ? c.text : "", showarrow: false,
+      font: { size: 10, color: muted }, name: `version:${c.at}`,
+    };
+  });
+  const hidden = { visible: true, x: points.t[0] ?? null, xref: "x", y: 1, yref: "paper", text: "", showarrow: false };
+  const flags = [...cps.annotations, ...Array.from({ length: Math.max(0, CHANGE_FLAG_PLACES - cps.annotations.length) }, () => hidden)];
+  return {
+    shapes: [
+      ...changes.map((c) => ({
+        type: "line", xref: "x", yref: "paper", x0: c.t, x1: c.t, y0: 0, y1: 1,
+        line: { color: muted, width: 1, dash: "dot" }, name: `version:${c.at}`,
+      })),
+      ...cps.shapes,
+    ],
+    annotations: [...names, ...flags],
   };
 }

@@ -1,21 +1,18 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo } from "react";
 import { useNavigate } from "react-router-dom";
 import { loadPlotly, Plot, type PointClick } from "../../../components/charts/Plot";
 import { Empty } from "../../../components/ui/States";
 import { formatCount, formatNumber, formatTime } from "../../../lib/format";
 import { afterMicrosecond } from "../../../lib/time";
 import { useTheme } from "../../../lib/use-theme";
-import { withChangePoints, type SeriesChangePoint } from "../../alerts";
+import type { SeriesChangePoint } from "../../alerts";
 import { DEFAULT_WINDOW, WINDOW_SIZES, type SeriesPoints } from "../api/get-series-points";
-import { seriesFigure } from "../figures";
+import { seriesFigure, seriesMarks } from "../figures";
 import { holdsNewest } from "../window";
 
 type Props = {
   points: SeriesPoints;
   changePoints: SeriesChangePoint[];
-  /** whether the change points have arrived (or failed): the plot waits for them, so that its
-   * 10,000 points are drawn once, not once without them and again with them */
-  changesReady?: boolean;
   /** the window shown: the newest points before this time, or the newest of all (null) */
   until?: string | null;
   /** whether another window is on its way (this one stays shown meanwhile) */
@@ -29,20 +26,21 @@ type Props = {
 
 /** A series' history with its change points drawn over it (they come from their own request and
  * join the plot when they arrive); a click opens a point's run, or a change point's alert. */
-export function SeriesChart({ points, changePoints, changesReady = true, until = null, loading = false, onWindow, limit = DEFAULT_WINDOW, onLimit }: Props) {
+export function SeriesChart({ points, changePoints, until = null, loading = false, onWindow, limit = DEFAULT_WINDOW, onLimit }: Props) {
   const navigate = useNavigate();
-  // Once drawn, the plot stays while another window's change points load (it is drawn again
-  // when they come, as a step to another window draws anyway).
-  const [plotShown, setPlotShown] = useState(changesReady);
-  if (changesReady && !plotShown) setPlotShown(true);
-  // plotly loads while the change points are on their way (it takes longer, cold).
+  // plotly loads while the points are on their way (it takes longer, cold).
   useEffect(() => {
     void loadPlotly().catch(() => undefined);
   }, []);
   const { theme } = useTheme();
   // The change points among the points shown (an older window holds none of the newest).
   const shownChanges = useMemo(() => changePointsWithin(changePoints, points.t), [changePoints, points.t]);
-  const figure = useMemo(() => withChangePoints(seriesFigure(points, theme), shownChanges, points.series.unit), [points, shownChanges, theme]);
+  // The points are drawn as soon as they come; the change points (their own request, the
+  // detector's: often later) and the version names placed for the plot's width are layout laid
+  // over them by Plotly.relayout, without drawing the points again.
+  const figure = useMemo(() => seriesFigure(points, theme), [points, theme]);
+  const overlay = useCallback((width: number) => seriesMarks(points, theme, shownChanges, width), [points, theme, shownChanges]);
+
   const onClick = useCallback(
     (p: PointClick) => {
       if (typeof p.customdata !== "string") return;
@@ -103,19 +101,13 @@ export function SeriesChart({ points, changePoints, changesReady = true, until =
       ) : (
         <>
           <div className={loading ? "loading-dim" : undefined}>
-            {plotShown ? (
-              <Plot figure={figure} onPointClick={onClick} label={`history of ${s.metric}`} />
-            ) : (
-              <div className="plot-frame" style={{ minHeight: 460 }}>
-                <div className="state state-loading plot-loading">Looking for change points…</div>
-              </div>
-            )}
+            <Plot figure={figure} overlay={overlay} onPointClick={onClick} label={`history of ${s.metric}`} />
           </div>
           <p className="muted small">
             The shaded band spans p5 to p95 of each run's samples; click a point to open its run.
-            {(points.versions?.length ?? 0) > 1 && " Dotted lines mark where a version changes, named at the top."}
+            {(points.versions?.length ?? 0) > 1 && " Dotted lines mark where a version changes, named at the top where the name fits (a point's hover names its versions)."}
             {shownChanges.length > 0 &&
-              " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); click one to open its alert."}
+              " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); hover a triangle for the change, click it to open its alert."}
           </p>
         </>
       )}
