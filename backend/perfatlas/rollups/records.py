@@ -132,13 +132,18 @@ def _from_int(number: int) -> uuid_mod.UUID:
     """uuid.UUID(int=number) without its checks, as the standard library makes one (a number
     of 128 bits from two 64-bit halves needs none): a plot of 720 points names 14,400 runs,
     whose checked construction took a tenth of explore's time."""
-    made = object.__new__(uuid_mod.UUID)
-    object.__setattr__(made, "int", number)
-    object.__setattr__(made, "is_safe", _UNKNOWN)
+    made = _NEW(uuid_mod.UUID)
+    _SET_INT(made, number)
+    _SET_SAFE(made, _UNKNOWN)
     return made
 
 
 _UNKNOWN = uuid_mod.SafeUUID.unknown  # read once: an enum member's lookup costs a microsecond
+# UUID's slots set through their descriptors: object.__setattr__ looks each name up first (a
+# quarter of the time of 14,400 uuids).
+_NEW = object.__new__
+_SET_INT = uuid_mod.UUID.__dict__["int"].__set__
+_SET_SAFE = uuid_mod.UUID.__dict__["is_safe"].__set__
 
 
 assert _from_int(0x1234 << 64 | 5) == uuid_mod.UUID(int=0x1234 << 64 | 5)
@@ -262,3 +267,68 @@ def summarize(records: np.ndarray[Any, Any], runs: list[uuid_mod.UUID] | None = 
         flags=int(np.bitwise_or.reduce(records["flags"])), runs=newest(records) if runs is None else runs,
         median_low=median_low, median_high=median_high,
     )  # fmt: skip
+
+
+def summarize_many(
+    parts: Sequence[np.ndarray[Any, Any]], runs: Sequence[list[uuid_mod.UUID]]
+) -> list[Summary]:
+    """summarize() of each of `parts` (records, none empty) with its newest `runs`, the same
+    numbers to the bit, a batch at a time: one sort per field of all the parts' records instead
+    of a dozen numpy calls per point (a plot of 720 points: a few milliseconds, not 30)."""
+    if not parts:
+        return []
+    every = _concatenated(parts)
+    lengths = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
+    starts = np.cumsum(lengths) - lengths
+    owner = np.repeat(np.arange(len(parts)), lengths)
+    reps = every["n"].astype(np.int64)
+    repetitions: list[int] = _listed(np.add.reduceat(reps, starts))
+    low: list[float] = _listed(np.minimum.reduceat(every["min"], starts))
+    high: list[float] = _listed(np.maximum.reduceat(every["max"], starts))
+    flags: list[int] = _listed(np.bitwise_or.reduceat(every["flags"], starts))
+    weighted: list[float] = _listed(np.asarray(every["mean"] * reps, dtype=np.float64))
+    # Each field's values in order within their part: the order statistics summarize's
+    # partitions put in place, read at the same positions.
+    values = every["value"][np.lexsort((every["value"], owner))]
+    median = _quantiles(values, starts, lengths, 0.5)
+    p5 = _quantiles(every["p5"][np.lexsort((every["p5"], owner))], starts, lengths, 0.05)
+    p95 = _quantiles(every["p95"][np.lexsort((every["p95"], owner))], starts, lengths, 0.95)
+    out = []
+    bounds: list[tuple[int, int]] = list(zip(_listed(starts), _listed(lengths), strict=True))
+    for i, (start, n) in enumerate(bounds):
+        median_low: float | None = low[i]
+        median_high: float | None = high[i]
+        if n >= MEDIAN_INTERVAL_RUNS:
+            k = median_rank(n)
+            median_low, median_high = float(values[start + k - 1]), float(values[start + n - k])
+        out.append(Summary(
+            n=n, repetitions=repetitions[i], median=median[i],
+            mean=math.fsum(weighted[start : start + n]) / repetitions[i], min=low[i],
+            max=high[i], p5=p5[i], p95=p95[i], flags=flags[i], runs=runs[i],
+            median_low=median_low, median_high=median_high,
+        ))  # fmt: skip
+    return out
+
+
+def _quantiles(
+    ordered: np.ndarray[Any, Any], starts: np.ndarray[Any, Any], lengths: Any, q: float
+) -> list[float]:
+    """stats.quantile of each part of `ordered` (parts in order, at `starts`), in one pass."""
+    pos = q * (lengths - 1).astype(np.float64)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, lengths - 1)
+    below, above = ordered[starts + lo], ordered[starts + hi]
+    return _listed(below + (above - below) * (pos - lo))
+
+
+def _concatenated(parts: Sequence[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+    """Records end to end: joined as bytes (np.concatenate of structured arrays compares their
+    fields once per part, which costs more than the rest of a batch's numbers)."""
+    if all(p.dtype == RECORD for p in parts):
+        return np.frombuffer(b"".join(p.tobytes() for p in parts), dtype=RECORD)
+    return np.concatenate(parts)
+
+
+def _listed(array: np.ndarray[Any, Any]) -> list[Any]:
+    """A one-dimensional array's items as Python numbers."""
+    return array.tolist()  # type: ignore[return-value]
