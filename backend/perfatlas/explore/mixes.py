@@ -21,6 +21,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Select, String, cast, func, literal, literal_column, null, union_all
@@ -168,20 +169,24 @@ def _facts(
 @dataclass
 class Behind:
     """What is behind each point (x, group): its distinct facts (x is None for x = time, one key
-    per trace), and how many results the plot covers (the filters' but no time filter's on the
-    folded side: the digests cannot split a time filter)."""
+    per trace), each a tuple of values in the order of `names` (None: not set), with one None
+    more at the end (where a name no fact holds is read: _getter), and how many results the
+    plot covers (the filters' but no time filter's on the folded side: the digests cannot split
+    a time filter)."""
 
-    points: dict[Key, list[Facts]]
+    names: list[str]
+    points: dict[Key, list[tuple[str | None, ...]]]
     results: int
 
 
 def facts_by_point(session: Session, read: Rolled) -> Behind:
     """Each point's distinct facts, from its folded (parameters, variant) pairs and its pending
-    runs: one statement, its facts named by the database."""
+    runs: one statement, its facts named by the database. Each distinct set of parameters and
+    of run facts is parsed once, and made a tuple once over their names."""
     statement = union_all(_folded(read), _pending(read.query))
-    of_params: dict[str, Facts] = {}
+    of_params: dict[Any, Facts] = {}
     of_run: dict[tuple[Any, ...], Facts] = {}
-    out: dict[Key, list[Facts]] = defaultdict(list)
+    pairs: dict[Key, list[tuple[Any, tuple[Any, ...]]]] = defaultdict(list)
     seen: set[tuple[Any, ...]] = set()
     results = 0
     for row in session.execute(statement).all():  # small rows: one fetch, not one a row
@@ -190,18 +195,33 @@ def facts_by_point(session: Session, read: Rolled) -> Behind:
         if key in seen:  # the same facts from both sides, or from two pairs
             continue
         seen.add(key)
-        x, g, written, *run = key
-        params = of_params.get(written)
-        if params is None:
-            params = of_params[written] = {f"param.{k}": text(v) for k, v in _json(written).items()}
-        facts = of_run.get(tuple(run))
-        if facts is None:
+        x, g, written, *given = key
+        run = tuple(given)
+        if written not in of_params:
+            of_params[written] = {f"param.{k}": text(v) for k, v in _json(written).items()}
+        if run not in of_run:
             agent, fs_type, target, labels, *durability = run
-            facts = of_run[tuple(run)] = _facts(
-                {}, agent, target, fs_type, _json(labels), durability
-            )
-        out[(x, g)].append({**facts, **params})
-    return Behind(out, results)
+            of_run[run] = _facts({}, agent, target, fs_type, _json(labels), durability)
+        pairs[(x, g)].append((written, run))
+    # Parameters' names never meet the run facts' (param. is theirs alone): a fact is its run
+    # facts' tuple, then its parameters'.
+    run_names = sorted({n for facts in of_run.values() for n in facts})
+    param_names = sorted({n for facts in of_params.values() for n in facts})
+    runs = {k: tuple(map(facts.get, run_names)) for k, facts in of_run.items()}
+    params = {k: (*map(facts.get, param_names), None) for k, facts in of_params.items()}
+    points = {key: [runs[run] + params[written] for written, run in members]
+              for key, members in pairs.items()}  # fmt: skip
+    return Behind([*run_names, *param_names], points, results)
+
+
+def _getter(names: Sequence[str], wanted: Sequence[str]) -> Any:
+    """A function of a fact (Behind) to the tuple of its values of `wanted`."""
+    at = {n: i for i, n in enumerate(names)}
+    indexes = [at.get(n, len(names)) for n in wanted]
+    if len(indexes) == 1:
+        only = indexes[0]
+        return lambda facts: (facts[only],)
+    return itemgetter(*indexes) if indexes else lambda facts: ()
 
 
 def _json(value: Any) -> dict[str, Any]:
@@ -211,18 +231,7 @@ def _json(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _varies(points: list[set[tuple[Any, ...]]], chosen: Sequence[int], at: int) -> bool:
-    """Whether the value at `at` differs between two of one point's facts that agree at
-    `chosen` (facts as tuples of the candidates' values)."""
-    for facts in points:
-        seen: dict[tuple[Any, ...], Any] = {}
-        for f in facts:
-            if seen.setdefault(tuple(f[c] for c in chosen), f[at]) != f[at]:
-                return True
-    return False
-
-
-def choose(points: dict[Key, list[Facts]], wanted: Asked, taken: set[str]) -> list[str]:
+def choose(behind: Behind, wanted: Asked, taken: set[str]) -> list[str]:
     """The names to split by: the ones asked, then (unless split=none) each parameter and
     durability fact, parameters first, that still varies within a point once split by those
     before it (fsync_policy adds nothing to a split by a parameter fsync that sets it).
@@ -230,18 +239,27 @@ def choose(points: dict[Key, list[Facts]], wanted: Asked, taken: set[str]) -> li
     chosen = [d.name for d in wanted.split]
     if not wanted.automatic:
         return chosen
-    names = {n for facts in points.values() for f in facts for n in f}
-    params = sorted(n for n in names if n.startswith("param."))
+    params = sorted(n for n in behind.names if n.startswith("param."))
     candidates = [n for n in [*params, *_DURABILITY_ORDER]
                   if n not in taken and n not in wanted.pool and n not in chosen]  # fmt: skip
-    # Each point's facts reduced to the names that matter here, each once: few, however many
-    # (series, variant) pairs are behind them.
     order = [*chosen, *candidates]
-    reduced = [{tuple(f.get(n) for n in order) for f in facts} for facts in points.values()]
+    # Every point's facts reduced to the names that matter here, each once, with the point's
+    # number first: few, however many (series, variant) pairs are behind them. A name varies
+    # within a point once split by those picked before it exactly when adding it to them makes
+    # more distinct (point, values) tuples: one set of tuples per candidate, built in C.
+    get = _getter(behind.names, order)
+    reduced = {(i, *get(f)) for i, facts in enumerate(behind.points.values()) for f in facts}
     picked = list(range(len(chosen)))
+
+    def distinct(positions: list[int]) -> int:
+        return len(set(map(itemgetter(0, *(p + 1 for p in positions)), reduced)))
+
+    count = distinct(picked)
     for at in range(len(chosen), len(order)):
-        if _varies(reduced, picked, at):
+        more = distinct([*picked, at])
+        if more > count:
             picked.append(at)
+            count = more
     return [order[i] for i in picked]
 
 
@@ -303,28 +321,34 @@ def _values(values: set[str | None]) -> list[str | None]:
     return ordered[:MAX_VALUES]
 
 
-def pooled(points: dict[Key, list[Facts]], chosen: Sequence[str], taken: set[str]) -> Pooled:
+def pooled(behind: Behind, chosen: Sequence[str], taken: set[str]) -> Pooled:
     """Per split point, the names besides x, group and the splits that vary behind it."""
     out = Pooled({}, {})
     skip = taken | set(chosen)
-    for (raw_x, raw_g), facts in points.items():
+    names = behind.names
+    listed = sorted((n, i) for i, n in enumerate(names) if n not in skip)
+    split_of = _getter(names, chosen)
+    at = {n: i for i, n in enumerate(names)}
+    memory_backed, flush = (at.get(n, len(names)) for n in ("memory_backed", "flush_to_device"))
+    for (raw_x, raw_g), facts in behind.points.items():
         # Keyed as explore/service.py reads its cells: values as text.
         x, g = (None if v is None else str(v) for v in (raw_x, raw_g))
-        parts: dict[tuple[str | None, ...], list[Facts]] = defaultdict(list)
+        parts: dict[tuple[str | None, ...], list[tuple[str | None, ...]]] = defaultdict(list)
         for f in facts:
-            parts[tuple(f.get(c) for c in chosen)].append(f)
+            parts[split_of(f)].append(f)
         for values, members in parts.items():
             mix = {}
             if len(members) > 1:  # one member's facts vary in nothing (a fine split's usual case)
-                for name in sorted({n for f in members for n in f if n not in skip}):
-                    seen = {f.get(name) for f in members}
+                columns = list(zip(*members, strict=True))
+                for name, i in listed:
+                    seen = set(columns[i])
                     if len(seen) > 1:
                         mix[name] = _values(seen)
             out.mixes[(x, g, values)] = mix
             notes = []
-            if any(f.get("memory_backed") == "true" for f in members):
+            if any(f[memory_backed] == "true" for f in members):
                 notes.append("memory_backed")
-            if any(f.get("flush_to_device") == "false" for f in members):
+            if any(f[flush] == "false" for f in members):
                 notes.append("no_flush")
             out.notes[(x, g, values)] = notes
     return out

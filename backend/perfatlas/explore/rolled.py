@@ -43,7 +43,7 @@ from perfatlas.rollups.records import (
     micros,
     newest_of,
     pack,
-    summarize,
+    summarize_many,
     unpack,
     within,
 )
@@ -281,9 +281,10 @@ BATCH_BYTES = 8 * 2**20
 def _cells(
     query: Query, batch: list[tuple[Any, Any, bool, np.ndarray[Any, Any]]]
 ) -> Iterator[Cell]:
-    newest = newest_of([records for *_, records in batch])
-    for (x, g, tentative, records), runs in zip(batch, newest, strict=True):
-        yield cell_of(query, x, g, summarize(records, runs), tentative)
+    parts = [records for *_, records in batch]
+    numbers = summarize_many(parts, newest_of(parts))
+    for (x, g, tentative, _), summary in zip(batch, numbers, strict=True):
+        yield cell_of(query, x, g, summary, tentative)
 
 
 def cell_of(query: Query, x: Any, g: Any, numbers: Summary, tentative: bool) -> Cell:

@@ -242,8 +242,8 @@ def _one_metric(
     behind = mixes.facts_by_point(
         session, rolled.Rolled(query, untimed=read.untimed, ranges=read.ranges)
     )
-    chosen = mixes.choose(behind.points, wanted, taken)
-    held = mixes.pooled(behind.points, chosen, taken)
+    chosen = mixes.choose(behind, wanted, taken)
+    held = mixes.pooled(behind, chosen, taken)
     splits = [mixes.dimension(scope, name, wanted) for name in chosen]
     query = mixes.keyed(query, splits)
     answer.split_by = chosen

@@ -41,3 +41,32 @@ def test_newest_of_many_points_matches_the_oracle_and_newest() -> None:
         assert runs == newest(part)
         assert all(type(u) is uuid.UUID and str(uuid.UUID(str(u))) == str(u) for u in runs)
     assert newest_of([]) == []
+
+
+def _spread(rng: random.Random, count: int, starts: list[int]) -> np.ndarray:
+    out = np.zeros(count, dtype=RECORD)
+    out["started"] = [rng.choice(starts) for _ in range(count)]
+    out["hi"] = [rng.choice([0, rng.getrandbits(64)]) for _ in range(count)]
+    out["lo"] = [rng.getrandbits(64) for _ in range(count)]
+    return out
+
+
+def test_newest_of_with_starts_of_a_year_matches_the_oracle() -> None:
+    """Starts within a year (the owner and start fit one 64-bit key): all distinct within each
+    point, and with ties (broken by the uuid)."""
+    rng = random.Random(20261206)
+    year = 1_735_689_600_000_000  # 2025-01-01 in µs
+    distinct = [year + i * 1_000_003 for i in range(5000)]
+    rng.shuffle(distinct)
+    sizes = [1, 30, 31, 45, RUNS_PER_POINT, 80, 2, 7]
+    unique = []
+    for n in sizes:  # each point's starts its own, none shared
+        unique.append(np.zeros(n, dtype=RECORD))
+        unique[-1]["started"] = [distinct.pop() for _ in range(n)]
+        unique[-1]["hi"] = [rng.getrandbits(64) for _ in range(n)]
+        unique[-1]["lo"] = [rng.getrandbits(64) for _ in range(n)]
+    tied = [_spread(rng, n, [year, year + 1, year + 31_536_000_000_000]) for n in sizes]
+    for parts in (unique, tied, [*unique, *tied]):
+        found = newest_of(parts)
+        for part, runs in zip(parts, found, strict=True):
+            assert runs == _oracle(part)
