@@ -11,22 +11,19 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from perfatlas.core.natural import natural_key
+from perfatlas.core.natural import natural_key, natural_sorted
 from perfatlas.explore.catalog import MAX_VALUES
 from tests.backend.racing import upload_at_once
 from tests.factories import run_body
 
 
 def _sorted(values: set[Any]) -> list[Any]:
-    """The catalog's order (natural: core/natural.py, tested on its own) for these values, each
-    key's of one kind: numbers by value, false before true, and text in natural order (the
-    session's server holds other tests' values too, commands with paths and versions)."""
-    numbers = sorted(v for v in values if not isinstance(v, bool | str))
-    flags = sorted(v for v in values if isinstance(v, bool))
-    texts = sorted((v for v in values if isinstance(v, str)), key=natural_key)
-    # The catalog lists at most MAX_VALUES of a key (the session's server has runs with 1,300
-    # values of k, from the spool tests).
-    return [*numbers, *flags, *texts][:MAX_VALUES]
+    """The catalog's order for these values: natural (core/natural.py, tested on its own in
+    tests/backend/core/test_natural.py), which also orders a key whose values are of mixed kinds, as
+    other tests of the session's server store (smallfile's fsync: false and "file"): words before
+    flags. The catalog lists at most MAX_VALUES of a key (the session's server has runs with 1,300
+    values of k, from the spool tests)."""
+    return natural_sorted(values)[:MAX_VALUES]
 
 
 def _catalog_of(runs: list[tuple[str, dict[str, Any], dict[str, str]]]) -> dict[str, Any]:
