@@ -266,7 +266,7 @@ def test_series_keys_hashed_from_a_runs_parts_are_the_hashes_of_the_whole_keys()
     makes it (the stored series' key_hash), whatever the key holds: escapes, non-ASCII text,
     nested and empty parameters, numbers of every kind, ignored and version labels."""
     from perfatlas.core.canonical import content_hash
-    from perfatlas.runs.ingest import series_digest, series_key, series_parts
+    from perfatlas.runs.keys import series_digest, series_key, series_parts
     from perfatlas.runs.schemas import RunCreate
 
     rng = random.Random(11)

@@ -4,13 +4,11 @@ a retry of a stored run is a no-op, the same uuid with another body a conflict."
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import uuid as uuid_mod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
@@ -18,7 +16,6 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.models import Agent
 from perfatlas.agents.service import touch_agents
 from perfatlas.core import metrics
-from perfatlas.core.canonical import canonical_json, content_hash
 from perfatlas.core.db import key_in
 from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.core.models import utcnow
@@ -27,6 +24,7 @@ from perfatlas.jobs.models import Job
 from perfatlas.runs.copy_writer import chunks, insert_pending, insert_results, insert_runs
 from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.heads import RunHead, head_of
+from perfatlas.runs.keys import body_hash, series_digest, series_key, series_parts
 from perfatlas.runs.models import Environment, Run, Series
 from perfatlas.runs.schemas import RunCreate, column_int
 from perfatlas.runs.tallies import count_runs
@@ -43,53 +41,6 @@ class Ingested:
     created: bool
     # The series its results went to (a new run's; none for a retry).
     series_ids: tuple[int, ...] = ()
-
-
-# Fields added to uploads after runs were first stored: left out of a body's hash while they are
-# unset, so that a retry of a run stored before they existed is still a retry, not a conflict.
-_LATER_FIELDS = ("flush_to_device", "memory_backed")
-
-
-def body_hash(run: RunCreate) -> str:
-    unset = {name for name in _LATER_FIELDS if getattr(run, name) is None}
-    return content_hash(run.model_dump(mode="json", exclude=unset))
-
-
-def series_key(
-    run: RunCreate | RunHead, *, metric: str, unit: str, ignore_labels: Iterable[str]
-) -> dict[str, Any]:
-    ignored = set(ignore_labels)
-    labels = {
-        k: v for k, v in run.labels.items() if k not in ignored and not k.endswith("_version")
-    }
-    return {
-        "workload": run.workload,
-        "metric": metric,
-        "unit": unit,
-        "agent": run.agent,
-        "target": run.target,
-        "parameters": run.parameters,
-        "labels": labels,
-    }
-
-
-def series_parts(dims: Mapping[str, Any]) -> tuple[bytes, bytes, bytes]:
-    """A run's part of its series keys' canonical text (`series_key` with no metric and unit),
-    serialized once for all of its results: the text before the metric, between the metric
-    and the unit, and after the unit (the keys in sorted order: agent, labels, metric,
-    parameters, target, unit, workload)."""
-    head = canonical_json({"agent": dims["agent"], "labels": dims["labels"]})[:-1]
-    middle = canonical_json({"parameters": dims["parameters"], "target": dims["target"]})[1:-1]
-    tail = b',"workload":' + orjson.dumps(dims["workload"]) + b"}"
-    return head + b',"metric":', b"," + middle + b',"unit":', tail
-
-
-def series_digest(parts: tuple[bytes, bytes, bytes], metric: str, unit: str) -> str:
-    """`content_hash({**dims, "metric": metric, "unit": unit})` from `series_parts(dims)`:
-    a hash per result, not a serialization of its whole key."""
-    head, middle, tail = parts
-    text = b"".join((head, orjson.dumps(metric), middle, orjson.dumps(unit), tail))
-    return hashlib.sha256(text).hexdigest()
 
 
 def _ids_by(session: Session, column: Any, id_column: Any, keys: Sequence[Any]) -> dict[Any, int]:

@@ -35,7 +35,8 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.service import Requested, commit_ingest, request_after_ingest
 from perfatlas.core.config import Settings
 from perfatlas.runs.heads import RunHead, head_of
-from perfatlas.runs.ingest import Ingested, body_hash, ingest_heads, unique_runs
+from perfatlas.runs.ingest import Ingested, ingest_heads, unique_runs
+from perfatlas.runs.keys import body_hash
 from perfatlas.runs.schemas import MAX_BATCH_RUNS, RunCreate
 
 # The runs validated again for their rows at a time: about this much of the body's text.

@@ -1,6 +1,7 @@
 """What routes, the CLI, tasks and other domains call of the runs domain."""
 
-from perfatlas.runs.ingest import Ingested, body_hash, ingest, series_key
+from perfatlas.runs.ingest import Ingested, ingest
+from perfatlas.runs.keys import body_hash, series_key
 from perfatlas.runs.queries import (
     get_run,
     get_runs_by_id,

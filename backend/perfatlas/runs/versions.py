@@ -1,6 +1,6 @@
 """The version labels of a series' points, as spans: the points from index `at` on share the
 version labels `labels`, until the next span. A series leaves its version labels out of its
-key (ingest.series_key), so they change along it; a change is a span's start. Spans rather
+key (keys.series_key), so they change along it; a change is a span's start. Spans rather
 than a column: versions change a few times in 10,000 points, and the page marks each change.
 
 Read from the points' variants (rollups/models.py RunVariant, a few per series) where the
