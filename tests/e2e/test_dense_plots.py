@@ -54,6 +54,53 @@ def _runs() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def _band_points(server: LiveServer, series_id: int) -> list[tuple[int, float, float]]:
+    """(time in ms, band's low, band's high) of every point: p5 and p95 as the API answers them,
+    a percentile on the wrong side of its median taken as the median."""
+    answer = httpx.get(
+        f"{server.url}/api/v1/series/{series_id}/points", params={"fields": "p5,p95"},
+        headers={"Authorization": f"Bearer {server.read_token}"},
+    ).json()  # fmt: skip
+    out = []
+    for t, m, p5, p95 in zip(
+        answer["t"], answer["value"], answer["p5"], answer["p95"], strict=True
+    ):
+        ms = round(dt.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() * 1000)
+        out.append((ms, min(m if p5 is None else p5, m), max(m if p95 is None else p95, m)))
+    return out
+
+
+def _envelope(
+    points: list[tuple[int, float, float]], buckets: int
+) -> list[tuple[int, float, float]]:
+    """The band as the page draws it past two points a column, by a plain grouping: the points
+    split by time into `buckets` equal spans, each span its first and last time with its lowest
+    low and highest high."""
+    if len(points) <= 2 * buckets:
+        return points
+    x0, span = points[0][0], points[-1][0] - points[0][0]
+    spans: dict[int, list[tuple[int, float, float]]] = {}
+    for p in points:
+        spans.setdefault(min(buckets - 1, int((p[0] - x0) / span * buckets)), []).append(p)
+    out = []
+    for _, members in sorted(spans.items()):
+        low = min(p[1] for p in members)
+        high = max(p[2] for p in members)
+        out.append((members[0][0], low, high))
+        if len(members) > 1:
+            out.append((members[-1][0], low, high))
+    return out
+
+
+def _band_drawn(page: Any) -> list[tuple[int, float, float]]:
+    lows, highs = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot').data.slice(0, 2)"
+        ".map(t => [t.x.map(v => typeof v === 'number' ? v : Date.parse(v)), t.y])"
+    )
+    assert lows[0] == highs[0]
+    return [(round(x), lo, hi) for x, lo, hi in zip(lows[0], lows[1], highs[1], strict=True)]
+
+
 def _point_on_screen(page: Any, index: int, trace: str | None = None) -> tuple[float, float]:
     """Where the plot draws point `index` of its trace named `trace` (else its first trace), in
     the page's pixels."""
@@ -105,12 +152,45 @@ def test_a_dense_history_is_drawn_as_lines_and_its_points_answer(
         "() => document.querySelector('.js-plotly-plot')._fullData"
         ".map(t => [t.name, t.type, t.mode, t.x.length])"
     )
-    # The band's edges and the median: three SVG paths of every point, no marker per point.
+    # The band's edges and the median: three SVG paths, no marker per point; the median of every
+    # point, the band drawn as its envelope two vertices a pixel column (1,100 columns).
+    points = _band_points(server, history["id"])
+    band = _envelope(points, 1100)
     assert types == [
-        ["p5–p95 low", "scatter", "lines", RUNS],
-        ["p5–p95", "scatter", "lines", RUNS],
+        ["p5–p95 low", "scatter", "lines", len(band)],
+        ["p5–p95", "scatter", "lines", len(band)],
         ["median", "scatter", "lines", RUNS],
     ], types
+    assert len(band) <= 2200
+    assert _band_drawn(page) == band
+    # Zoomed by dragging over some 300 points, the band is drawn from the points in the range
+    # shown (and one beyond each edge), every one of them; a double click draws the whole again.
+    left, _ = _point_on_screen(page, 1000, "median")
+    right, _ = _point_on_screen(page, 1300, "median")
+    box = page.locator(".js-plotly-plot .nsewdrag").bounding_box()
+    assert box is not None
+    page.mouse.move(left, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move((left + right) / 2, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.move(right, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')._fullData[0].x.length < 400"
+    )
+    lo, hi = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._fullLayout.xaxis.range"
+        ".map(v => typeof v === 'number' ? v : Date.parse(v.replace(' ', 'T') + 'Z'))"
+    )
+    inside = [i for i, p in enumerate(points) if lo <= p[0] <= hi]
+    assert 250 < len(inside) < 350, len(inside)
+    first, last = max(0, inside[0] - 1), min(len(points), inside[-1] + 2)
+    assert _band_drawn(page) == points[first:last]
+    shot(page, "dense-series-zoomed-band")
+    page.mouse.dblclick((left + right) / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')._fullData[0].x.length > 1000"
+    )
+    assert _band_drawn(page) == band
     assert page.locator(".js-plotly-plot .scatterlayer .point").count() == 0
     assert page.locator(".js-plotly-plot .scatterlayer path.js-fill").count() == 1
     # The summary says which points are shown, and the first one shown is the series' first.

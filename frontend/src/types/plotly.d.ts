@@ -8,6 +8,7 @@ declare module "plotly.js/lib/core" {
   const Plotly: {
     react(root: HTMLElement, data: unknown[], layout: unknown, config?: unknown): Promise<PlotlyHTMLElement>;
     relayout(root: HTMLElement, update: Record<string, unknown>): Promise<unknown>;
+    restyle(root: HTMLElement, update: Record<string, unknown>, traces?: number[]): Promise<unknown>;
     purge(root: HTMLElement): void;
     register(modules: unknown[]): void;
     Plots: { resize(root: HTMLElement): Promise<unknown> };

@@ -1,7 +1,7 @@
 // The one plotly wrapper: plotly.js (a partial build, ./plotly-bundle) is loaded on first use, so
 // pages without charts never wait for it; a failure to load or draw shows a message, not a blank page.
 import { Component, useCallback, useEffect, useRef, useState, type ReactNode } from "react";
-import { forWebGL, hasWebGL } from "./dense";
+import { forWebGL, hasWebGL, isDense } from "./dense";
 import type { Figure } from "./figure";
 
 type PlotlyModule = typeof import("./plotly-bundle").default;
@@ -37,6 +37,14 @@ const CONFIG = {
   modeBarButtonsToRemove: ["select2d", "lasso2d"],
   toImageButtonOptions: { filename: "perfatlas" },
 };
+
+/** A date axis' range end as plotly gives it ("2025-03-01 12:00:00.5", the UTC time it shows,
+ * or milliseconds) in milliseconds. */
+function axisMs(v: unknown): number {
+  if (typeof v === "number") return v;
+  const [day, time = "00:00:00"] = String(v).trim().split(" ");
+  return Date.parse(`${day}T${time}Z`);
+}
 
 export type PointClick = { customdata: unknown; curveNumber: number; pointNumber: number };
 
@@ -112,7 +120,7 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
       .then(async (Plotly) => {
         if (cancelled) return;
         // Dense traces are drawn by WebGL where the browser has it (./dense.ts).
-        const shown = hasWebGL() ? forWebGL(figure) : figure;
+        const shown = figure.data.some(isDense) && hasWebGL() ? forWebGL(figure) : figure;
         if (shown !== figure) await loadGl(Plotly);
         if (cancelled) return;
         const run = queue.current.then(async () => {
@@ -136,6 +144,18 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
           gd.on("plotly_click", (event) => {
             const p = event.points[0];
             if (p && clickRef.current) clickRef.current({ customdata: p.customdata, curveNumber: p.curveNumber, pointNumber: p.pointNumber });
+          });
+          // A zoom redraws the traces drawn coarser than their data for the range shown.
+          gd.on("plotly_relayout", (raw: unknown) => {
+            const event = raw as Record<string, unknown>;
+            const refine = figureRef.current.refine;
+            if (!refine) return;
+            const r0 = event["xaxis.range[0]"] ?? (event["xaxis.range"] as unknown[] | undefined)?.[0];
+            const r1 = event["xaxis.range[1]"] ?? (event["xaxis.range"] as unknown[] | undefined)?.[1];
+            const range = r0 !== undefined && r1 !== undefined ? ([axisMs(r0), axisMs(r1)] as [number, number]) : event["xaxis.autorange"] ? null : undefined;
+            if (range === undefined) return;
+            const next = refine(range);
+            void Plotly.restyle(el, { x: next.x, y: next.y }, next.traces);
           });
           // A mark of the layout that takes clicks (captureevents): its name is its customdata.
           gd.on("plotly_clickannotation", (event) => {

@@ -2,7 +2,10 @@
 import type { Theme } from "../../lib/theme";
 
 export type PlotData = Record<string, unknown>;
-export type Figure = { data: PlotData[]; layout: Record<string, unknown> };
+/** Traces drawn coarser than their data (a band's envelope, ./spread-band.ts) redrawn for the x
+ * range shown after a zoom (null: the whole range again): which traces, and their new x and y. */
+export type Refine = (range: [number, number] | null) => { traces: number[]; x: unknown[][]; y: unknown[][] };
+export type Figure = { data: PlotData[]; layout: Record<string, unknown>; refine?: Refine };
 
 // Okabe-Ito: distinguishable with the common colour-vision deficiencies, on light and dark.
 export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#999999"];

@@ -35,3 +35,53 @@ export function spreadBand({ x, median, p5, p95, fill, name = "p5–p95" }: Spre
     { ...edge, name, y: high, fill: "tonexty", fillcolor: fill },
   ];
 }
+
+/** The band's edges at most `buckets` columns wide: the points are grouped by x into `buckets`
+ * equal spans, and each span contributes its first and last x with the span's lowest low and
+ * highest high (a band that covers every point's, drawn with ~2 vertices per pixel column
+ * instead of one per point: plotly's cost for a filled edge grows with its points). x must be
+ * numbers in ascending order; fewer points than 2 × buckets are returned as they are. */
+export function envelope(x: readonly number[], low: readonly number[], high: readonly number[], buckets: number): { x: number[]; low: number[]; high: number[] } {
+  const n = x.length;
+  if (n <= 2 * buckets || n === 0) return { x: [...x], low: [...low], high: [...high] };
+  const x0 = x[0] as number;
+  const span = (x[n - 1] as number) - x0 || 1;
+  const ox: number[] = [];
+  const ol: number[] = [];
+  const oh: number[] = [];
+  let i = 0;
+  while (i < n) {
+    const b = Math.min(buckets - 1, Math.floor((((x[i] as number) - x0) / span) * buckets));
+    let lo = low[i] as number;
+    let hi = high[i] as number;
+    let j = i + 1;
+    while (j < n && Math.min(buckets - 1, Math.floor((((x[j] as number) - x0) / span) * buckets)) === b) {
+      lo = Math.min(lo, low[j] as number);
+      hi = Math.max(hi, high[j] as number);
+      j += 1;
+    }
+    ox.push(x[i] as number);
+    ol.push(lo);
+    oh.push(hi);
+    if (j - 1 > i) {
+      ox.push(x[j - 1] as number);
+      ol.push(lo);
+      oh.push(hi);
+    }
+    i = j;
+  }
+  return { x: ox, low: ol, high: oh };
+}
+
+/** The envelope of the points whose x lies in `range` (and one on either side, so that the band
+ * reaches the plot's edges), `buckets` columns wide; the whole band's envelope for null. */
+export function envelopeIn(x: readonly number[], low: readonly number[], high: readonly number[], range: [number, number] | null, buckets: number): { x: number[]; low: number[]; high: number[] } {
+  if (!range) return envelope(x, low, high, buckets);
+  let from = 0;
+  while (from < x.length && (x[from] as number) < range[0]) from += 1;
+  let to = x.length;
+  while (to > from && (x[to - 1] as number) > range[1]) to -= 1;
+  from = Math.max(0, from - 1);
+  to = Math.min(x.length, to + 1);
+  return envelope(x.slice(from, to), low.slice(from, to), high.slice(from, to), buckets);
+}

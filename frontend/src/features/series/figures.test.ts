@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DENSE_POINTS, forWebGL } from "../../components/charts/dense";
+import { envelope } from "../../components/charts/spread-band";
 import type { SeriesPoints } from "./api/get-series-points";
 import { seriesFigure } from "./figures";
 
@@ -25,7 +26,7 @@ function points(n: number, samples = false): SeriesPoints {
   };
 }
 
-type Trace = { name: string; type: string; mode: string; x: string[]; y: number[]; fill?: string; hoverinfo?: string; showlegend?: boolean; customdata?: string[]; text?: string[]; error_y?: unknown; marker?: unknown };
+type Trace = { name: string; type: string; mode: string; x: (number | string)[]; y: number[]; fill?: string; hoverinfo?: string; showlegend?: boolean; customdata?: string[]; text?: string[]; error_y?: unknown; marker?: unknown };
 
 describe("a series' figure", () => {
   for (const n of [1, 40, DENSE_POINTS, DENSE_POINTS + 1, 10_000]) {
@@ -45,10 +46,15 @@ describe("a series' figure", () => {
         lows.push(p5 > m ? m : p5);
         highs.push(p95 < m ? m : p95);
       }
-      expect(low.y).toEqual(lows);
-      expect(high.y).toEqual(highs);
-      expect(low.x).toBe(p.t);
-      expect(high.x).toBe(p.t);
+      // times as milliseconds; past two points a pixel column of the plot's area (1,100 for the
+      // default 1,200 px) the band is drawn as its envelope (spread-band.test.ts checks that)
+      const ms = p.t.map((t) => Date.parse(t));
+      const band = n <= 2 * 1100 ? { x: ms, low: lows, high: highs } : envelope(ms, lows, highs, 1100);
+      if (n > 2 * 1100) expect(band.x.length).toBeLessThanOrEqual(2200);
+      expect(low.y).toEqual(band.low);
+      expect(high.y).toEqual(band.high);
+      expect(low.x).toEqual(band.x.map((t) => new Date(t).toISOString()));
+      expect(high.x).toEqual(band.x.map((t) => new Date(t).toISOString()));
       // the upper edge fills down to the lower; neither answers a hover nor is a legend entry twice
       expect(high.fill).toBe("tonexty");
       expect(low.fill).toBeUndefined();
@@ -57,7 +63,7 @@ describe("a series' figure", () => {
       expect([low.mode, high.mode]).toEqual(["lines", "lines"]);
       // the median: every point, its run for the click, its versions in the hover, no error bars
       expect(median.y).toEqual(p.value);
-      expect(median.x).toEqual(p.t);
+      expect(median.x).toEqual(ms);
       expect(median.customdata).toEqual(p.run);
       expect(median.error_y).toBeUndefined();
       const third = Math.floor(n / 3);
