@@ -241,6 +241,21 @@ def change_points(stdout: str, server: DocsServer) -> None:
     assert change["alert_id"] == 1
 
 
+# ---- docs/agent.md ----------------------------------------------------------------------
+
+
+@after_block("docs/agent.md", "perfatlas-agent run smallfile --target /dev/shm/perfatlas-bench")
+def agent_ran(stdout: str, server: DocsServer) -> None:
+    listed = server.get("/runs", target="/dev/shm/perfatlas-bench").json()["items"]
+    runs = [server.get(f"/runs/{r['uuid']}").json() for r in listed]
+    assert sorted(r["parameters"]["fsync"] for r in runs) == ["file", "none"]
+    for run in runs:
+        assert (run["workload"], run["labels"], run["memory_backed"]) == (
+            "smallfile", {"fs_version": "6.1"}, True
+        )  # fmt: skip
+        assert {len(r["samples"]) for r in run["results"]} == {3}
+
+
 # ---- JSON examples ------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -75,11 +76,16 @@ def test_every_block_runs_as_documented(docs_server: DocsServer) -> None:
     failures: list[str] = []
     ran = 0
 
+    seconds: dict[str, float] = {}
+
     def attempt(block: Block, step: Callable[[], None]) -> None:
+        start = time.monotonic()
         try:
             step()
         except (Exception, pytest.fail.Exception):  # each block's failure, all reported
             failures.append(f"{block}:\n{traceback.format_exc(limit=-2)}")
+        finally:
+            seconds[str(block)] = time.monotonic() - start
 
     for block in every_block():
         if listed(block):
@@ -105,5 +111,7 @@ def test_every_block_runs_as_documented(docs_server: DocsServer) -> None:
 
         attempt(block, shell)
         ran += 1
+    slowest = sorted(seconds.items(), key=lambda kv: -kv[1])[:5]
+    print(f"{ran} blocks run; slowest:", *(f"{s:6.1f} s  {b}" for b, s in slowest), sep="\n")
     assert not failures, f"{len(failures)} of {ran} blocks failed:\n\n" + "\n\n".join(failures)
     assert ran >= 30, ran  # every page's blocks were found
