@@ -4,8 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-HOST ?= 127.0.0.1
-PORT ?= 8000
+# `make up PORT=9000`, or PERFATLAS_PORT=9000 make up (the server's own setting) when PORT is not given.
+HOST ?= $(or $(PERFATLAS_HOST),127.0.0.1)
+PORT ?= $(or $(PERFATLAS_PORT),8000)
 AGENT := $(wildcard agent/pyproject.toml)
 # make up FIRST_RUN=0 (or PERFATLAS_FIRST_RUN=0): no quick studies on the first start.
 FIRST_RUN ?= 1

@@ -27,7 +27,7 @@ import redis
 from perfatlas.runs.stats import quantile
 
 if os.environ.get("BENCH_PG") == "tuned":
-    # The benchmarks' own cluster, set as README.md advises (pgcluster.py), not the machine's.
+    # The benchmarks' own cluster, set as docs/deployment.md advises (pgcluster.py), not the machine's.
     import pgcluster
 
     os.environ["PERFATLAS_TEST_PG"] = pgcluster.up()
@@ -76,7 +76,7 @@ def admin_dsn(db: str = "postgres") -> str:
     return PG.replace("postgresql+psycopg://", "postgresql://") + "/" + db
 
 
-# The settings README.md (Running big) names: the figures depend on them.
+# The settings docs/deployment.md (Running big) names: the figures depend on them.
 PG_SETTINGS = ("shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
                "max_wal_size", "synchronous_commit", "autovacuum")  # fmt: skip
 

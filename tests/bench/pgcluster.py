@@ -1,4 +1,4 @@
-"""A PostgreSQL 15 cluster of the benchmarks' own, set as README.md (Running big) advises, so
+"""A PostgreSQL 15 cluster of the benchmarks' own, set as docs/deployment.md (Running big) advises, so
 that the figures can be measured both on the machine's server as it comes (the defaults, as CI
 runs it) and on one set for a big database, on the same machine.
 
@@ -30,7 +30,7 @@ URL = f"postgresql+psycopg://postgres@127.0.0.1:{PORT}"
 
 
 def settings() -> dict[str, str]:
-    """README.md's "PostgreSQL settings that matter", for this machine's memory."""
+    """docs/deployment.md's "PostgreSQL settings that matter", for this machine's memory."""
     ram_mb = psutil.virtual_memory().total // 2**20
     return {
         "shared_buffers": f"{ram_mb // 4}MB",

@@ -1,5 +1,5 @@
 """Keep N cores busy at normal priority until killed: the load under which the suite must hold.
-`python tests/load/busy.py --cores 2 &`, run the tests, then kill its pid (README, "Tests")."""
+`python tests/load/busy.py --cores 2 &`, run the tests, then kill its pid (docs/development.md)."""
 
 from __future__ import annotations
 
