@@ -11,9 +11,9 @@ import orjson
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select
 
+from perfatlas.core.stats import Summary, summarize
 from perfatlas.runs.copy_writer import CHUNK
 from perfatlas.runs.models import Environment, Result, Run, Series
-from perfatlas.runs.stats import Summary, summarize
 from tests.factories import result, run_body
 
 

@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts.reconcile import Point
 from perfatlas.core.db import BINARY_RESULTS
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.runs.models import Result, Run
-from perfatlas.runs.trust import NOT_DETECTED
 
 # The results detection leaves out, as their trust bits say (runs.trust.NOT_DETECTED): a
 # confirmation job's runs (alternating candidate and baseline) are no history, and reference

@@ -29,12 +29,12 @@ from perfatlas.alerts.schemas import (
 from perfatlas.analysis.detector import context_changes
 from perfatlas.confirm.reads import confirmations
 from perfatlas.confirm.schemas import ConfirmationRead
+from perfatlas.core.durability import DURABILITY_FIELDS
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.runs.dimensions import json_text
-from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.schemas import SeriesRef
-from perfatlas.runs.trust import NOT_DETECTED
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30

@@ -26,9 +26,9 @@ from perfatlas.alerts.tasks import DETECT_PENDING
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
 from perfatlas.core.config import Settings
 from perfatlas.core.db import commit_with_retry
+from perfatlas.core.queue import enqueue_coalesced_async
 from perfatlas.rollups.service import FOLD_ROLLUPS
 from perfatlas.runs.service import Ingested
-from perfatlas.worker.celery_app import enqueue_coalesced_async
 
 __all__ = [
     "RETRYABLE",
@@ -94,7 +94,7 @@ async def detect_after_ingest(settings: Settings, created: int, requested: int) 
     of the series `request_after_ingest` found not waiting (when every series was waiting
     already, a check that will see them is queued or running), and the fold of the new runs
     into explore's rollups. Both are wake-ups that drain what is waiting, coalesced: a burst of
-    uploads queues two a second of each, not one per upload (worker/celery_app.Coalescer).
+    uploads queues two a second of each, not one per upload (core/queue.Coalescer).
     A coroutine, for the routes' background tasks: the coalescing decides in the event loop,
     and only a send goes to a worker thread."""
     if not created:

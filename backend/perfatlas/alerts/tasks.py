@@ -14,9 +14,9 @@ from celery import shared_task
 from perfatlas.alerts import detection, pending, stopped
 from perfatlas.alerts.reconcile import Report
 from perfatlas.core import upkeep
+from perfatlas.core.queue import enqueue, task_session, task_settings
 from perfatlas.notifications.service import queue_sweeps
 from perfatlas.rollups.service import queue_fold
-from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 DETECT_RUNS = "perfatlas.detect_runs"
 DETECT_PENDING = "perfatlas.detect_pending"

@@ -26,16 +26,16 @@ from perfatlas.agents.models import Agent
 from perfatlas.alerts.queries import tentative_series
 from perfatlas.compare import candidates, common, pairs
 from perfatlas.compare.schemas import GroupCompareRead, GroupInfo
-from perfatlas.compare.stats import CONFIDENCE
 from perfatlas.core import units
 from perfatlas.core.db import key_in
+from perfatlas.core.durability import DURABILITY_FIELDS
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
+from perfatlas.core.significance import CONFIDENCE
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.explore import dims as explore_dims
 from perfatlas.runs.dimensions import BUILTIN, TIME
-from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run, Series
-from perfatlas.runs.trust import CONFIRMING
 
 T = TypeVar("T")
 MAX_GROUPS = 10

@@ -19,8 +19,8 @@ from perfatlas.compare.schemas import (
     PairCell,
     SplitSubset,
 )
-from perfatlas.compare.stats import Change, agreement, compare_samples, median
-from perfatlas.runs.durability import DURABILITY_FIELDS
+from perfatlas.core.durability import DURABILITY_FIELDS
+from perfatlas.core.significance import Change, agreement, compare_samples, median
 
 
 @dataclass

@@ -14,7 +14,6 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.enrollment import enrolled_agent, touch_heartbeat
 from perfatlas.alerts.models import Alert, AlertRule
 from perfatlas.alerts.rules import thresholds_for
-from perfatlas.compare.stats import Change
 from perfatlas.confirm import service
 from perfatlas.confirm.plan import BASELINE, CANDIDATE, MINUTES_MAX, ROUNDS_MAX
 from perfatlas.confirm.schemas import RoundIn
@@ -22,6 +21,8 @@ from perfatlas.confirm.verdict import Judgement, judge
 from perfatlas.core.config import Settings
 from perfatlas.core.errors import Invalid
 from perfatlas.core.models import utcnow
+from perfatlas.core.significance import Change
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.jobs.claim import LEASE_SECONDS
 from perfatlas.jobs.enums import JobKind, JobStatus, Verdict
 from perfatlas.jobs.lifecycle import LeaseLost, get_job
@@ -29,7 +30,6 @@ from perfatlas.jobs.models import Job
 from perfatlas.jobs.settle import HELD_VALUES
 from perfatlas.runs.ingest import ingest
 from perfatlas.runs.models import Result, Run, Series
-from perfatlas.runs.trust import NOT_DETECTED
 
 # Points of the series before the change a candidate-only confirmation compares with.
 HISTORY_POINTS = 30

@@ -10,8 +10,8 @@ from typing import Any
 from celery import shared_task
 
 from perfatlas.confirm import service
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.notifications.service import queue_sweeps
-from perfatlas.worker.celery_app import task_session, task_settings
 
 SETTLE_CONFIRMATIONS = "perfatlas.settle_confirmations"
 SETTLE_EVERY_SECONDS = 10.0

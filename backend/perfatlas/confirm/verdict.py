@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfatlas.compare.stats import Change, compare_samples
+from perfatlas.core.significance import Change, compare_samples
 from perfatlas.jobs.enums import Verdict
 
 SAME_ROUNDS = 3

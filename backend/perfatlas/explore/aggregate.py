@@ -29,9 +29,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS, RUNS, SERIES
 from perfatlas.runs.models import Environment, Result, Run, Series
-from perfatlas.runs.trust import CONFIRMING
 
 
 @dataclass

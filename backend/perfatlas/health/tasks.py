@@ -6,8 +6,8 @@ from typing import Any
 
 from celery import shared_task
 
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.health.service import HEARTBEAT, beat
-from perfatlas.worker.celery_app import task_session, task_settings
 
 HEARTBEAT_EVERY_SECONDS = 10.0
 

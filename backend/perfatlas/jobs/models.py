@@ -9,9 +9,8 @@ from typing import Any
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
+from perfatlas.core.models import Base, BigId, JSONType, UTCDateTime, utcnow
 from perfatlas.jobs.enums import JobKind, JobStatus
-from perfatlas.runs.models import BigId
 
 
 class Job(Base):

@@ -9,8 +9,8 @@ from typing import Any
 from celery import shared_task
 
 from perfatlas.core.models import utcnow
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.jobs import settle
-from perfatlas.worker.celery_app import task_session, task_settings
 
 EXPIRE_JOBS = "perfatlas.expire_jobs"
 EXPIRE_JOBS_SECONDS = 10.0

@@ -8,8 +8,8 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_ready
 
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.notifications import delivery
-from perfatlas.worker.celery_app import task_session, task_settings
 
 NOTIFY_SWEEP = "perfatlas.notify_sweep"
 

@@ -21,6 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import content_hash
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.rollups import digests
 from perfatlas.rollups.models import (
     VARIANT_FIELDS,
@@ -31,7 +32,6 @@ from perfatlas.rollups.models import (
 )
 from perfatlas.rollups.records import PG_RECORD_SQL, RECORD, from_postgresql, pack, unpack
 from perfatlas.runs.models import Result, Run
-from perfatlas.runs.trust import CONFIRMING
 
 # Records per chunk: appending rewrites the head, so this bounds what one append rewrites
 # (CHUNK_RECORDS x 80 bytes), while explore reads one row per chunk. 20 keeps a row under

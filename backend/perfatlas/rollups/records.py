@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from perfatlas.runs.stats import quantile
+from perfatlas.core.stats import quantile
 
 RECORD = np.dtype(
     [("value", "<f8"), ("p5", "<f8"), ("p95", "<f8"), ("mean", "<f8"), ("min", "<f8"),

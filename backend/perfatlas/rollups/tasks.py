@@ -9,8 +9,8 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from perfatlas.core.queue import enqueue, task_session, task_settings
 from perfatlas.rollups.service import FOLD_ROLLUPS, fold_pending
-from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 FOLD_EVERY_SECONDS = 5.0
 MAX_RETRIES = 5

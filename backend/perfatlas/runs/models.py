@@ -23,9 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from perfatlas.agents.models import Agent
-from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
-
-BigId = BigInteger().with_variant(Integer(), "sqlite")
+from perfatlas.core.models import Base, BigId, JSONType, UTCDateTime, utcnow
 
 
 class Environment(Base):

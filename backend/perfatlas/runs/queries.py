@@ -15,11 +15,11 @@ from perfatlas.core import units
 from perfatlas.core.errors import Invalid, NotFound
 from perfatlas.core.inputs import INT32_MAX
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.runs import series_list, series_rolled, value_days
 from perfatlas.runs.dimensions import json_text
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.tallies import runs_stored
-from perfatlas.runs.trust import CONFIRMING
 
 
 def get_run(session: Session, *, run_uuid: uuid_mod.UUID) -> Run:

@@ -28,8 +28,9 @@ from perfatlas.attachments import export as attachments_export
 from perfatlas.attachments import service as attachments
 from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.auth.service import check_agent, check_runs_agents
+from perfatlas.core import trust
 from perfatlas.core.inputs import UTCTime
-from perfatlas.runs import large_batch, service, trust
+from perfatlas.runs import large_batch, service
 from perfatlas.runs.group_commit import GroupCommit
 from perfatlas.runs.models import Run, Series
 from perfatlas.runs.schemas import (

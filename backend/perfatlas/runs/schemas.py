@@ -20,24 +20,24 @@ from perfatlas.attachments.schemas import AttachmentRead
 from perfatlas.core.inputs import (
     INT32_MAX,
     MAX_MAGNITUDE,
-    NUL_MESSAGE,
     bigint,
     check_int,
     invalid,
     json_object,
-    no_nul,
     run_time,
 )
-from perfatlas.runs.trust import flag_names
-from perfatlas.runs.units import KNOWN_UNITS, Direction, implied_direction
+from perfatlas.core.schemas import (
+    ClosedModel,
+    JsonObject,
+    MetricName,
+    Name,
+    ParamText,
+    ShortText,
+    StrictModel,
+)
+from perfatlas.core.trust import flag_names
+from perfatlas.core.units import KNOWN_UNITS, Direction, implied_direction
 
-NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
-Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=64)]
-MetricName = Annotated[str, StringConstraints(pattern=NAME_PATTERN, min_length=1, max_length=128)]
-ParamText = Annotated[str, StringConstraints(max_length=256)]
-ShortText = Annotated[ParamText, AfterValidator(no_nul)]
-# Free-form JSON that must fit PostgreSQL JSONB and SQLite JSON (core.inputs.check_json).
-JsonObject = Annotated[dict[str, Any], AfterValidator(json_object)]
 # The most runs one request may store (a batch, or one import).
 MAX_BATCH_RUNS = 1000
 
@@ -77,25 +77,6 @@ def column_int(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdecimal() and len(value.strip()) <= 30:
         return int(value.strip())
     return None
-
-
-class ClosedModel(BaseModel):
-    """A request body part that refuses unknown keys."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-class StrictModel(ClosedModel):
-    """A request body: unknown keys are refused, and so is a NUL in any of its own text fields
-    (PostgreSQL cannot store one), whatever model derives from it; nested models and JSON
-    fields check their own."""
-
-    @model_validator(mode="after")
-    def _no_nul_text(self) -> StrictModel:
-        for name, value in self.__dict__.items():
-            if isinstance(value, str) and "\x00" in value:
-                raise invalid(NUL_MESSAGE, (name,))
-        return self
 
 
 class ResultCreate(ClosedModel):

@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core import pgarrays
 from perfatlas.core.errors import Invalid
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.runs import series_rolled, versions
 from perfatlas.runs.models import Result
-from perfatlas.runs.trust import CONFIRMING
 
 POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
 # Every point has its time and value; the other columns can be left out (`fields`). "versions"

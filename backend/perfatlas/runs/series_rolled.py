@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.rollups import fold
 from perfatlas.rollups.records import (
     EPOCH,
@@ -41,7 +42,6 @@ from perfatlas.rollups.records import (
     RECORD,
     from_postgresql_fields,
 )
-from perfatlas.runs.trust import CONFIRMING
 
 # A pending result as the database packs it: PG_RECORD, then its environment (0: none).
 _PG_POINT = np.dtype([*PG_RECORD.descr, ("environment_id", ">i4")])

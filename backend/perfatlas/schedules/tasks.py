@@ -8,8 +8,8 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import OperationalError
 
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.schedules.firing import fire_due
-from perfatlas.worker.celery_app import task_session, task_settings
 
 FIRE_SCHEDULES = "perfatlas.fire_schedules"
 # How often beat runs it: a schedule fires at most this late.

@@ -286,7 +286,7 @@ def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
 def test_the_coalescer_sends_each_window_at_once_then_for_its_end() -> None:
     """Each call is followed by a send that runs after it: the window's first at once, the
     second for the window's end, the rest ride on that one; a window of 0 sends every call."""
-    from perfatlas.worker.celery_app import Coalescer
+    from perfatlas.core.queue import Coalescer
 
     coalescer = Coalescer()
     key = ("redis://", "q", "task")
