@@ -1,9 +1,15 @@
-"""The import rules of ARCHITECTURE.md, checked on the sources: every import statement (also
-those inside functions) of every module, read with `ast`."""
+"""The import rules of ARCHITECTURE.md. The layers and the domains' order are import-linter's
+contracts (.importlinter, run by `make lint` and here, with a planted cycle that must fail);
+the rules it cannot say are checked on the sources: every import statement (also those inside
+functions) of every module, read with `ast`."""
 
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -55,11 +61,33 @@ def _is(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
-def test_the_core_knows_no_domain() -> None:
-    def allowed(name: str) -> bool:
-        return not _is(name, "perfatlas") or _is(name, "perfatlas.core")
+def lint_imports(import_root: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter's contracts (.importlinter) on the package `perfatlas` under import_root."""
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache", "--no-logo",
+         str(REPO / ".importlinter")],
+        env={**os.environ, "PYTHONPATH": str(import_root)}, cwd=import_root,
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
 
-    assert offenders(SERVER / "core", allowed) == []
+
+def test_the_import_contracts_hold() -> None:
+    """Layers (entry points > api | worker > flows > domains > kernel) and the domains' order."""
+    found = lint_imports(SERVER.parent)
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert "0 broken" in found.stdout
+
+
+def test_the_import_contracts_fail_on_a_planted_cycle(tmp_path: Path) -> None:
+    """runs importing alerts (which imports runs) closes a cycle: the contracts must say so
+    (a rule that cannot fail proves nothing)."""
+    shutil.copytree(SERVER, tmp_path / "perfatlas", ignore=shutil.ignore_patterns("__pycache__"))
+    ingest = tmp_path / "perfatlas" / "runs" / "ingest.py"
+    ingest.write_text(ingest.read_text() + "\nfrom perfatlas.alerts import service  # noqa\n")
+    found = lint_imports(tmp_path)
+    assert found.returncode == 1, found.stdout
+    assert "perfatlas.runs is not allowed to import perfatlas.alerts" in found.stdout
+    assert "- perfatlas.runs.ingest -> perfatlas.alerts.service" in found.stdout
 
 
 def test_the_detector_is_pure() -> None:

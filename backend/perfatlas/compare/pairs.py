@@ -89,7 +89,7 @@ def cells(
     pairs: Sequence[Pair], groups: int, tentative: set[int], direction: str
 ) -> list[GroupCell]:
     """Each group's cell over these pairs: the median of their medians, and for the groups
-    after the baseline what the per-pair changes say together (compare/stats.py)."""
+    after the baseline what the per-pair changes say together (core/significance.py)."""
     out = []
     for g in range(groups):
         present = [p.sides[g] for p in pairs if g in p.sides]

@@ -10,9 +10,9 @@ A point summarises the runs (one result each) that share its x and group value:
   p5/p95   the 5th percentile of the runs' own p5 and the 95th of their p95: for one run,
            the spread of its repetitions; for several, that spread widened by the runs'
            differences
-  flags    the union of the results' trust flags (runs/trust.py), with whether one of their
+  flags    the union of the results' trust flags (core/trust.py), with whether one of their
            series has a tentative alert
-Percentiles interpolate linearly (as PostgreSQL's percentile_cont: runs/stats.py's quantile).
+Percentiles interpolate linearly (as PostgreSQL's percentile_cont: core/stats.py's quantile).
 Every figure comes from the per-result summaries stored at ingest (rollups/records.py packs
 them), never from the samples; parameters and the target come from the results' series unless
 runs are joined anyway (explore/dims.py `reading`)."""

@@ -34,10 +34,10 @@ from perfatlas.core.errors import Invalid
 from perfatlas.explore import dims
 from perfatlas.explore.aggregate import Query, select_results
 from perfatlas.explore.rolled import Rolled, kept, on_variant, variant_rows
-from perfatlas.rollups.models import ExploreDigest, RollupPending, RunVariant
+from perfatlas.rollups.models import ExploreDigest, RunVariant
 from perfatlas.runs import dimensions
 from perfatlas.runs.dimensions import RUNS, SERIES, Dimension
-from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 
 NONE = "none"  # split=none: no split but the ones asked
 MAX_VALUES = 12

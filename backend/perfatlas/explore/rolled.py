@@ -36,7 +36,7 @@ from perfatlas.core import memory
 from perfatlas.core.db import BINARY_RESULTS
 from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
-from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RunVariant
 from perfatlas.rollups.records import (
     Summary,
     from_postgresql,
@@ -48,7 +48,7 @@ from perfatlas.rollups.records import (
     within,
 )
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS
-from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 
 _VARIANT = RunVariant.__table__.c
 _SERIES = Series.__table__.c

@@ -25,7 +25,7 @@ class Job(Base):
         UniqueConstraint("schedule_id", "fire_at", "agent_id"),
         Index("ix_jobs_status_agent_id", "status", "agent_id"),
         Index("ix_jobs_created_at_id", "created_at", "id"),
-        # The jobs list of a schedule and of an agent (jobs/queries.py), newest first: those a
+        # The jobs list of a schedule and of an agent (flows/job_reads.py), newest first: those a
         # schedule made, those made for an agent, and those it held. (A schedule's firings are
         # read by the unique constraint's index: schedule, then firing time.)
         Index("ix_jobs_schedule_id_created_at_id", "schedule_id", "created_at", "id"),

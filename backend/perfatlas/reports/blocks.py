@@ -26,8 +26,9 @@ from perfatlas.reports.schemas import (
     SeriesBlock,
 )
 from perfatlas.runs import service as runs_service
-from perfatlas.runs.router import SeriesPoints, SeriesRead
-from perfatlas.runs.series import POINTS_JSON_OPTIONS
+from perfatlas.series import service as series_service
+from perfatlas.series.points import POINTS_JSON_OPTIONS
+from perfatlas.series.schemas import SeriesPoints, SeriesRead
 
 TIME = "time:"
 # The series page's columns, versions too: hover names the points' versions on a report too.
@@ -162,7 +163,7 @@ def _series(
         series = runs_service.get_series(session, series_id=block.series_id)
     except NotFound as exc:
         raise Invalid("series_id", exc.message) from exc
-    points = runs_service.series_points(
+    points = series_service.series_points(
         session, series_id=block.series_id, until=pinned, limit=block.limit,
         fields=SERIES_FIELDS, version_names=pages.version_names,
     )  # fmt: skip

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfatlas.compare.schemas import CompareRead, GroupCompareRead
 from perfatlas.core.significance import DEFAULT_MIN_EFFECT_PCT
 from perfatlas.explore.schemas import ExploreRead
-from perfatlas.runs.router import SeriesPoints
+from perfatlas.series.schemas import SeriesPoints
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 MAX_BLOCKS = 50

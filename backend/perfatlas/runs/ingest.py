@@ -14,11 +14,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
-from perfatlas.agents.service import touch_agents
 from perfatlas.core import metrics
 from perfatlas.core.db import key_in
 from perfatlas.core.durability import stored_facts
 from perfatlas.core.errors import Conflict, Invalid
+from perfatlas.core.measurement import RunCreate, column_int
 from perfatlas.core.models import utcnow
 from perfatlas.core.trust import CONFIRMING, REFERENCE
 from perfatlas.jobs.enums import JobKind
@@ -27,7 +27,7 @@ from perfatlas.runs.copy_writer import chunks, insert_pending, insert_results, i
 from perfatlas.runs.heads import RunHead, head_of
 from perfatlas.runs.keys import body_hash, series_digest, series_key, series_parts
 from perfatlas.runs.models import Environment, Run, Series
-from perfatlas.runs.schemas import RunCreate, column_int
+from perfatlas.runs.seen import touch_agents
 from perfatlas.runs.tallies import count_runs
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
@@ -117,7 +117,7 @@ def _confirm_jobs(session: Session, job_ids: set[int]) -> set[int]:
 
 # Runs' full bodies for the new runs' rows, a list at a time, in the order of the heads asked
 # for: the runs themselves when they are all in memory, or each chunk validated again from the
-# request's bytes (runs/large_batch.py).
+# request's bytes (flows/large_batch.py).
 LoadRuns = Callable[[Sequence[RunHead]], Iterable[Sequence[RunCreate]]]
 
 

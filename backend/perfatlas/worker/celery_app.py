@@ -1,24 +1,15 @@
-"""The worker's Celery app: the domains' task modules and the beat schedule, and the broker's
-tables made before anything starts. Sending lives in core/queue.py, which knows no domain:
-the task modules are named here (the worker imports them at start), and domains send to each
-other's tasks by name."""
+"""The worker's Celery app: every domain's task module (worker/schedule.py names them, with
+their beat entries), and the broker's tables made before anything starts. Sending lives in
+core/queue.py, which knows no domain: domains send to each other's tasks by name."""
 
 from __future__ import annotations
 
 from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.queue import PerfAtlasCelery, configure
-from perfatlas.worker.schedule import beat_schedule
+from perfatlas.worker.schedule import DOMAINS, beat_schedule
 
-# Every module that defines tasks (module-level `shared_task`s); a new domain adds its own.
-TASK_MODULES = (
-    "perfatlas.alerts.tasks",
-    "perfatlas.notifications.tasks",
-    "perfatlas.jobs.tasks",
-    "perfatlas.schedules.tasks",
-    "perfatlas.confirm.tasks",
-    "perfatlas.rollups.tasks",
-    "perfatlas.health.tasks",
-)
+# Every module that defines tasks (module-level `shared_task`s): one per domain that has any.
+TASK_MODULES = tuple(tasks.__name__ for tasks in DOMAINS)
 
 
 def make_celery(settings: Settings) -> PerfAtlasCelery:

@@ -21,13 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from perfatlas.agents.models import Agent
 from perfatlas.alerts import pending
 from perfatlas.alerts.models import DetectionRequest
-from perfatlas.alerts.service import request_after_ingest, requested_after_commit
 from perfatlas.core.config import Settings
+from perfatlas.core.measurement import RunCreate
 from perfatlas.core.models import utcnow
+from perfatlas.flows.after_ingest import request_after_ingest, requested_after_commit
 from perfatlas.main import create_app
 from perfatlas.runs.ingest import ingest
 from perfatlas.runs.models import Result, Series
-from perfatlas.runs.schemas import RunCreate
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.conftest import REDIS_URL
 from tests.factories import BASE_TIME, result, run_body

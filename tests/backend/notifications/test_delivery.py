@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from perfatlas.core.config import Settings
 from perfatlas.core.queue import enqueue
-from perfatlas.notifications.tasks import NOTIFY_SWEEP
+from perfatlas.notifications.service import NOTIFY_SWEEP
 from tests.backend.alerts.conftest import (
     PUBLIC_URL,
     MailServer,

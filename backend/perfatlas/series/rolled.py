@@ -153,7 +153,7 @@ def newest_points(
 _NEWEST_START = "CASE WHEN length(newest) >= 8 THEN {} END".format(
     " | ".join(f"(get_byte(newest, {i})::int8 << {8 * i})" for i in range(7, -1, -1))
 )
-# (runs/series_list.py reads it too.)
+# (series/listing.py reads it too.)
 NEWEST_START_SQL = _NEWEST_START
 _SIZES_SQL = f"""
 WITH folded AS (
