@@ -19,7 +19,6 @@ runs are joined anyway (explore/dims.py `reading`)."""
 
 from __future__ import annotations
 
-import uuid as uuid_mod
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,27 +29,18 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
 from perfatlas.core.trust import CONFIRMING
+from perfatlas.rollups.records import Summary
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS, RUNS, SERIES
 from perfatlas.runs.models import Environment, Result, Run, Series
 
 
-@dataclass
-class Cell:
+@dataclass(kw_only=True)
+class Cell(Summary):
+    """A point's summary (rollups.records.Summary, the one type of it) at its x and group."""
+
     x: Any
     group: Any
-    n: int
-    repetitions: int
-    median: float
-    mean: float
-    min: float
-    max: float
-    p5: float
-    p95: float
-    flags: int
     tentative: bool
-    runs: list[uuid_mod.UUID]
-    median_low: float | None = None
-    median_high: float | None = None
 
 
 @dataclass(frozen=True)

@@ -289,9 +289,5 @@ def _cells(
 
 def cell_of(query: Query, x: Any, g: Any, numbers: Summary, tentative: bool) -> Cell:
     return Cell(
-        x=x, group=g if query.group is not None else None, n=numbers.n,
-        repetitions=numbers.repetitions, median=numbers.median, mean=numbers.mean,
-        min=numbers.min, max=numbers.max, p5=numbers.p5, p95=numbers.p95,
-        flags=numbers.flags, tentative=tentative, runs=numbers.runs,
-        median_low=numbers.median_low, median_high=numbers.median_high,
-    )  # fmt: skip
+        **vars(numbers), x=x, group=g if query.group is not None else None, tentative=tentative
+    )

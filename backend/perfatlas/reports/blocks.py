@@ -27,7 +27,6 @@ from perfatlas.reports.schemas import (
 )
 from perfatlas.runs import service as runs_service
 from perfatlas.series import service as series_service
-from perfatlas.series.points import POINTS_JSON_OPTIONS
 from perfatlas.series.schemas import SeriesPoints, SeriesRead
 
 TIME = "time:"
@@ -174,7 +173,7 @@ def _series(
         last_at=points.last_at,
     )  # fmt: skip
     # The columns are numpy arrays on PostgreSQL: through orjson as the points route sends them.
-    columns = orjson.loads(orjson.dumps(points.columns, option=POINTS_JSON_OPTIONS))
+    columns = orjson.loads(orjson.dumps(points.columns, option=series_service.POINTS_JSON_OPTIONS))
     return SeriesPoints(series=header, older=points.older, **columns)
 
 
