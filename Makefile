@@ -27,7 +27,7 @@ help:
 	@echo "make bench-growth the server benchmark at 30,000,000 results (the growth point), then group compare"
 	@echo "make bench-jobs  only the jobs benchmark (50 agents long-polling while schedules queue jobs)"
 	@echo "make bench-confirm  only the confirmation benchmark (candidate regression to confirmed alert)"
-	@echo "make lint    ruff + mypy only"
+	@echo "make lint    ruff + mypy + the import contracts (.importlinter) only"
 	@echo "make ui      build the web UI into frontend/dist (make up and make test do it when needed)"
 	@echo "make typegen regenerate frontend/src/api/schema.gen.ts from the server's OpenAPI document"
 
@@ -63,6 +63,7 @@ lint: install
 	$(VENV)/bin/ruff check backend migrations tests $(if $(AGENT),agent)
 	$(VENV)/bin/ruff format --check backend migrations tests $(if $(AGENT),agent)
 	cd backend && ../$(VENV)/bin/mypy perfatlas
+	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-cache --no-logo .importlinter
 	$(if $(AGENT),cd agent && ../$(VENV)/bin/mypy src)
 
 pytest: install ui services system-packages

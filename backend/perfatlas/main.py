@@ -22,7 +22,7 @@ from perfatlas.core.config import Settings, get_settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import install_error_handlers
 from perfatlas.core.limits import BodyBudget, BodySizeLimit
-from perfatlas.runs.group_commit import GroupCommit
+from perfatlas.flows.group_commit import GroupCommit
 
 UI_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 
@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.session_factory = session_factory(engine)
     # Uploads arriving while two groups are being stored queue, and are stored together as the
-    # next group (runs/group_commit.py).
+    # next group (flows/group_commit.py).
     app.state.group_commit = GroupCommit()
     install_error_handlers(app)
     # Innermost: at most ADMITTED requests to plain-function routes at once (api/admission.py).

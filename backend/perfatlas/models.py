@@ -10,8 +10,16 @@ from perfatlas.health.models import WorkerHeartbeat
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.reports.models import Report
-from perfatlas.rollups.models import ExploreRollup, RollupPending, RunVariant
-from perfatlas.runs.models import CatalogValue, Environment, Result, Run, RunCount, Series
+from perfatlas.rollups.models import ExploreRollup, RunVariant
+from perfatlas.runs.models import (
+    CatalogValue,
+    Environment,
+    Result,
+    RollupPending,
+    Run,
+    RunCount,
+    Series,
+)
 from perfatlas.schedules.models import Schedule
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from tests.agent.conftest import run_agent
 
 

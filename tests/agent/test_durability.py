@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from tests.agent.conftest import IS_ROOT, LoopDevice, run_agent
 from tests.conftest import skip_unless_able
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas_agent.workloads.archive import extract_threaded
 from tests.agent.conftest import run_agent
 

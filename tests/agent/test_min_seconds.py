@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas_agent.calibrate import MARGIN, Knob, apply_growth, plan_growth
 from tests.agent.conftest import IS_ROOT, run_agent
 from tests.conftest import skip_unless_able

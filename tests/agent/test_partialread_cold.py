@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas_agent.workloads.partialread import random_reads
 from tests.agent.conftest import IS_ROOT, metric, run_agent
 from tests.conftest import skip_unless_able

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from tests.agent.conftest import IS_ROOT, metric, run_agent
 from tests.conftest import skip_unless_able
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas_agent.workloads.seqio import getc_phase, putc_phase
 from tests.agent.conftest import run_agent
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas.jobs.spec import WorkloadSpec
-from perfatlas.runs.schemas import RunBatchCreate
 from tests.agent.conftest import metric, run_agent
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas.jobs.spec import WorkloadSpec
-from perfatlas.runs.schemas import RunBatchCreate
 from tests.agent.conftest import IS_ROOT, agent_cmd, run_agent
 from tests.conftest import skip_unless_able
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.compare.stats import MIN_SAMPLES
+from perfatlas.core.significance import MIN_SAMPLES
 from perfatlas_agent.firstrun.plan import schedules
 from perfatlas_agent.firstrun.targets import Target
 from perfatlas_agent.studies import all_studies

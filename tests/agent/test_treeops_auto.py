@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas.runs.keys import series_key
-from perfatlas.runs.schemas import RunBatchCreate
 from tests.agent.conftest import IS_ROOT, run_agent
 from tests.conftest import patient, skip_unless_able
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from perfatlas_agent.workloads.trees import TreeShape, build_tree, regular_shape
 from tests.agent.conftest import metric, run_agent
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
 from tests.agent.conftest import metric, run_agent
 from tests.conftest import skip_unless_able
 

@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from perfatlas.compare.stats import (
+from perfatlas.core.significance import (
     CONFIDENCE,
     MIN_SAMPLES,
     agreement,

@@ -24,9 +24,9 @@ from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import Conflict, Invalid
-from perfatlas.runs.group_commit import GroupCommit, _Upload
+from perfatlas.core.measurement import RunCreate
+from perfatlas.flows.group_commit import GroupCommit, _Upload
 from perfatlas.runs.ingest import Ingested
-from perfatlas.runs.schemas import RunCreate
 from tests.conftest import patient
 from tests.factories import BASE_TIME, result, run_body
 

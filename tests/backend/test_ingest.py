@@ -11,9 +11,9 @@ import orjson
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select
 
+from perfatlas.core.stats import Summary, summarize
 from perfatlas.runs.copy_writer import CHUNK
 from perfatlas.runs.models import Environment, Result, Run, Series
-from perfatlas.runs.stats import Summary, summarize
 from tests.factories import result, run_body
 
 
@@ -216,8 +216,8 @@ def test_ingest_inside_an_outer_transaction_that_rolls_back_leaves_nothing(engin
     from sqlalchemy.orm import Session
 
     from perfatlas.agents.models import Agent
+    from perfatlas.core.measurement import RunCreate
     from perfatlas.runs import service
-    from perfatlas.runs.schemas import RunCreate
 
     runs = [RunCreate.model_validate(run_body(agent=f"host-{i}")) for i in range(3)]
     with engine.connect() as conn:
@@ -237,7 +237,7 @@ def test_a_body_without_the_newer_fields_hashes_as_before_they_existed():
     """A run stored before flush_to_device and memory_backed existed is retried by its agent
     with the same body: it must hash as it did then (the value below is what the server at
     commit cdb8caa computed for this body), or the retry would be refused as a conflict."""
-    from perfatlas.runs.schemas import RunCreate
+    from perfatlas.core.measurement import RunCreate
     from perfatlas.runs.service import body_hash
 
     body = {
@@ -266,8 +266,8 @@ def test_series_keys_hashed_from_a_runs_parts_are_the_hashes_of_the_whole_keys()
     makes it (the stored series' key_hash), whatever the key holds: escapes, non-ASCII text,
     nested and empty parameters, numbers of every kind, ignored and version labels."""
     from perfatlas.core.canonical import content_hash
+    from perfatlas.core.measurement import RunCreate
     from perfatlas.runs.keys import series_digest, series_key, series_parts
-    from perfatlas.runs.schemas import RunCreate
 
     rng = random.Random(11)
     texts = ['a"b', "back\\slash", "tab\there", "ünï ✓", "", "x" * 200, '"unit":""', "\u2028"]

@@ -23,11 +23,11 @@ from perfatlas.api.deps import body_invalid
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine
 from perfatlas.core.errors import _validation_errors
+from perfatlas.core.measurement import RunBatchCreate
+from perfatlas.core.stats import Summary, summarize
+from perfatlas.flows import large_batch
 from perfatlas.main import create_app
-from perfatlas.runs import large_batch
 from perfatlas.runs.models import Result, Run
-from perfatlas.runs.schemas import RunBatchCreate
-from perfatlas.runs.stats import Summary, summarize
 from tests.factories import BASE_TIME, result, run_body
 
 MB = 2**20

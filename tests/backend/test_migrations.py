@@ -20,13 +20,13 @@ from perfatlas.agents.models import Agent
 from perfatlas.cli import _alembic_config
 from perfatlas.core.config import Settings
 from perfatlas.core.db import make_engine, session_factory
+from perfatlas.core.measurement import RunCreate
 from perfatlas.models import Base
 from perfatlas.rollups import service as rollups
 from perfatlas.rollups.models import ChunkBounds, ExploreRollup
 from perfatlas.rollups.records import unpack
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import CatalogValue, RunCount, RunValueDay
-from perfatlas.runs.schemas import RunCreate
 from tests.backend.rollups.history import bodies
 from tests.conftest import _db_name, create_database, drop_database
 from tests.factories import run_body

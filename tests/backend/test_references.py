@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts import service as alerts
 from perfatlas.alerts.detection import change_points
 from perfatlas.core.config import Settings
+from perfatlas.core.trust import REFERENCE
 from perfatlas.runs.models import Result, Run, Series
-from perfatlas.runs.trust import REFERENCE
 from tests.factories import BASE_TIME, result, run_body
 
 TABLES = Path(__file__).resolve().parents[2] / "backend" / "perfatlas" / "references" / "tables"

@@ -8,7 +8,7 @@ import statistics
 import pytest
 from sqlalchemy import text
 
-from perfatlas.runs.stats import Summary, summarize, summarize_columns
+from perfatlas.core.stats import Summary, summarize, summarize_columns
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 10, 101])

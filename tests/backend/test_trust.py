@@ -12,8 +12,8 @@ from alembic import command
 from fastapi.testclient import TestClient
 
 from perfatlas.cli import _alembic_config
+from perfatlas.core import trust
 from perfatlas.core.db import make_engine
-from perfatlas.runs import trust
 from tests.conftest import _db_name, create_database, drop_database
 from tests.factories import result, run_body
 

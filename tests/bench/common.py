@@ -24,7 +24,7 @@ import orjson
 import psycopg
 import redis
 
-from perfatlas.runs.stats import quantile
+from perfatlas.core.stats import quantile
 
 if os.environ.get("BENCH_PG") == "tuned":
     # The benchmarks' own cluster, set as docs/deployment.md advises (pgcluster.py), not the machine's.

@@ -24,9 +24,9 @@ from sqlalchemy import text
 from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.measurement import RunCreate
 from perfatlas.rollups import fold
 from perfatlas.runs import service as runs_service
-from perfatlas.runs.schemas import RunCreate
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DB = "perfatlas_fold_chunks"

@@ -27,8 +27,8 @@ from common import PG, SEED, admin_dsn, make_runs
 from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.measurement import RunCreate
 from perfatlas.runs import ingest as ingest_module
-from perfatlas.runs.schemas import RunCreate
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SIZES = {10: 40, 100: 20, 1000: 6}  # runs per batch: batches per round

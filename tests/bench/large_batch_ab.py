@@ -31,8 +31,8 @@ from common import PG, SEED, admin_dsn, make_runs
 from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
-from perfatlas.runs import group_commit, large_batch
-from perfatlas.runs.schemas import RunBatchCreate
+from perfatlas.core.measurement import RunBatchCreate
+from perfatlas.flows import group_commit, large_batch
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "tests" / "bench" / "results" / "large_batch_ab.json"

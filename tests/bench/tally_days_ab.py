@@ -23,8 +23,8 @@ from common import SEED, admin_dsn, make_runs
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
+from perfatlas.core.measurement import RunCreate
 from perfatlas.runs import tallies
-from perfatlas.runs.schemas import RunCreate
 
 DB = os.environ.get("BENCH_DB", "perfatlas_bench")
 OUT = Path(os.environ.get("BENCH_OUT") or Path(__file__).parent / "results" / "tally-days-ab.json")

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from perfatlas.runs.schemas import Name, ShortText, StrictModel
+from perfatlas.core.schemas import Name, ShortText, StrictModel
 
 AgentName = Annotated[
     str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")

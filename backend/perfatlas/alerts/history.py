@@ -15,10 +15,10 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts.reconcile import Point
 from perfatlas.core.db import BINARY_RESULTS
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.runs.models import Result, Run
-from perfatlas.runs.trust import NOT_DETECTED
 
-# The results detection leaves out, as their trust bits say (runs.trust.NOT_DETECTED): a
+# The results detection leaves out, as their trust bits say (core.trust.NOT_DETECTED): a
 # confirmation job's runs (alternating candidate and baseline) are no history, and reference
 # figures (published, entered by hand) are never detected on. Written `< 1`, not `= 0`: the
 # planner takes `flags & ... = 0` for one row in two hundred, and would then read a series'

@@ -35,6 +35,9 @@ from perfatlas.core.models import UTCDateTime, utcnow
 
 logger = logging.getLogger(__name__)
 
+# The task that drains the waiting requests (alerts/tasks.py); uploads send it by name.
+DETECT_PENDING = "perfatlas.detect_pending"
+
 # Far longer than a check of one batch takes (200 series, about 0.3 s here; a pass hands over
 # after 5 s): a claim this old belongs to a check that died (a worker killed with -9), and the
 # beat's pass (every 15 s) takes it again, within a minute of the death. A check that was only

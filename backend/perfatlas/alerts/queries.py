@@ -3,6 +3,7 @@ series around the change and what differs between the runs either side of it."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -10,7 +11,8 @@ from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.agents.models import Agent
-from perfatlas.alerts.detection import VOLATILE_KEYS
+from perfatlas.alerts.confirmations import confirmations
+from perfatlas.alerts.detection import VOLATILE_KEYS, change_points
 from perfatlas.alerts.enums import AlertStatus
 from perfatlas.alerts.models import Alert, Incident
 from perfatlas.alerts.schemas import (
@@ -24,17 +26,19 @@ from perfatlas.alerts.schemas import (
     IncidentPage,
     IncidentRead,
     RunRef,
+    SeriesChangePoint,
+    SeriesChangePoints,
     changes,
 )
 from perfatlas.analysis.detector import context_changes
-from perfatlas.confirm.reads import confirmations
 from perfatlas.confirm.schemas import ConfirmationRead
+from perfatlas.core.durability import DURABILITY_FIELDS
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.runs.dimensions import json_text
-from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.schemas import SeriesRef
-from perfatlas.runs.trust import NOT_DETECTED
+from perfatlas.runs.service import get_series
 
 SelectT = TypeVar("SelectT", bound="Select[*tuple[Any, ...]]")
 POINTS_AROUND = 30
@@ -311,4 +315,41 @@ def tentative_series_of_metric(session: Session, *, workload: str, metric: str) 
                 Alert.status.in_(("open", "acknowledged")),
             )
         )
+    )
+
+
+def series_change_points(
+    session: Session, *, series_id: int, points: int, until: dt.datetime | None
+) -> SeriesChangePoints:
+    """Every change the detector finds in the series' newest `points` points (or the newest
+    before `until`), improvements too, with the alert each one opened."""
+    series = get_series(session, series_id=series_id)
+    loaded, cps = change_points(session, series, points, until)
+    run_ids = [loaded[cp.index].run_id for cp in cps]
+    uuids = dict(session.execute(select(Run.id, Run.uuid).where(Run.id.in_(run_ids))).all())
+    alerts = dict(
+        session.execute(
+            select(Alert.change_run_id, Alert.id).where(
+                Alert.series_id == series.id, Alert.change_run_id.in_(run_ids)
+            )
+        ).all()
+    )
+    return SeriesChangePoints(
+        series_id=series.id,
+        points=len(loaded),
+        change_points=[
+            SeriesChangePoint(
+                run_uuid=uuids[run_id],
+                started_at=loaded[cp.index].started_at,
+                before=cp.before,
+                after=cp.after,
+                change_pct=cp.change_pct,
+                confidence=cp.confidence,
+                kind=cp.kind,
+                tentative=cp.tentative,
+                cause=changes(cp.cause),
+                alert_id=alerts.get(run_id),
+            )
+            for cp, run_id in zip(cps, run_ids, strict=True)
+        ],
     )

@@ -200,7 +200,7 @@ def _announce(
     if confirmation is not None:
         alert.status = AlertStatus.confirming
         session.flush()
-        confirm.start(session, alert=alert, confirmation=confirmation)
+        confirm.start(session, alert_id=alert.id, confirmation=confirmation)
         report.confirming += 1
         return
     incidents.assign(session, alert, series, settings, report.notifications)

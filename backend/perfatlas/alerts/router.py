@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
-from sqlalchemy import select
 
-from perfatlas.alerts import queries, service
-from perfatlas.alerts.models import Alert, AlertRule
+from perfatlas.alerts import queries, rules, service
 from perfatlas.alerts.schemas import (
     AlertDetail,
     AlertPage,
@@ -20,10 +18,8 @@ from perfatlas.alerts.schemas import (
     RuleCreate,
     RuleList,
     RuleRead,
-    SeriesChangePoint,
     SeriesChangePoints,
     StatusUpdate,
-    changes,
 )
 from perfatlas.api.deps import (
     AdminPrincipal,
@@ -31,13 +27,9 @@ from perfatlas.api.deps import (
     SessionDep,
     SettingsDep,
     TriagePrincipal,
-    body_schema,
     json_body,
 )
-from perfatlas.core.errors import Invalid, NotFound
 from perfatlas.core.inputs import UTCTime
-from perfatlas.runs.models import Run, Series
-from perfatlas.runs.service import get_series
 
 router = APIRouter(tags=["alerts"])
 Labels = Annotated[list[str], Query(description="label filters name:value (repeatable)")]
@@ -75,7 +67,6 @@ def get_alert(alert_id: int, session: SessionDep, _: ReadPrincipal) -> AlertDeta
     "/alerts/{alert_id}/status",
     operation_id="set_alert_status",
     response_model=AlertRead,
-    openapi_extra=body_schema(StatusUpdate),
 )
 def set_alert_status(
     alert_id: int,
@@ -112,7 +103,6 @@ def get_incident(incident_id: int, session: SessionDep, _: ReadPrincipal) -> Inc
     "/incidents/{incident_id}/status",
     operation_id="set_incident_status",
     response_model=IncidentDetail,
-    openapi_extra=body_schema(StatusUpdate),
 )
 def set_incident_status(
     incident_id: int,
@@ -130,26 +120,10 @@ def set_incident_status(
 # ---- rules ------------------------------------------------------------------------------
 
 
-def _rule_read(rule: AlertRule) -> RuleRead:
-    return RuleRead.model_validate(rule, from_attributes=True)
-
-
-def _check_series(session: SessionDep, body: RuleCreate) -> None:
-    if body.series_id is not None and session.get(Series, body.series_id) is None:
-        raise Invalid("body.series_id", f"no series with id {body.series_id}")
-
-
 @router.get("/alert-rules", operation_id="list_alert_rules", response_model=RuleList)
 def list_rules(session: SessionDep, settings: SettingsDep, _: ReadPrincipal) -> RuleList:
     """The rules, and the default thresholds that apply where none matches."""
-    rules = session.scalars(select(AlertRule).order_by(AlertRule.id))
-    return RuleList(
-        items=[_rule_read(r) for r in rules],
-        defaults={
-            "min_change_pct": settings.alert_min_change_pct,
-            "min_confidence": settings.alert_min_confidence,
-        },
-    )
+    return rules.list_rules(session, settings=settings)
 
 
 @router.post(
@@ -157,24 +131,18 @@ def list_rules(session: SessionDep, settings: SettingsDep, _: ReadPrincipal) -> 
     operation_id="create_alert_rule",
     status_code=201,
     response_model=RuleRead,
-    openapi_extra=body_schema(RuleCreate),
 )
 def create_rule(
     body: Annotated[RuleCreate, json_body(RuleCreate)], session: SessionDep, _: AdminPrincipal
 ) -> RuleRead:
     """Thresholds (or mute) for the series it matches; the most specific rule wins."""
-    _check_series(session, body)
-    rule = AlertRule(**body.model_dump())
-    session.add(rule)
-    session.commit()
-    return _rule_read(rule)
+    return rules.create_rule(session, body=body)
 
 
 @router.put(
     "/alert-rules/{rule_id}",
     operation_id="update_alert_rule",
     response_model=RuleRead,
-    openapi_extra=body_schema(RuleCreate),
 )
 def update_rule(
     rule_id: int,
@@ -182,23 +150,12 @@ def update_rule(
     session: SessionDep,
     _: AdminPrincipal,
 ) -> RuleRead:
-    rule = session.get(AlertRule, rule_id)
-    if rule is None:
-        raise NotFound(f"no alert rule with id {rule_id}")
-    _check_series(session, body)
-    for key, value in body.model_dump().items():
-        setattr(rule, key, value)
-    session.commit()
-    return _rule_read(rule)
+    return rules.update_rule(session, rule_id=rule_id, body=body)
 
 
 @router.delete("/alert-rules/{rule_id}", operation_id="delete_alert_rule", status_code=204)
 def delete_rule(rule_id: int, session: SessionDep, _: AdminPrincipal) -> Response:
-    rule = session.get(AlertRule, rule_id)
-    if rule is None:
-        raise NotFound(f"no alert rule with id {rule_id}")
-    session.delete(rule)
-    session.commit()
+    rules.delete_rule(session, rule_id=rule_id)
     return Response(status_code=204)
 
 
@@ -224,33 +181,4 @@ def series_change_points(
     """Every change the detector finds in the series' newest points (or the newest before
     `until`: a window further back), improvements too, with the alert each one opened; for
     marking changes on a plot."""
-    series = get_series(session, series_id=series_id)
-    loaded, cps = service.change_points(session, series, points, until)
-    run_ids = [loaded[cp.index].run_id for cp in cps]
-    uuids = dict(session.execute(select(Run.id, Run.uuid).where(Run.id.in_(run_ids))).all())
-    alerts = dict(
-        session.execute(
-            select(Alert.change_run_id, Alert.id).where(
-                Alert.series_id == series.id, Alert.change_run_id.in_(run_ids)
-            )
-        ).all()
-    )
-    return SeriesChangePoints(
-        series_id=series.id,
-        points=len(loaded),
-        change_points=[
-            SeriesChangePoint(
-                run_uuid=uuids[run_id],
-                started_at=loaded[cp.index].started_at,
-                before=cp.before,
-                after=cp.after,
-                change_pct=cp.change_pct,
-                confidence=cp.confidence,
-                kind=cp.kind,
-                tentative=cp.tentative,
-                cause=changes(cp.cause),
-                alert_id=alerts.get(run_id),
-            )
-            for cp, run_id in zip(cps, run_ids, strict=True)
-        ],
-    )
+    return queries.series_change_points(session, series_id=series_id, points=points, until=until)

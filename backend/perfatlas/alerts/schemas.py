@@ -9,7 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
 from perfatlas.confirm.schemas import ConfirmationRead
-from perfatlas.runs.schemas import SeriesRef, StrictModel
+from perfatlas.core.schemas import StrictModel
+from perfatlas.runs.schemas import SeriesRef
 
 AlertStatus = Literal["open", "acknowledged", "expected", "resolved", "confirming"]
 AlertKind = Literal["regression", "improvement", "stopped"]

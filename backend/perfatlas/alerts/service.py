@@ -4,12 +4,6 @@ alert state machine), incidents.py (grouping by cause) and triage.py (a person's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
-
-from sqlalchemy.orm import Session
-
-from perfatlas.alerts import pending
 from perfatlas.alerts.detection import (
     RETRYABLE,
     VOLATILE_KEYS,
@@ -22,13 +16,7 @@ from perfatlas.alerts.detection import (
 from perfatlas.alerts.pending import Requested
 from perfatlas.alerts.reconcile import Report
 from perfatlas.alerts.rules import Thresholds, alertable, rule_matches, thresholds_for
-from perfatlas.alerts.tasks import DETECT_PENDING
 from perfatlas.alerts.triage import get_alert, get_incident, set_alert_status, set_incident_status
-from perfatlas.core.config import Settings
-from perfatlas.core.db import commit_with_retry
-from perfatlas.rollups.service import FOLD_ROLLUPS
-from perfatlas.runs.service import Ingested
-from perfatlas.worker.celery_app import enqueue_coalesced_async
 
 __all__ = [
     "RETRYABLE",
@@ -41,64 +29,11 @@ __all__ = [
     "check_all",
     "check_runs",
     "check_series",
-    "commit_ingest",
-    "detect_after_ingest",
     "get_alert",
     "get_incident",
-    "request_after_ingest",
-    "requested_after_commit",
     "rule_matches",
     "series_for_runs",
     "set_alert_status",
     "set_incident_status",
     "thresholds_for",
 ]
-
-
-def request_after_ingest(
-    session: Session, settings: Settings, stored: Sequence[Ingested]
-) -> Requested:
-    """In the upload's transaction: one check request per series its new runs added results
-    to (alerts/pending.py), so a burst of uploads to the same series makes one check, not one
-    per upload. Once the upload is committed, `requested_after_commit` says whether a check's
-    wake-up is due."""
-    if not settings.detect_on_ingest:
-        return Requested()
-    return pending.request_checks(
-        session, [sid for outcome in stored if outcome.created for sid in outcome.series_ids]
-    )
-
-
-T = TypeVar("T")
-
-
-def commit_ingest(session: Session, work: Callable[[], tuple[T, Requested]]) -> tuple[T, int]:
-    """An ingest's `work` (ending with request_after_ingest) committed by core.db's
-    commit_with_retry, then requested_after_commit: what the work stored, and how many series'
-    checks are due (for detect_after_ingest). Every path that stores runs commits through here,
-    so none forgets to ask again."""
-    stored, requested = commit_with_retry(session, work)
-    return stored, requested_after_commit(session, requested)
-
-
-def requested_after_commit(session: Session, requested: Requested) -> int:
-    """After the upload's commit, in the same session: asks again for the series it found
-    waiting (a check may have read them before the commit: alerts/pending.py), and returns how
-    many series were not waiting, for detect_after_ingest (0: a check that will see them all is
-    queued or running)."""
-    return requested.added + pending.request_again(session, requested)
-
-
-async def detect_after_ingest(settings: Settings, created: int, requested: int) -> None:
-    """After the response has gone out (the upload never waits for the broker): queue the check
-    of the series `request_after_ingest` found not waiting (when every series was waiting
-    already, a check that will see them is queued or running), and the fold of the new runs
-    into explore's rollups. Both are wake-ups that drain what is waiting, coalesced: a burst of
-    uploads queues two a second of each, not one per upload (worker/celery_app.Coalescer).
-    A coroutine, for the routes' background tasks: the coalescing decides in the event loop,
-    and only a send goes to a worker thread."""
-    if not created:
-        return
-    if settings.detect_on_ingest and requested:
-        await enqueue_coalesced_async(settings, DETECT_PENDING)
-    await enqueue_coalesced_async(settings, FOLD_ROLLUPS)

@@ -23,11 +23,11 @@ from perfatlas.alerts.status import resolve
 from perfatlas.core.config import Settings
 from perfatlas.core.errors import DomainError
 from perfatlas.core.models import utcnow
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.runs.models import Result, Run, Series
-from perfatlas.runs.trust import NOT_DETECTED
 from perfatlas.schedules.firing import stored_when
 from perfatlas.schedules.models import Schedule
 from perfatlas.schedules.timing import WhenKind

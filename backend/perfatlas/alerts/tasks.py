@@ -10,20 +10,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from celery import shared_task
+from celery.schedules import crontab
 
 from perfatlas.alerts import detection, pending, stopped
+from perfatlas.alerts.pending import DETECT_PENDING
 from perfatlas.alerts.reconcile import Report
 from perfatlas.core import upkeep
+from perfatlas.core.config import Settings
+from perfatlas.core.queue import enqueue, task_session, task_settings
 from perfatlas.notifications.service import queue_sweeps
 from perfatlas.rollups.service import queue_fold
-from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 DETECT_RUNS = "perfatlas.detect_runs"
-DETECT_PENDING = "perfatlas.detect_pending"
 REQUEST_CHECKS = "perfatlas.request_checks"
 DETECT_ALL = "perfatlas.detect_all"
 STOPPED_REPORTING = "perfatlas.stopped_reporting"
 STOPPED_EVERY_SECONDS = 60.0
+# A nightly pass not started within this long is dropped: the next night's covers the same.
+NIGHTLY_EXPIRES_SECONDS = 12 * 3600
 MAX_RETRIES = 5
 # A pass over the pending checks hands over to a fresh task after this long, so that one
 # long burst does not hold the worker from the other queues' work: a notification falling due,
@@ -140,3 +144,26 @@ def stopped_reporting(self: Any) -> dict[str, int]:
         raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     queue_sweeps(settings, delays)
     return counts
+
+
+def periodic(settings: Settings) -> dict[str, dict[str, Any]]:
+    """This domain's beat entries (worker/schedule.py gathers every domain's)."""
+    return {
+        "nightly-detection": {
+            "task": DETECT_ALL,
+            "schedule": crontab(minute=0, hour=settings.nightly_hour),
+            "options": {"queue": settings.queue, "expires": NIGHTLY_EXPIRES_SECONDS},
+        },
+        # Uploads queue the check of the series they found not waiting; this one takes the
+        # claims of a check that died and what the broker lost.
+        "pending-checks": {
+            "task": DETECT_PENDING,
+            "schedule": PENDING_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": PENDING_EVERY_SECONDS},
+        },
+        "stopped-reporting": {
+            "task": STOPPED_REPORTING,
+            "schedule": STOPPED_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": STOPPED_EVERY_SECONDS},
+        },
+    }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -148,15 +148,32 @@ async def _agent_principal(principal: UploadPrincipal) -> Principal:
 AgentPrincipal = Annotated[Principal, Depends(_agent_principal)]
 
 
+# The model each body dependency validates (json_body, json_bytes): api/openapi.py publishes
+# it as the operation's request body, so a route declares its body once, in its signature.
+BODY_MODELS: dict[Callable[..., Any], type[BaseModel]] = {}
+
+
 def json_body(model: type[ModelT]) -> Any:
     """The request body validated straight from its bytes by pydantic-core (about twice as fast
     as FastAPI's parse-then-validate for large uploads); errors read as FastAPI's own 422s.
-    Routes using it declare the schema with `body_schema(model)`, and main.py publishes it."""
+    The OpenAPI document names `model` as the body (api/openapi.py)."""
 
     async def parse(request: Request) -> ModelT:
         return validated_json(model, await request.body())
 
+    BODY_MODELS[parse] = model
     return Depends(parse)
+
+
+def json_bytes(model: type[BaseModel]) -> Any:
+    """The request body's bytes (`body_bytes`), for a route that validates them itself, a part
+    at a time; the OpenAPI document names `model` as the body."""
+
+    async def read(request: Request) -> bytearray:
+        return await body_bytes(request)
+
+    BODY_MODELS[read] = model
+    return Depends(read)
 
 
 def validated_json(model: type[ModelT], raw: bytes | bytearray) -> ModelT:
@@ -182,12 +199,3 @@ async def body_bytes(request: Request) -> bytearray:
         else:
             body += chunk
     return body
-
-
-BODY_MODELS: list[type[BaseModel]] = []
-
-
-def body_schema(model: type[BaseModel]) -> dict[str, Any]:
-    BODY_MODELS.append(model)
-    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}

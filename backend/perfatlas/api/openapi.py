@@ -44,26 +44,45 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     schema = get_openapi(
         title=app.title, version=app.version, description=app.description, routes=app.routes
     )
-    models: list[type[BaseModel]] = [*BODY_MODELS, ErrorBody]
-    _, defs = models_json_schema(
-        [(m, "validation") for m in models],
-        ref_template="#/components/schemas/{model}",
-    )
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
-    components.update(defs["$defs"])
+    models: dict[type[BaseModel], None] = {}
     for context in iter_route_contexts(app.routes):
         dependant = getattr(context, "dependant", None)
         path = schema["paths"].get(getattr(context, "path_format", None) or context.path)
         if not isinstance(dependant, Dependant) or path is None:
             continue
+        body = _body_model(dependant)
+        if body is not None:
+            models[body] = None
         for method in context.methods or ():
             operation = path.get(method.lower())
             if operation is not None:
+                if body is not None:
+                    operation["requestBody"] = _request_body(body)
                 _error_responses(operation, method.lower(), dependant)
+    published: list[type[BaseModel]] = [*models, ErrorBody]
+    _, defs = models_json_schema(
+        [(m, "validation") for m in published],
+        ref_template="#/components/schemas/{model}",
+    )
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components.update(defs["$defs"])
     # FastAPI's own 422 shape, which this server never sends.
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
     return schema
+
+
+def _body_model(dependant: Dependant) -> type[BaseModel] | None:
+    """The model of the route's body dependency (api.deps.json_body, json_bytes), if any."""
+    for dependency in dependant.dependencies:
+        if dependency.call in BODY_MODELS:
+            return BODY_MODELS[dependency.call]
+    return None
+
+
+def _request_body(model: type[BaseModel]) -> dict[str, Any]:
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"required": True, "content": {"application/json": {"schema": ref}}}
 
 
 def _error_responses(operation: dict[str, Any], method: str, dependant: Dependant) -> None:

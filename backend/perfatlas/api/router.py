@@ -20,9 +20,11 @@ from perfatlas.references.router import router as references_router
 from perfatlas.reports.router import router as reports_router
 from perfatlas.runs.router import router as runs_router
 from perfatlas.schedules.router import router as schedules_router
+from perfatlas.series.router import router as series_router
 
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(runs_router)
+api_router.include_router(series_router)
 api_router.include_router(attachments_router)
 api_router.include_router(explore_router)
 api_router.include_router(compare_router)

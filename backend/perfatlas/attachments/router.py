@@ -11,9 +11,9 @@ from starlette.convertors import PathConvertor, register_url_convertor
 from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.attachments import service
 from perfatlas.attachments.names import DEFAULT_MEDIA_TYPE, content_disposition
-from perfatlas.attachments.schemas import AttachmentList, AttachmentRead
+from perfatlas.attachments.schemas import AttachmentList
 from perfatlas.core.config import Settings
-from perfatlas.core.db import commit_with_retry
+from perfatlas.runs.schemas import AttachmentRead
 
 router = APIRouter(tags=["attachments"])
 
@@ -82,24 +82,10 @@ def put_attachment(
 ) -> AttachmentRead:
     """Keep a file with a run; the same content again is a no-op (200), other content under the
     same name a conflict (409)."""
-    limits = service.Limits(
-        per_file=settings.attachment_max_bytes,
-        per_run=settings.attachment_run_max_bytes,
-        files_per_run=settings.attachment_run_max_files,
-    )
-    media_type = request.headers.get("content-type") or DEFAULT_MEDIA_TYPE
-    stored = commit_with_retry(
-        session,
-        lambda: service.put(
-            session,
-            principal=principal,
-            run_uuid=run_uuid,
-            name=name,
-            media_type=media_type,
-            content=content,
-            limits=limits,
-        ),
-    )
+    stored = service.keep(
+        session, settings=settings, principal=principal, run_uuid=run_uuid, name=name,
+        media_type=request.headers.get("content-type") or DEFAULT_MEDIA_TYPE, content=content,
+    )  # fmt: skip
     response.status_code = 201 if stored.created else 200
     response.headers.update(_headers(stored.attachment))
     return stored.attachment

@@ -14,12 +14,15 @@ from sqlalchemy.orm import Session, undefer
 from perfatlas.agents.models import Agent
 from perfatlas.attachments.models import Attachment
 from perfatlas.attachments.names import download_path, media_type_problem, name_problem
-from perfatlas.attachments.schemas import AttachmentList, AttachmentRead
+from perfatlas.attachments.schemas import AttachmentList
 from perfatlas.auth.permissions import Principal
 from perfatlas.auth.service import check_agent
+from perfatlas.core.config import Settings
+from perfatlas.core.db import commit_with_retry
 from perfatlas.core.errors import Conflict, Invalid, NotFound, PayloadTooLarge
 from perfatlas.core.models import utcnow
 from perfatlas.runs.models import Run
+from perfatlas.runs.schemas import AttachmentRead
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,31 @@ def put(
     session.add(row)
     session.flush()
     return Stored(to_read(row, run_uuid), created=True)
+
+
+def keep(
+    session: Session,
+    *,
+    settings: Settings,
+    principal: Principal,
+    run_uuid: uuid_mod.UUID,
+    name: str,
+    media_type: str,
+    content: bytes,
+) -> Stored:
+    """`put` within the settings' limits, committed (retried on a serialization failure)."""
+    limits = Limits(
+        per_file=settings.attachment_max_bytes,
+        per_run=settings.attachment_run_max_bytes,
+        files_per_run=settings.attachment_run_max_files,
+    )
+    return commit_with_retry(
+        session,
+        lambda: put(
+            session, principal=principal, run_uuid=run_uuid, name=name,
+            media_type=media_type, content=content, limits=limits,
+        ),
+    )  # fmt: skip
 
 
 def _run_id(session: Session, run_uuid: uuid_mod.UUID) -> int:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from perfatlas.api.deps import AdminPrincipal, SessionDep, body_schema, json_body
+from perfatlas.api.deps import AdminPrincipal, SessionDep, json_body
 from perfatlas.auth import service
 from perfatlas.auth.schemas import TokenCreate, TokenCreated, TokenList, TokenRead
 
@@ -19,7 +19,6 @@ TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
     operation_id="create_token",
     status_code=201,
     response_model=TokenCreated,
-    openapi_extra=body_schema(TokenCreate),
 )
 def create_token(
     body: Annotated[TokenCreate, json_body(TokenCreate)], session: SessionDep, _: AdminPrincipal

@@ -27,9 +27,9 @@ from sqlalchemy.sql.util import find_tables
 from perfatlas.agents.models import Agent
 from perfatlas.core.db import BINARY_RESULTS, key_in
 from perfatlas.explore.rolled import NotRolledUp, on_variant
-from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RunVariant
 from perfatlas.rollups.records import unpack
-from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 
 
 def known_metrics(session: Session, workload: str, history: ColumnElement[bool]) -> list[str]:

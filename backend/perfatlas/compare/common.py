@@ -8,9 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from perfatlas.compare.schemas import ChangeRead, Difference
-from perfatlas.compare.stats import VERDICTS, Change
 from perfatlas.core.errors import Invalid
-from perfatlas.runs.trust import REASONS, flag_names
+from perfatlas.core.significance import VERDICTS, Change
+from perfatlas.core.trust import REASONS, flag_names
 
 TENTATIVE = "tentative_alert"
 MAX_PATTERNS = 100

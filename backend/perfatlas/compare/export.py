@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import Response
 
-from perfatlas.api.csv import csv_response
 from perfatlas.compare.common import metric_patterns
 from perfatlas.compare.schemas import (
     ChangeRead,
@@ -15,6 +14,7 @@ from perfatlas.compare.schemas import (
     GroupCompareRead,
     PairCell,
 )
+from perfatlas.core.csv import csv_response
 from perfatlas.core.units import humanize
 
 patterns = metric_patterns

@@ -4,7 +4,7 @@ Pooling every run of a group into one median mixes agents, targets and parameter
 levels differ far more than the change looked for, and the mix differs between groups. So the
 runs are paired series by series first: a pair is the runs that share everything of a series'
 identity (agent, target, parameters, labels, metric) except the compared dimension. Each pair
-gives a change judged on its samples (compare/stats.py), none where one side's fsyncs never
+gives a change judged on its samples (core/significance.py), none where one side's fsyncs never
 reach stable storage and the other's do (not comparable); a metric reports the median of those
 per-series changes and how many pairs agree, and when they disagree the same per subset of the
 dimension that separates them (compare/split.py). Environment dimensions (fs_type, kernel,
@@ -26,16 +26,16 @@ from perfatlas.agents.models import Agent
 from perfatlas.alerts.queries import tentative_series
 from perfatlas.compare import candidates, common, pairs
 from perfatlas.compare.schemas import GroupCompareRead, GroupInfo
-from perfatlas.compare.stats import CONFIDENCE
 from perfatlas.core import units
 from perfatlas.core.db import key_in
+from perfatlas.core.durability import DURABILITY_FIELDS
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import parse_pairs
+from perfatlas.core.significance import CONFIDENCE
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.explore import dims as explore_dims
 from perfatlas.runs.dimensions import BUILTIN, TIME
-from perfatlas.runs.durability import DURABILITY_FIELDS
 from perfatlas.runs.models import Environment, Result, Run, Series
-from perfatlas.runs.trust import CONFIRMING
 
 T = TypeVar("T")
 MAX_GROUPS = 10
@@ -192,7 +192,7 @@ def _rows(
         .where(Result.workload == workload, Result.metric.in_(sorted(metrics)), HISTORY)
         .where(by_expr.in_(texts), *conditions)
         # In the order stored: a pair's samples are its runs' in that order, and the bootstrap
-        # is seeded from them (compare/stats.py), so the same data answers the same interval
+        # is seeded from them (core/significance.py), so the same data answers the same interval
         # however the database happened to find the rows.
         .order_by(Result.id)
     )  # fmt: skip

@@ -19,8 +19,8 @@ from perfatlas.compare.schemas import (
     PairCell,
     SplitSubset,
 )
-from perfatlas.compare.stats import Change, agreement, compare_samples, median
-from perfatlas.runs.durability import DURABILITY_FIELDS
+from perfatlas.core.durability import DURABILITY_FIELDS
+from perfatlas.core.significance import Change, agreement, compare_samples, median
 
 
 @dataclass
@@ -89,7 +89,7 @@ def cells(
     pairs: Sequence[Pair], groups: int, tentative: set[int], direction: str
 ) -> list[GroupCell]:
     """Each group's cell over these pairs: the median of their medians, and for the groups
-    after the baseline what the per-pair changes say together (compare/stats.py)."""
+    after the baseline what the per-pair changes say together (core/significance.py)."""
     out = []
     for g in range(groups):
         present = [p.sides[g] for p in pairs if g in p.sides]

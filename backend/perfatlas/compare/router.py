@@ -10,8 +10,8 @@ from fastapi import APIRouter, Query, Response
 from perfatlas.api.deps import ReadPrincipal, SessionDep
 from perfatlas.compare import export, service
 from perfatlas.compare.schemas import CompareRead, GroupCompareRead
-from perfatlas.compare.stats import DEFAULT_MIN_EFFECT_PCT
 from perfatlas.core.errors import Invalid
+from perfatlas.core.significance import DEFAULT_MIN_EFFECT_PCT
 
 router = APIRouter(tags=["compare"])
 

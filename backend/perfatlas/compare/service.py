@@ -15,9 +15,9 @@ from perfatlas.alerts.queries import tentative_series
 from perfatlas.compare import common
 from perfatlas.compare.groups import compare_groups
 from perfatlas.compare.schemas import ChangeRead, CompareMetric, CompareRead, CompareRun
-from perfatlas.compare.stats import CONFIDENCE, compare_samples
+from perfatlas.core.durability import DURABILITY_FIELDS
 from perfatlas.core.errors import Invalid
-from perfatlas.runs.durability import DURABILITY_FIELDS
+from perfatlas.core.significance import CONFIDENCE, compare_samples
 from perfatlas.runs.models import Result, Run
 from perfatlas.runs.service import get_run
 

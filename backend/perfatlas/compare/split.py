@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from perfatlas.runs.durability import DURABILITY_FIELDS
+from perfatlas.core.durability import DURABILITY_FIELDS
 
 ABSENT = "–"  # a pair whose key lacks the dimension
 MAX_SUBSETS = 12

@@ -6,13 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Path
 
-from perfatlas.api.deps import AgentPrincipal, SessionDep, SettingsDep, body_schema, json_body
+from perfatlas.api.deps import AgentPrincipal, SessionDep, SettingsDep, json_body
 from perfatlas.auth.service import check_runs_agents
-from perfatlas.confirm import rounds
 from perfatlas.confirm.schemas import RoundIn, RoundOut
-from perfatlas.core.db import commit_with_retry
 from perfatlas.core.inputs import INT32_MAX
-from perfatlas.notifications.service import queue_sweeps
+from perfatlas.flows import confirmation
 
 router = APIRouter(tags=["jobs"])
 JobId = Annotated[int, Path(ge=1, le=INT32_MAX)]
@@ -22,7 +20,6 @@ JobId = Annotated[int, Path(ge=1, le=INT32_MAX)]
     "/jobs/{job_id}/rounds",
     operation_id="report_confirmation_round",
     response_model=RoundOut,
-    openapi_extra=body_schema(RoundIn),
 )
 def report_round(
     job_id: JobId,
@@ -36,16 +33,7 @@ def report_round(
     history and judged with the rounds before; says the verdict once there is one and whether
     to run another round. A repeated round is harmless. 409 lease_lost."""
     assert principal.agent is not None
-    agent = principal.agent
     check_runs_agents(principal, [run.agent for run in body.runs])
-    delays: list[float] = []
-
-    def work() -> tuple[object, bool, bool]:
-        delays.clear()
-        return rounds.record_round(
-            session, job_id=job_id, agent_name=agent, body=body, settings=settings, delays=delays
-        )
-
-    verdict, go_on, cancel = commit_with_retry(session, work)
-    background.add_task(queue_sweeps, settings, list(delays))
-    return RoundOut(verdict=verdict, continue_=go_on, cancel=cancel)
+    return confirmation.report_round(
+        session, settings, background, job_id=job_id, agent=principal.agent, body=body
+    )

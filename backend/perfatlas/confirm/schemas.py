@@ -8,7 +8,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from perfatlas.core.inputs import INT32_MAX
-from perfatlas.runs.schemas import MAX_BATCH_RUNS, RunCreate, StrictModel
+from perfatlas.core.measurement import MAX_BATCH_RUNS, RunCreate
+from perfatlas.core.schemas import StrictModel
 
 Verdict = Literal["different", "same", "unknown"]
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from celery import shared_task
 
-from perfatlas.confirm import service
+from perfatlas.core.config import Settings
+from perfatlas.core.queue import task_session, task_settings
+from perfatlas.flows.confirmation import settle_finished
 from perfatlas.notifications.service import queue_sweeps
-from perfatlas.worker.celery_app import task_session, task_settings
 
 SETTLE_CONFIRMATIONS = "perfatlas.settle_confirmations"
 SETTLE_EVERY_SECONDS = 10.0
@@ -22,7 +23,18 @@ def settle_confirmations(self: Any) -> dict[str, int]:
     settings = task_settings(self.app)
     delays: list[float] = []
     with task_session(settings) as session:
-        moved = service.settle_finished(session, settings=settings, delays=delays)
+        moved = settle_finished(session, settings=settings, delays=delays)
         session.commit()
     queue_sweeps(settings, delays)
     return {"settled": moved}
+
+
+def periodic(settings: Settings) -> dict[str, dict[str, Any]]:
+    """This domain's beat entries (worker/schedule.py gathers every domain's)."""
+    return {
+        "settle-confirmations": {
+            "task": SETTLE_CONFIRMATIONS,
+            "schedule": SETTLE_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": SETTLE_EVERY_SECONDS},
+        },
+    }

@@ -1,6 +1,6 @@
 """A confirmation's verdict from the samples so far: pure, so it is checked on planted samples.
 
-The test is compare.stats.compare_samples (the baseline, or the history before the change,
+The test is core.significance.compare_samples (the baseline, or the history before the change,
 against the re-run candidate; a percentile bootstrap of the change of the medians):
 - "worse" (in the series' direction, by at least the rule's minimum change): DIFFERENT;
 - the change's 95 % interval lies inside ± the minimum change: SAME;
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfatlas.compare.stats import Change, compare_samples
+from perfatlas.core.significance import Change, compare_samples
 from perfatlas.jobs.enums import Verdict
 
 SAME_ROUNDS = 3

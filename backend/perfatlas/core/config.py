@@ -30,7 +30,7 @@ class Settings(BaseSettings):
     max_inflight_body_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
     upload_wait_seconds: float = Field(default=30.0, gt=0, le=3600)
     # /runs/batch bodies of this size and more are validated run by run from their bytes and
-    # stored a chunk of runs at a time (runs/large_batch.py): the API holds the body and a
+    # stored a chunk of runs at a time (flows/large_batch.py): the API holds the body and a
     # chunk, not every run as objects (four to five times the body), for some CPU more (a
     # second validation of each new run; +20 % for a 30 MB body, nearly double for a body of
     # many small results, so typical batches stay under it).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, MetaData, TypeDecorator
+from sqlalchemy import JSON, BigInteger, DateTime, Integer, MetaData, TypeDecorator
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase
@@ -19,6 +19,8 @@ NAMING_CONVENTION = {
 }
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
+# 64-bit ids on PostgreSQL; SQLite autoincrements only an INTEGER PRIMARY KEY.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class UTCDateTime(TypeDecorator[dt.datetime]):

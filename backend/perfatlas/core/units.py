@@ -4,12 +4,15 @@ people write them (128k, 128 KiB, 4M, 250ms, 2s).
 Which parameters are sizes or durations is declared here, by name, from the agent's workloads
 (their ParamSpec of kind "size"; tests/backend/test_units.py holds the two lists together), not
 guessed from the values: a `count` of 131072 is not 128 KiB. frontend/src/lib/units.ts formats
-them the same way."""
+them the same way.
+
+Metrics' units: the known ones, and the direction (higher or lower is better) each implies."""
 
 from __future__ import annotations
 
 import math
 import re
+from typing import Literal
 
 from perfatlas.core.errors import Invalid
 
@@ -131,3 +134,33 @@ def filter_values(dimension: str, values: list[str], *, field: str) -> list[str]
             raise Invalid(field, f"{name}: {exc}") from exc
         stored += [t for t in _json_texts(number) if t not in stored]
     return stored
+
+
+Direction = Literal["higher", "lower"]
+
+TIME_UNITS = ("s", "ms", "us", "ns")
+RATE_UNITS = (
+    "B/s",
+    "KB/s",
+    "KiB/s",
+    "MB/s",
+    "MiB/s",
+    "GB/s",
+    "GiB/s",
+    "ops/s",
+    "iops",
+    "files/s",
+    "inodes/s",
+    "seeks/s",
+    "req/s",
+)
+OTHER_UNITS = ("B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "count", "x", "%", "1")
+KNOWN_UNITS = frozenset(TIME_UNITS + RATE_UNITS + OTHER_UNITS)
+
+
+def implied_direction(unit: str) -> Direction | None:
+    if unit in TIME_UNITS:
+        return "lower"
+    if unit in RATE_UNITS:
+        return "higher"
+    return None

@@ -10,16 +10,15 @@ A point summarises the runs (one result each) that share its x and group value:
   p5/p95   the 5th percentile of the runs' own p5 and the 95th of their p95: for one run,
            the spread of its repetitions; for several, that spread widened by the runs'
            differences
-  flags    the union of the results' trust flags (runs/trust.py), with whether one of their
+  flags    the union of the results' trust flags (core/trust.py), with whether one of their
            series has a tentative alert
-Percentiles interpolate linearly (as PostgreSQL's percentile_cont: runs/stats.py's quantile).
+Percentiles interpolate linearly (as PostgreSQL's percentile_cont: core/stats.py's quantile).
 Every figure comes from the per-result summaries stored at ingest (rollups/records.py packs
 them), never from the samples; parameters and the target come from the results' series unless
 runs are joined anyway (explore/dims.py `reading`)."""
 
 from __future__ import annotations
 
-import uuid as uuid_mod
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,28 +28,19 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
+from perfatlas.core.trust import CONFIRMING
+from perfatlas.rollups.records import Summary
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS, RUNS, SERIES
 from perfatlas.runs.models import Environment, Result, Run, Series
-from perfatlas.runs.trust import CONFIRMING
 
 
-@dataclass
-class Cell:
+@dataclass(kw_only=True)
+class Cell(Summary):
+    """A point's summary (rollups.records.Summary, the one type of it) at its x and group."""
+
     x: Any
     group: Any
-    n: int
-    repetitions: int
-    median: float
-    mean: float
-    min: float
-    max: float
-    p5: float
-    p95: float
-    flags: int
     tentative: bool
-    runs: list[uuid_mod.UUID]
-    median_low: float | None = None
-    median_high: float | None = None
 
 
 @dataclass(frozen=True)

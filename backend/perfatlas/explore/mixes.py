@@ -29,15 +29,15 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
+from perfatlas.core.durability import DURABILITY_FIELDS
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import dims
 from perfatlas.explore.aggregate import Query, select_results
 from perfatlas.explore.rolled import Rolled, kept, on_variant, variant_rows
-from perfatlas.rollups.models import ExploreDigest, RollupPending, RunVariant
+from perfatlas.rollups.models import ExploreDigest, RunVariant
 from perfatlas.runs import dimensions
 from perfatlas.runs.dimensions import RUNS, SERIES, Dimension
-from perfatlas.runs.durability import DURABILITY_FIELDS
-from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 
 NONE = "none"  # split=none: no split but the ones asked
 MAX_VALUES = 12

@@ -36,7 +36,7 @@ from perfatlas.core import memory
 from perfatlas.core.db import BINARY_RESULTS
 from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
 from perfatlas.explore.dims import TimeRange
-from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RollupPending, RunVariant
+from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RunVariant
 from perfatlas.rollups.records import (
     Summary,
     from_postgresql,
@@ -48,7 +48,7 @@ from perfatlas.rollups.records import (
     within,
 )
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS
-from perfatlas.runs.models import Environment, Result, Run, Series
+from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 
 _VARIANT = RunVariant.__table__.c
 _SERIES = Series.__table__.c
@@ -289,9 +289,5 @@ def _cells(
 
 def cell_of(query: Query, x: Any, g: Any, numbers: Summary, tentative: bool) -> Cell:
     return Cell(
-        x=x, group=g if query.group is not None else None, n=numbers.n,
-        repetitions=numbers.repetitions, median=numbers.median, mean=numbers.mean,
-        min=numbers.min, max=numbers.max, p5=numbers.p5, p95=numbers.p95,
-        flags=numbers.flags, tentative=tentative, runs=numbers.runs,
-        median_low=numbers.median_low, median_high=numbers.median_high,
-    )  # fmt: skip
+        **vars(numbers), x=x, group=g if query.group is not None else None, tentative=tentative
+    )

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep
+from perfatlas.core.csv import csv_response
 from perfatlas.core.errors import Invalid
 from perfatlas.explore import answers, export, service
 from perfatlas.explore import catalog as catalog_service

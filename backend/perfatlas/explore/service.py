@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
 from perfatlas.core.natural import plain_number
+from perfatlas.core.trust import CONFIRMING, FLAG_NAMES, REASONS, flag_names
 from perfatlas.explore import aggregate, dims, mixes, ordering, rolled, sketched
 from perfatlas.explore.schemas import (
     ExplorePoint,
@@ -26,7 +27,6 @@ from perfatlas.explore.schemas import (
 from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs.dimensions import TIME
 from perfatlas.runs.models import Result
-from perfatlas.runs.trust import CONFIRMING, FLAG_NAMES, REASONS, flag_names
 
 MAX_TIME_POINTS = 50_000
 # A plot of at most this many results is computed from their records, exactly; a larger one

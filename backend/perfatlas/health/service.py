@@ -16,8 +16,7 @@ from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
 from perfatlas.health.models import WorkerHeartbeat
 from perfatlas.health.schemas import Health, Part, Ready
-from perfatlas.rollups.models import RollupPending
-from perfatlas.runs.models import Run
+from perfatlas.runs.models import RollupPending, Run
 
 HEARTBEAT = "perfatlas.heartbeat"
 BROKER_TIMEOUT_SECONDS = 2.0

@@ -6,8 +6,9 @@ from typing import Any
 
 from celery import shared_task
 
+from perfatlas.core.config import Settings
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.health.service import HEARTBEAT, beat
-from perfatlas.worker.celery_app import task_session, task_settings
 
 HEARTBEAT_EVERY_SECONDS = 10.0
 
@@ -17,3 +18,15 @@ def heartbeat(self: Any) -> None:
     settings = task_settings(self.app)
     with task_session(settings) as session:
         beat(session, queue=settings.queue)
+
+
+def periodic(settings: Settings) -> dict[str, dict[str, Any]]:
+    """This domain's beat entries (worker/schedule.py gathers every domain's)."""
+    return {
+        # Its age is /ready's word on the worker: beat, the broker and a worker all work.
+        "heartbeat": {
+            "task": HEARTBEAT,
+            "schedule": HEARTBEAT_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": HEARTBEAT_EVERY_SECONDS},
+        },
+    }

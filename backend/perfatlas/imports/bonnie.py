@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from perfatlas.core.measurement import ParamValue, RunCreate
 from perfatlas.imports.bonnie_metrics import (
     FILE_PHASES,
     IO_PHASES,
@@ -23,7 +24,6 @@ from perfatlas.imports.bonnie_metrics import (
 from perfatlas.imports.bonnie_text import text_runs
 from perfatlas.imports.common import Parsed, check_run_count, decode_text, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.runs.schemas import ParamValue, RunCreate
 
 WHAT = (
     "bonnie++ CSV lines (what bonnie++ -q prints on stdout, or the last line of its report) "

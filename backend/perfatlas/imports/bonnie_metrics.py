@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfatlas.runs.schemas import ParamValue, ResultCreate
-from perfatlas.runs.units import Direction
+from perfatlas.core.measurement import ParamValue, ResultCreate
+from perfatlas.core.units import Direction
 
 KIB = 1024
 MB = 1_000_000

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from perfatlas.core.measurement import RunCreate
 from perfatlas.imports.bonnie_metrics import (
     IO_PHASES,
     SOURCE,
@@ -33,7 +34,6 @@ from perfatlas.imports.bonnie_metrics import (
 )
 from perfatlas.imports.common import check_run_count, invalid_run, run_uuid
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.runs.schemas import RunCreate
 
 # Mail quoting (">", "> >") before a table's lines.
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from perfatlas.core.measurement import MAX_BATCH_RUNS, RunCreate
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.runs.schemas import MAX_BATCH_RUNS, RunCreate
 
 # Fixed forever: changing it would give every re-imported file new run uuids, so a re-import
 # would duplicate runs instead of being an idempotent retry. (= uuid5(NAMESPACE_URL,

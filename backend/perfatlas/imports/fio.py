@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from perfatlas.core.measurement import FsyncPolicy, ParamValue, RunCreate
+from perfatlas.core.schemas import NAME_PATTERN
 from perfatlas.imports.common import (
     Parsed,
     Skipped,
@@ -22,7 +24,6 @@ from perfatlas.imports.common import (
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.imports.fio_results import DIRECTIONS, Values, job_results
 from perfatlas.imports.fio_results import number as _number
-from perfatlas.runs.schemas import NAME_PATTERN, FsyncPolicy, ParamValue, RunCreate
 
 WHAT = "fio JSON output (fio --output-format=json or json+)"
 MAX_PARAMETERS = 100

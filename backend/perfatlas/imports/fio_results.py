@@ -7,8 +7,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from perfatlas.core.measurement import ResultCreate
 from perfatlas.imports.common import Skipped, shown
-from perfatlas.runs.schemas import ResultCreate
 
 DIRECTIONS = ("read", "write", "trim")
 # fio's default percentile_list prints these keys; a job with its own list may lack some.

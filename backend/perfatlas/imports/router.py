@@ -10,25 +10,17 @@ from fastapi import APIRouter, BackgroundTasks, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from perfatlas.alerts.service import (
-    Requested,
-    commit_ingest,
-    detect_after_ingest,
-    request_after_ingest,
-)
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.auth.permissions import Principal
 from perfatlas.auth.service import check_agent
 from perfatlas.core.errors import Invalid
 from perfatlas.core.inputs import RunTime
-from perfatlas.imports import service
+from perfatlas.flows import imports
 from perfatlas.imports.bonnie import read_bonnie
 from perfatlas.imports.common import Parsed
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.imports.fio import read_fio
-from perfatlas.imports.schemas import ImportDurability, ImportRead, SkippedValue
-from perfatlas.runs.schemas import BatchItem
-from perfatlas.runs.service import Ingested
+from perfatlas.imports.schemas import ImportDurability, ImportRead
 
 router = APIRouter(tags=["imports"])
 Parser = Callable[..., Parsed]
@@ -89,25 +81,8 @@ async def _import(
         raise Invalid("file", "the file holds no results to import")
     for run in parsed.runs:
         check_agent(principal, agent=run.agent, field="query.agent")
-
-    def store() -> tuple[list[Ingested], Requested]:
-        stored = service.store(
-            session,
-            parsed=parsed,
-            ignore_labels=settings.series_ignore_labels,
-            durability=durability.model_dump(),
-        )
-        return stored, request_after_ingest(session, settings, stored)
-
-    outcomes, requested = await run_in_threadpool(lambda: commit_ingest(session, store))
-    created = sum(1 for o in outcomes if o.created)
-    # After the response: the upload never waits for the broker.
-    background.add_task(detect_after_ingest, settings, created, requested)
-    return ImportRead(
-        created=created,
-        existing=len(outcomes) - created,
-        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
-        skipped=[SkippedValue(job=s.job, field=s.field, value=s.value) for s in parsed.skipped],
+    return await run_in_threadpool(
+        lambda: imports.store_import(session, settings, background, parsed, durability)
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from perfatlas.runs.schemas import BatchRead, ColdMethod, FsyncPolicy, WriteCache
+from perfatlas.core.measurement import ColdMethod, FsyncPolicy, WriteCache
+from perfatlas.runs.schemas import BatchRead
 
 
 class SkippedValue(BaseModel):

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perfatlas.core.measurement import RunCreate
 from perfatlas.imports.common import Parsed
 from perfatlas.runs.models import Run
-from perfatlas.runs.schemas import RunCreate
 from perfatlas.runs.service import Ingested, ingest
 
 # What a tool's output cannot tell: the importer says "unknown" unless the upload gives it.

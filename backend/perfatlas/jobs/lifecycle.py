@@ -1,7 +1,8 @@
-"""A held job's life after its claim: progress (which renews the lease), completion with its
-runs, release, and a person's cancel. Each takes the job with one conditional UPDATE naming the
-attempt, so a holder whose lease lapsed (and whose job another agent may hold now) changes
-nothing: it gets `lease_lost`. Everything writes in the caller's transaction."""
+"""A held job's life after its claim: progress (which renews the lease), completion (whose
+runs flows/jobs.py stores), release, and a person's cancel. Each takes the job with one
+conditional UPDATE naming the attempt, so a holder whose lease lapsed (and whose job another
+agent may hold now) changes nothing: it gets `lease_lost`. Everything writes in the caller's
+transaction."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.enrollment import enrolled_agent, touch_heartbeat
 from perfatlas.core.errors import Conflict, Invalid, NotFound
+from perfatlas.core.measurement import RunCreate
 from perfatlas.core.models import utcnow
 from perfatlas.jobs.claim import LEASE_SECONDS
 from perfatlas.jobs.enums import FINAL, HELD, JobStatus
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.schemas import CompleteIn, ProgressIn, ReleaseIn
 from perfatlas.jobs.settle import HELD_VALUES, put_back
-from perfatlas.runs.ingest import Ingested, ingest
 
 LOG_TAIL = 500  # lines of a job's log the server keeps
 # In `progress`: the attempt whose completion settled the job (a repeat of it is a retry).
@@ -101,10 +102,10 @@ def complete(
     job_id: int,
     agent_name: str,
     body: CompleteIn,
-    ignore_labels: Sequence[str],
-) -> tuple[Job, list[Ingested]]:
-    """Store the job's runs and settle it, in the caller's one transaction. The same completion
-    again (the job settled by this attempt) stores nothing new. A lost lease stores nothing."""
+) -> tuple[Job, list[RunCreate], int]:
+    """Settle the job, in the caller's transaction: the job, its runs (each naming this job)
+    for the caller to store in the same transaction, and its agent's id. The same completion
+    again (the job settled by this attempt) is no error. A lost lease: LeaseLost."""
     agent = enrolled_agent(session, name=agent_name)
     runs = []
     for index, run in enumerate(body.runs):
@@ -138,10 +139,7 @@ def complete(
         and (job.progress or {}).get(COMPLETED_BY) == body.attempt
     ):
         raise _lost(job, body.attempt)
-    stored = ingest(session, runs=runs, ignore_labels=ignore_labels) if runs else []
-    touch_heartbeat(session, agent_id=agent.id)
-    session.flush()
-    return job, stored
+    return job, runs, agent.id
 
 
 def release(session: Session, *, job_id: int, agent_name: str, body: ReleaseIn) -> Job:

@@ -9,9 +9,8 @@ from typing import Any
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
+from perfatlas.core.models import Base, BigId, JSONType, UTCDateTime, utcnow
 from perfatlas.jobs.enums import JobKind, JobStatus
-from perfatlas.runs.models import BigId
 
 
 class Job(Base):
@@ -26,7 +25,7 @@ class Job(Base):
         UniqueConstraint("schedule_id", "fire_at", "agent_id"),
         Index("ix_jobs_status_agent_id", "status", "agent_id"),
         Index("ix_jobs_created_at_id", "created_at", "id"),
-        # The jobs list of a schedule and of an agent (jobs/queries.py), newest first: those a
+        # The jobs list of a schedule and of an agent (flows/job_reads.py), newest first: those a
         # schedule made, those made for an agent, and those it held. (A schedule's firings are
         # read by the unique constraint's index: schedule, then firing time.)
         Index("ix_jobs_schedule_id_created_at_id", "schedule_id", "created_at", "id"),

@@ -7,25 +7,19 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Path, Query, Request, Response
 
-from perfatlas.alerts.service import (
-    Requested,
-    commit_ingest,
-    detect_after_ingest,
-    request_after_ingest,
-)
 from perfatlas.api.deps import (
     AdminPrincipal,
     AgentPrincipal,
     ReadPrincipal,
     SessionDep,
     SettingsDep,
-    body_schema,
     json_body,
 )
 from perfatlas.auth.service import check_runs_agents
-from perfatlas.confirm import service as confirm
 from perfatlas.core.inputs import INT32_MAX
-from perfatlas.jobs import claim, lifecycle, queries
+from perfatlas.flows import job_reads as queries
+from perfatlas.flows import jobs
+from perfatlas.jobs import claim
 from perfatlas.jobs.enums import JobKind, JobStatus
 from perfatlas.jobs.schemas import (
     ClaimedJob,
@@ -37,8 +31,6 @@ from perfatlas.jobs.schemas import (
     ReleaseIn,
 )
 from perfatlas.jobs.spec import WorkloadSpec
-from perfatlas.notifications.service import queue_sweeps
-from perfatlas.runs.ingest import Ingested
 
 router = APIRouter(tags=["jobs"])
 JobId = Annotated[int, Path(ge=1, le=INT32_MAX)]
@@ -79,7 +71,6 @@ async def claim_job(
     "/jobs/{job_id}/progress",
     operation_id="report_job_progress",
     response_model=ProgressOut,
-    openapi_extra=body_schema(ProgressIn),
 )
 def report_progress(
     job_id: JobId,
@@ -89,18 +80,13 @@ def report_progress(
 ) -> ProgressOut:
     """Progress of the job held (renews the lease); says whether to cancel. 409 lease_lost."""
     assert principal.agent is not None
-    lease_until, cancel = lifecycle.progress(
-        session, job_id=job_id, agent_name=principal.agent, body=body
-    )
-    session.commit()
-    return ProgressOut(lease_until=lease_until, cancel=cancel)
+    return jobs.report_progress(session, job_id=job_id, agent=principal.agent, body=body)
 
 
 @router.post(
     "/jobs/{job_id}/complete",
     operation_id="complete_job",
     response_model=JobRead,
-    openapi_extra=body_schema(CompleteIn),
 )
 def complete_job(
     job_id: JobId,
@@ -113,35 +99,16 @@ def complete_job(
     """Settle the job held and store its runs, in one transaction; a retry is harmless. On
     409 lease_lost nothing is stored: upload the runs through /runs/batch with job_id."""
     assert principal.agent is not None
-    agent = principal.agent
     check_runs_agents(principal, [run.agent for run in body.runs])
-    delays: list[float] = []
-
-    def work() -> tuple[list[Ingested], Requested]:
-        delays.clear()
-        _, stored = lifecycle.complete(
-            session,
-            job_id=job_id,
-            agent_name=agent,
-            body=body,
-            ignore_labels=settings.series_ignore_labels,
-        )
-        # A confirmation job ended without a verdict: its alert's answer is unknown.
-        confirm.settle_finished(session, settings=settings, delays=delays, job_ids=[job_id])
-        return stored, request_after_ingest(session, settings, stored)
-
-    stored, requested = commit_ingest(session, work)
-    created = sum(1 for s in stored if s.created)
-    background.add_task(detect_after_ingest, settings, created, requested)
-    background.add_task(queue_sweeps, settings, delays)
-    return queries.read_job(session, job_id=job_id)
+    return jobs.complete_job(
+        session, settings, background, job_id=job_id, agent=principal.agent, body=body
+    )
 
 
 @router.post(
     "/jobs/{job_id}/release",
     operation_id="release_job",
     response_model=JobRead,
-    openapi_extra=body_schema(ReleaseIn),
 )
 def release_job(
     job_id: JobId,
@@ -151,9 +118,7 @@ def release_job(
 ) -> JobRead:
     """Give the job held back to the queue now (the agent is stopping); the attempt counts."""
     assert principal.agent is not None
-    lifecycle.release(session, job_id=job_id, agent_name=principal.agent, body=body)
-    session.commit()
-    return queries.read_job(session, job_id=job_id)
+    return jobs.release_job(session, job_id=job_id, agent=principal.agent, body=body)
 
 
 @router.post("/jobs/{job_id}/cancel", operation_id="cancel_job", response_model=JobRead)
@@ -161,10 +126,7 @@ def cancel_job(
     job_id: JobId, session: SessionDep, settings: SettingsDep, _: AdminPrincipal
 ) -> JobRead:
     """Cancel a job: a queued one at once; a running one when its agent next reports."""
-    lifecycle.cancel(session, job_id=job_id)
-    confirm.settle_finished(session, settings=settings, delays=[], job_ids=[job_id])
-    session.commit()
-    return queries.read_job(session, job_id=job_id)
+    return jobs.cancel_job(session, settings, job_id=job_id)
 
 
 @router.get("/jobs", operation_id="list_jobs", response_model=JobPage)

@@ -8,9 +8,10 @@ from typing import Any
 
 from celery import shared_task
 
+from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
+from perfatlas.core.queue import task_session, task_settings
 from perfatlas.jobs import settle
-from perfatlas.worker.celery_app import task_session, task_settings
 
 EXPIRE_JOBS = "perfatlas.expire_jobs"
 EXPIRE_JOBS_SECONDS = 10.0
@@ -30,3 +31,14 @@ def expire_jobs(self: Any) -> dict[str, int]:
     settings = task_settings(self.app)
     with task_session(settings) as session:
         return expire_jobs_pass(session)
+
+
+def periodic(settings: Settings) -> dict[str, dict[str, Any]]:
+    """This domain's beat entries (worker/schedule.py gathers every domain's)."""
+    return {
+        "expire-jobs": {
+            "task": EXPIRE_JOBS,
+            "schedule": EXPIRE_JOBS_SECONDS,
+            "options": {"queue": settings.queue, "expires": EXPIRE_JOBS_SECONDS},
+        },
+    }

@@ -20,8 +20,7 @@ from perfatlas.jobs.enums import JobStatus
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.enums import NotificationStatus
 from perfatlas.notifications.models import Notification
-from perfatlas.rollups.models import RollupPending
-from perfatlas.runs.models import RunCount
+from perfatlas.runs.models import RollupPending, RunCount
 
 
 def _age(now: dt.datetime, then: dt.datetime | None) -> float:

@@ -26,11 +26,13 @@ from perfatlas.notifications.enums import TEST_EVENT, ChannelKind, NotificationS
 from perfatlas.notifications.mail import send_email
 from perfatlas.notifications.models import Notification
 from perfatlas.notifications.redact import scrub
-from perfatlas.notifications.rendering import build_payload
 from perfatlas.notifications.senders import Outcome, delivery_id, send_timeout
 from perfatlas.notifications.webhook import WEBHOOK_TIMEOUT_SECONDS, send_webhook
 
 log = logging.getLogger(__name__)
+
+# What a row says, built at its first claim (alerts/rendering.py for alerts and incidents).
+Render = Callable[..., dict[str, Any]]
 
 MAX_BACKOFF_SECONDS = 3600.0
 # Rows one sweep looks at before leaving the rest to the next one.
@@ -47,8 +49,9 @@ def _due(now: dt.datetime) -> ColumnElement[bool]:
     )
 
 
-def sweep(factory: Callable[[], Session], *, settings: Settings) -> int:
-    """Deliver every due notification; returns how many were sent."""
+def sweep(factory: Callable[[], Session], *, settings: Settings, render: Render) -> int:
+    """Deliver every due notification, each written up by `render(session, row,
+    settings=settings)` at its first claim; returns how many were sent."""
     sent = 0
     seen: set[int] = set()
     with httpx.Client(
@@ -72,7 +75,9 @@ def sweep(factory: Callable[[], Session], *, settings: Settings) -> int:
                 break
             for notification_id in ids:
                 seen.add(notification_id)
-                if deliver_one(factory, notification_id, settings=settings, client=client):
+                if deliver_one(
+                    factory, notification_id, settings=settings, client=client, render=render
+                ):
                     sent += 1
     return sent
 
@@ -97,6 +102,7 @@ def deliver_one(
     *,
     settings: Settings,
     client: httpx.Client,
+    render: Render,
 ) -> bool:
     """Claim one row, send it, record the outcome; False when another worker has it or it
     was not sent."""
@@ -121,7 +127,7 @@ def deliver_one(
             return False
         if row.payload is None:
             try:
-                row.payload = build_payload(session, row, settings=settings)
+                row.payload = render(session, row, settings=settings)
             except Exception as exc:
                 # A row that cannot be written up must not stop the rows behind it, sweep
                 # after sweep.

@@ -9,9 +9,8 @@ from typing import Any
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
+from perfatlas.core.models import Base, BigId, JSONType, UTCDateTime, utcnow
 from perfatlas.notifications.enums import NotificationStatus
-from perfatlas.runs.models import BigId
 
 
 class Channel(Base):

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from perfatlas.api.deps import AdminPrincipal, SessionDep, SettingsDep, body_schema, json_body
+from perfatlas.api.deps import AdminPrincipal, SessionDep, SettingsDep, json_body
 from perfatlas.notifications import channels, service
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.notifications.schemas import (
@@ -51,7 +51,6 @@ def list_channels(session: SessionDep, _: AdminPrincipal) -> ChannelList:
     operation_id="create_channel",
     status_code=201,
     response_model=ChannelRead,
-    openapi_extra=body_schema(ChannelCreate),
 )
 def create_channel(
     _: AdminPrincipal,  # first: a caller without the scope learns nothing about the body
@@ -66,7 +65,6 @@ def create_channel(
     "/channels/{channel_id}",
     operation_id="update_channel",
     response_model=ChannelRead,
-    openapi_extra=body_schema(ChannelUpdate),
 )
 def update_channel(
     _: AdminPrincipal,

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from perfatlas.runs.schemas import StrictModel
+from perfatlas.core.schemas import StrictModel
 
 ChannelKind = Literal["webhook", "email"]
 NotificationStatus = Literal["pending", "sending", "sent", "failed"]

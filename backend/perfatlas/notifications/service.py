@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from sqlalchemy.orm import Session
 
 from perfatlas.core.config import Settings
+from perfatlas.core.queue import enqueue
 from perfatlas.notifications import channels, outbox
 from perfatlas.notifications.models import Notification
-from perfatlas.notifications.tasks import NOTIFY_SWEEP
-from perfatlas.worker.celery_app import enqueue
+
+NOTIFY_SWEEP = "perfatlas.notify_sweep"
 
 # New notifications due at different times get a sweep each, up to this many (the beat's
 # periodic sweep finds the rest, a little later).

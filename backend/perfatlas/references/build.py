@@ -12,9 +12,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from perfatlas.core.errors import Invalid
+from perfatlas.core.measurement import ResultCreate, RunCreate
 from perfatlas.imports.common import Parsed, run_uuid
 from perfatlas.references.schemas import ReferenceColumn, ReferenceCreate
-from perfatlas.runs.schemas import ResultCreate, RunCreate
 
 
 def reference_runs(table: ReferenceCreate) -> Parsed:

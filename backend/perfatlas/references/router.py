@@ -6,12 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter
 
-from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal, body_schema, json_body
+from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal, json_body
 from perfatlas.auth.service import check_agent
-from perfatlas.core.db import commit_with_retry
+from perfatlas.references import service
 from perfatlas.references.schemas import ReferenceCreate
-from perfatlas.references.service import store_reference
-from perfatlas.runs.schemas import BatchItem, BatchRead
+from perfatlas.runs.schemas import BatchRead
 
 router = APIRouter(tags=["references"])
 
@@ -20,7 +19,6 @@ router = APIRouter(tags=["references"])
     "/references",
     operation_id="create_reference",
     response_model=BatchRead,
-    openapi_extra=body_schema(ReferenceCreate),
 )
 def create_reference(
     body: Annotated[ReferenceCreate, json_body(ReferenceCreate)],
@@ -34,13 +32,4 @@ def create_reference(
     retry; the same column with other values is a conflict."""
     for index, column in enumerate(body.columns):
         check_agent(principal, agent=column.agent or body.agent, field=f"body.columns[{index}]")
-    outcomes = commit_with_retry(
-        session,
-        lambda: store_reference(session, body, ignore_labels=settings.series_ignore_labels),
-    )
-    created = sum(1 for o in outcomes if o.created)
-    return BatchRead(
-        created=created,
-        existing=len(outcomes) - created,
-        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
-    )
+    return service.create_reference(session, body, ignore_labels=settings.series_ignore_labels)

@@ -8,19 +8,10 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from perfatlas.core.inputs import RunTime, invalid
+from perfatlas.core.measurement import Measurement, ParamValue, Unit, Workload
+from perfatlas.core.schemas import ClosedModel, MetricName, Name, ShortText, StrictModel
+from perfatlas.core.units import Direction
 from perfatlas.imports.schemas import ImportDurability
-from perfatlas.runs.schemas import (
-    ClosedModel,
-    Measurement,
-    MetricName,
-    Name,
-    ParamValue,
-    ShortText,
-    StrictModel,
-    Unit,
-    Workload,
-)
-from perfatlas.runs.units import Direction
 
 MAX_COLUMNS = 100
 MAX_ROWS = 1000

@@ -26,8 +26,8 @@ from perfatlas.reports.schemas import (
     SeriesBlock,
 )
 from perfatlas.runs import service as runs_service
-from perfatlas.runs.router import SeriesPoints, SeriesRead
-from perfatlas.runs.series import POINTS_JSON_OPTIONS
+from perfatlas.series import service as series_service
+from perfatlas.series.schemas import SeriesPoints, SeriesRead
 
 TIME = "time:"
 # The series page's columns, versions too: hover names the points' versions on a report too.
@@ -162,7 +162,7 @@ def _series(
         series = runs_service.get_series(session, series_id=block.series_id)
     except NotFound as exc:
         raise Invalid("series_id", exc.message) from exc
-    points = runs_service.series_points(
+    points = series_service.series_points(
         session, series_id=block.series_id, until=pinned, limit=block.limit,
         fields=SERIES_FIELDS, version_names=pages.version_names,
     )  # fmt: skip
@@ -173,7 +173,7 @@ def _series(
         last_at=points.last_at,
     )  # fmt: skip
     # The columns are numpy arrays on PostgreSQL: through orjson as the points route sends them.
-    columns = orjson.loads(orjson.dumps(points.columns, option=POINTS_JSON_OPTIONS))
+    columns = orjson.loads(orjson.dumps(points.columns, option=series_service.POINTS_JSON_OPTIONS))
     return SeriesPoints(series=header, older=points.older, **columns)
 
 

@@ -7,16 +7,15 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Response
 
-from perfatlas.api.csv import csv_response
 from perfatlas.api.deps import (
     ReadPrincipal,
     SessionDep,
     SettingsDep,
     TriagePrincipal,
-    body_schema,
     json_body,
 )
 from perfatlas.compare import export as compare_export
+from perfatlas.core.csv import csv_response
 from perfatlas.core.errors import NotFound
 from perfatlas.explore import export as explore_export
 from perfatlas.reports import service
@@ -46,7 +45,6 @@ def list_reports(session: SessionDep, _: ReadPrincipal) -> ReportList:
 
 @router.post(
     "/reports", operation_id="create_report", status_code=201, response_model=ReportRead,
-    openapi_extra=body_schema(ReportCreate),
 )  # fmt: skip
 def create_report(
     _: WritePrincipal, body: Annotated[ReportCreate, json_body(ReportCreate)], session: SessionDep
@@ -62,7 +60,6 @@ def get_report(slug: Slug, session: SessionDep, _: ReadPrincipal) -> ReportRead:
 
 @router.patch(
     "/reports/{slug}", operation_id="update_report", response_model=ReportRead,
-    openapi_extra=body_schema(ReportUpdate),
 )  # fmt: skip
 def update_report(
     slug: Slug,

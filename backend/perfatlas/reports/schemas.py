@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfatlas.compare.schemas import CompareRead, GroupCompareRead
-from perfatlas.compare.stats import DEFAULT_MIN_EFFECT_PCT
+from perfatlas.core.significance import DEFAULT_MIN_EFFECT_PCT
 from perfatlas.explore.schemas import ExploreRead
-from perfatlas.runs.router import SeriesPoints
+from perfatlas.series.schemas import SeriesPoints
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,63}$"
 MAX_BLOCKS = 50

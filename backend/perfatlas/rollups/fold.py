@@ -21,17 +21,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import content_hash
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.rollups import digests
-from perfatlas.rollups.models import (
-    VARIANT_FIELDS,
-    ChunkBounds,
-    ExploreRollup,
-    RollupPending,
-    RunVariant,
-)
+from perfatlas.rollups.models import VARIANT_FIELDS, ChunkBounds, ExploreRollup, RunVariant
 from perfatlas.rollups.records import PG_RECORD_SQL, RECORD, from_postgresql, pack, unpack
-from perfatlas.runs.models import Result, Run
-from perfatlas.runs.trust import CONFIRMING
+from perfatlas.runs.models import Result, RollupPending, Run
 
 # Records per chunk: appending rewrites the head, so this bounds what one append rewrites
 # (CHUNK_RECORDS x 80 bytes), while explore reads one row per chunk. 20 keeps a row under
@@ -40,7 +34,7 @@ from perfatlas.runs.trust import CONFIRMING
 # GB of records. Inline, an update rewrites 2 kB at most, in place when the page has room.
 # Changing it takes a migration that folds the rollups again (as 0014 did): a full chunk has its
 # row in explore_chunk_bounds, written when the fold fills it, and a series' newest points read
-# no full chunk without one (runs/series_rolled.py).
+# no full chunk without one (series/rolled.py).
 CHUNK_RECORDS = 20
 BATCH_RUNS = 1000
 # pg_try_advisory_xact_lock's key for folds ("rollups" in ASCII, as a number).

@@ -1,5 +1,5 @@
-"""Explore's rollups: a run's variant, per-(series, variant) packs of result records, and the
-runs still waiting to be folded into them (rollups/fold.py)."""
+"""Explore's rollups: a run's variant and per-(series, variant) packs of result records, filled
+by rollups/fold.py from the runs waiting in runs.models.RollupPending."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from perfatlas.core.models import Base, JSONType
-
-BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class RunVariant(Base):
@@ -69,7 +67,7 @@ class ExploreRollup(Base):
 class ChunkBounds(Base):
     """The earliest and latest start of a full chunk of explore_rollups (microseconds since
     the epoch, UTC), written once, by the fold that fills the chunk: a series' newest points
-    are read from the chunks that can hold them (runs/series_rolled.py), found by this index
+    are read from the chunks that can hold them (series/rolled.py), found by this index
     without reading the others. A head chunk that is not full has no row (its pair's digest
     says where it is): a row would change with every append, and an append to a head stays an
     update in place only while no indexed column of explore_rollups changes."""
@@ -118,18 +116,6 @@ class ExploreDigest(Base):
     # appends there (rollups/fold.py), without looking for it.
     head_chunk: Mapped[int] = mapped_column(Integer)
     head_count: Mapped[int] = mapped_column(Integer)
-
-
-class RollupPending(Base):
-    """A stored run whose results are not folded yet: written by ingest in the run's own
-    transaction, deleted by the fold in the transaction that folds it. Explore reads a pending
-    run's results from the results table, so its answer never depends on the fold's lag."""
-
-    __tablename__ = "rollup_pending"
-
-    # No foreign key: ingest writes these rows by COPY beside the runs, and a check per row
-    # would cost the upload; the fold drops a pending run that is gone.
-    run_id: Mapped[int] = mapped_column(BigId, primary_key=True)
 
 
 def _columns() -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from perfatlas.runs.stats import quantile
+from perfatlas.core.stats import quantile
 
 RECORD = np.dtype(
     [("value", "<f8"), ("p5", "<f8"), ("p95", "<f8"), ("mean", "<f8"), ("min", "<f8"),
@@ -259,7 +259,7 @@ def median_interval(
     """A 95 % interval of the median of the runs' `values`: from MEDIAN_INTERVAL_RUNS runs on,
     the order statistics that bound it; for fewer, the smallest and largest repetition (`low`,
     `high`): at three repetitions a side, Compare's interval excludes a change exactly when
-    these ranges do not overlap (compare/stats.py)."""
+    these ranges do not overlap (core/significance.py)."""
     n = len(values)
     if n < MEDIAN_INTERVAL_RUNS:
         return low, high

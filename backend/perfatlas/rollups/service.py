@@ -10,8 +10,8 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core import upkeep
 from perfatlas.core.config import Settings
+from perfatlas.core.queue import enqueue_coalesced
 from perfatlas.rollups.fold import BATCH_RUNS, fold_batch, folded_count, pending_count
-from perfatlas.worker.celery_app import enqueue_coalesced
 
 FOLD_ROLLUPS = "perfatlas.fold_rollups"
 ANALYZE_AFTER_RUNS = 10_000

@@ -10,7 +10,7 @@ and a sketch is a set of (key, count): two sketches merge by adding counts, in a
 the sketch of all their values together: the same whatever the fold's batches were.
 
 The q-th quantile of a sketch reads the buckets of the two order statistics that q interpolates
-between (runs/stats.py quantile) and interpolates their representatives the same way, so it is
+between (core/stats.py quantile) and interpolates their representatives the same way, so it is
 within ALPHA of a value between those two order statistics, relatively (README.md, "Explore's
 numbers")."""
 
@@ -112,7 +112,7 @@ def merge(owner: np.ndarray[Any, Any], given: np.ndarray[Any, Any]) -> np.ndarra
 
 
 def quantile(sketch: np.ndarray[Any, Any], q: float) -> float:
-    """The q-th quantile of a sketch (entries sorted by key), interpolated as runs/stats.py
+    """The q-th quantile of a sketch (entries sorted by key), interpolated as core/stats.py
     quantile interpolates between the order statistics at floor(q * (n - 1)) and the next."""
     key, count = sketch["key"], sketch["count"]
     total = int(count.sum())

@@ -9,8 +9,9 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from perfatlas.core.config import Settings
+from perfatlas.core.queue import enqueue, task_session, task_settings
 from perfatlas.rollups.service import FOLD_ROLLUPS, fold_pending
-from perfatlas.worker.celery_app import enqueue, task_session, task_settings
 
 FOLD_EVERY_SECONDS = 5.0
 MAX_RETRIES = 5
@@ -31,3 +32,15 @@ def fold_rollups(self: Any) -> dict[str, int]:
     if done.more:
         enqueue(settings, FOLD_ROLLUPS)
     return {"runs": done.runs, "batches": done.batches, "busy": int(done.busy)}
+
+
+def periodic(settings: Settings) -> dict[str, dict[str, Any]]:
+    """This domain's beat entries (worker/schedule.py gathers every domain's)."""
+    return {
+        # Uploads queue a fold too; this one leaves nothing behind when the broker lost theirs.
+        "fold-rollups": {
+            "task": FOLD_ROLLUPS,
+            "schedule": FOLD_EVERY_SECONDS,
+            "options": {"queue": settings.queue, "expires": FOLD_EVERY_SECONDS},
+        },
+    }

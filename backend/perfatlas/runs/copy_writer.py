@@ -15,11 +15,10 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import canonical_json
-from perfatlas.rollups.models import RollupPending
-from perfatlas.runs.models import Result, Run
-from perfatlas.runs.schemas import RunCreate, column_int
-from perfatlas.runs.stats import Summary, summarize_columns
-from perfatlas.runs.trust import results_flags, run_flags
+from perfatlas.core.measurement import RunCreate, column_int
+from perfatlas.core.stats import Summary, summarize_columns
+from perfatlas.core.trust import results_flags, run_flags
+from perfatlas.runs.models import Result, RollupPending, Run
 
 CHUNK = 1000
 # In the order insert_results renders them: a run's own columns first.

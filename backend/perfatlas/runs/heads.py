@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from perfatlas.core.canonical import content_hash
-from perfatlas.runs.schemas import RunCreate
+from perfatlas.core.measurement import RunCreate
 
 
 class ResultHead(NamedTuple):
@@ -21,7 +21,7 @@ class ResultHead(NamedTuple):
 class RunHead:
     """What ingest reads of a run before and after writing its rows: its keys and dimensions,
     not its samples, meta or environment (a large batch keeps only these of every run while
-    its rows are written a chunk of runs at a time: runs/large_batch.py)."""
+    its rows are written a chunk of runs at a time: flows/large_batch.py)."""
 
     uuid: uuid_mod.UUID
     workload: str

@@ -14,21 +14,21 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
-from perfatlas.agents.service import touch_agents
 from perfatlas.core import metrics
 from perfatlas.core.db import key_in
+from perfatlas.core.durability import stored_facts
 from perfatlas.core.errors import Conflict, Invalid
+from perfatlas.core.measurement import RunCreate, column_int
 from perfatlas.core.models import utcnow
+from perfatlas.core.trust import CONFIRMING, REFERENCE
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
 from perfatlas.runs.copy_writer import chunks, insert_pending, insert_results, insert_runs
-from perfatlas.runs.durability import stored_facts
 from perfatlas.runs.heads import RunHead, head_of
 from perfatlas.runs.keys import body_hash, series_digest, series_key, series_parts
 from perfatlas.runs.models import Environment, Run, Series
-from perfatlas.runs.schemas import RunCreate, column_int
+from perfatlas.runs.seen import touch_agents
 from perfatlas.runs.tallies import count_runs
-from perfatlas.runs.trust import CONFIRMING, REFERENCE
 
 # Environment keys copied into columns, so that filters and group-bys use plain columns.
 _ENV_TEXT_KEYS = ("hostname", "kernel", "os", "cpu_model", "fs_type", "device", "device_model")
@@ -117,7 +117,7 @@ def _confirm_jobs(session: Session, job_ids: set[int]) -> set[int]:
 
 # Runs' full bodies for the new runs' rows, a list at a time, in the order of the heads asked
 # for: the runs themselves when they are all in memory, or each chunk validated again from the
-# request's bytes (runs/large_batch.py).
+# request's bytes (flows/large_batch.py).
 LoadRuns = Callable[[Sequence[RunHead]], Iterable[Sequence[RunCreate]]]
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from perfatlas.core.canonical import canonical_json, content_hash
+from perfatlas.core.measurement import RunCreate
 from perfatlas.runs.heads import RunHead
-from perfatlas.runs.schemas import RunCreate
 
 # Fields added to uploads after runs were first stored: left out of a body's hash while they are
 # unset, so that a retry of a run stored before they existed is still a retry, not a conflict.

@@ -1,4 +1,4 @@
-"""Agents, environments, runs, results and series."""
+"""Environments, runs, results and series, their tallies, and the runs waiting for the fold."""
 
 from __future__ import annotations
 
@@ -23,9 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from perfatlas.agents.models import Agent
-from perfatlas.core.models import Base, JSONType, UTCDateTime, utcnow
-
-BigId = BigInteger().with_variant(Integer(), "sqlite")
+from perfatlas.core.models import Base, BigId, JSONType, UTCDateTime, utcnow
 
 
 class Environment(Base):
@@ -87,7 +85,7 @@ class Run(Base):
     o_direct: Mapped[bool | None] = mapped_column(Boolean)
     sync_mount: Mapped[bool | None] = mapped_column(Boolean)
     # The kernel's write-cache mode ("write back" / "write through"), whether a flush reaches
-    # stable storage, and whether the target is memory (tmpfs): see runs/durability.py.
+    # stable storage, and whether the target is memory (tmpfs): see core/durability.py.
     write_cache: Mapped[str | None] = mapped_column(String(16))
     flush_to_device: Mapped[bool | None] = mapped_column(Boolean)
     memory_backed: Mapped[bool | None] = mapped_column(Boolean)
@@ -226,7 +224,7 @@ class Result(Base):
     run_uuid: Mapped[uuid_mod.UUID] = mapped_column(Uuid)
     environment_id: Mapped[int | None] = mapped_column(Integer)
     agent_id: Mapped[int] = mapped_column(Integer)
-    # Trust flags (runs/trust.py): short phase, busy machine, too few repetitions.
+    # Trust flags (core/trust.py): short phase, busy machine, too few repetitions.
     flags: Mapped[int] = mapped_column(SmallInteger, default=0, server_default="0")
     metric: Mapped[str] = mapped_column(String(128))
     unit: Mapped[str] = mapped_column(String(16))
@@ -246,3 +244,15 @@ class Result(Base):
     run: Mapped[Run] = relationship(
         back_populates="results", primaryjoin="Run.id == foreign(Result.run_id)"
     )
+
+
+class RollupPending(Base):
+    """A stored run whose results are not folded yet: written by ingest in the run's own
+    transaction, deleted by the fold in the transaction that folds it. Explore reads a pending
+    run's results from the results table, so its answer never depends on the fold's lag."""
+
+    __tablename__ = "rollup_pending"
+
+    # No foreign key: ingest writes these rows by COPY beside the runs, and a check per row
+    # would cost the upload; the fold drops a pending run that is gone.
+    run_id: Mapped[int] = mapped_column(BigId, primary_key=True)

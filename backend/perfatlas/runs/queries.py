@@ -1,25 +1,22 @@
-"""Reading runs and series: one run, lists with filters and cursor pages."""
+"""Reading runs: one run, the runs list with filters and cursor pages, one series by id."""
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid as uuid_mod
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import ColumnElement, and_, false, func, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from perfatlas.agents.models import Agent
 from perfatlas.core import units
-from perfatlas.core.errors import Invalid, NotFound
-from perfatlas.core.inputs import INT32_MAX
+from perfatlas.core.errors import NotFound
 from perfatlas.core.pagination import decode_cursor, encode_cursor, parse_pairs
-from perfatlas.runs import series_list, series_rolled, value_days
+from perfatlas.runs import value_days
 from perfatlas.runs.dimensions import json_text
-from perfatlas.runs.models import Result, Run, Series
+from perfatlas.runs.models import Run, Series
 from perfatlas.runs.tallies import runs_stored
-from perfatlas.runs.trust import CONFIRMING
 
 
 def get_run(session: Session, *, run_uuid: uuid_mod.UUID) -> Run:
@@ -124,62 +121,6 @@ def list_runs(
     return rows, next_cursor
 
 
-def list_series(
-    session: Session,
-    *,
-    workload: str | None = None,
-    metric: str | None = None,
-    agent: str | None = None,
-    limit: int = 50,
-    cursor: int | str | None = None,
-    sort: str = "id",
-) -> tuple[list[tuple[Series, int, dt.datetime | None, int, bool]], int | str | None, int]:
-    """A page of the series matching the filters, in `sort` order (series_list.SORTS; "id":
-    id order after `cursor`, an id), each with its count of points, newest start, open alerts
-    and whether it is reference-only; the cursor to go on from (None on the last page); and
-    how many series match in all (a count of series, which grows with them, not with their
-    runs)."""
-    matching = []
-    if workload:
-        matching.append(Series.workload == workload)
-    if metric:
-        matching.append(Series.metric == metric)
-    if agent:
-        matching.append(Series.agent_id.in_(select(Agent.id).where(Agent.name == agent)))
-    if sort != "id":
-        return series_list.sorted_page(
-            session, matching=matching, sort=sort, limit=limit,
-            cursor=None if cursor is None else str(cursor), history_sizes=history_sizes,
-        )  # fmt: skip
-    if isinstance(cursor, str):
-        if not cursor.isdigit() or int(cursor) > INT32_MAX:
-            raise Invalid(
-                "query.cursor", f"{cursor[:40]} is not a series id (sort=id goes on from one)"
-            )
-        cursor = int(cursor)
-    query = select(Series).where(*matching)
-    if cursor is not None:
-        query = query.where(Series.id > cursor)
-    rows = list(session.scalars(query.order_by(Series.id).limit(limit + 1)))
-    next_cursor = None
-    if len(rows) > limit:
-        rows = rows[:limit]
-        next_cursor = rows[-1].id
-    if cursor is None and next_cursor is None:
-        total = len(rows)  # the whole of it is on this page
-    else:
-        total = session.scalar(select(func.count()).select_from(Series).where(*matching)) or 0
-    ids = [s.id for s in rows]
-    sizes = history_sizes(session, ids)
-    alerts = series_list.open_alerts(session, ids)
-    references = series_list.reference_only(session, ids)
-    return (
-        [(s, *sizes.get(s.id, (0, None)), alerts.get(s.id, 0), s.id in references) for s in rows],
-        next_cursor,
-        total,
-    )
-
-
 def runs_total(session: Session, *, workload: str | None, agent: str | None) -> int:
     """How many runs the runs list holds for this workload and agent (either may be None), from
     the counts kept at ingest (runs/tallies.py): what it reads grows with the agents and
@@ -192,48 +133,8 @@ def runs_total(session: Session, *, workload: str | None, agent: str | None) -> 
     return runs_stored(session, workload=workload or None, agent_id=agent_id)
 
 
-def history_sizes(
-    session: Session, series_ids: Sequence[int]
-) -> dict[int, tuple[int, dt.datetime | None]]:
-    """Each series' count of points and newest start (a confirmation job's runs are in no
-    history). On PostgreSQL from its digests and its pending runs' results
-    (runs/series_rolled.py), so that what is read grows with the series' variants, not with
-    their length; on SQLite from the results."""
-    if not series_ids:
-        return {}
-    connection = session.connection()
-    if connection.dialect.name == "postgresql":
-        raw = connection.connection.driver_connection
-        return series_rolled.history_sizes(raw, series_ids)  # type: ignore[arg-type]
-    return {
-        series_id: (n, last)
-        for series_id, n, last in connection.execute(
-            select(Result.series_id, func.count(), func.max(Result.started_at))
-            .where(Result.series_id.in_(series_ids), Result.flags.op("&")(CONFIRMING) == 0)
-            .group_by(Result.series_id)
-        )
-    }
-
-
 def get_series(session: Session, *, series_id: int) -> Series:
     series = session.get(Series, series_id)
     if series is None:
         raise NotFound(f"no series with id {series_id}")
     return series
-
-
-_SERIES = Series.__table__.c
-_HEADER = select(
-    _SERIES.id, _SERIES.workload, _SERIES.metric, _SERIES.unit, _SERIES.direction,
-    Agent.__table__.c.name.label("agent"), _SERIES.target, _SERIES.parameters, _SERIES.labels,
-).join_from(Series.__table__, Agent.__table__, _SERIES.agent_id == Agent.__table__.c.id)  # fmt: skip
-
-
-def series_header(session: Session, *, series_id: int) -> Any:
-    """What a series' answers say of it (id, workload, metric, unit, direction, agent, target,
-    parameters, labels), as a row: read by Core, for the series points' route, where loading
-    the entity and its agent cost more than the statement."""
-    row = session.connection().execute(_HEADER.where(_SERIES.id == series_id)).first()
-    if row is None:
-        raise NotFound(f"no series with id {series_id}")
-    return row

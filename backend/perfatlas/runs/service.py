@@ -7,33 +7,17 @@ from perfatlas.runs.queries import (
     get_runs_by_id,
     get_series,
     list_runs,
-    list_series,
     runs_total,
-    series_header,
-)
-from perfatlas.runs.series import (
-    OPTIONAL_POINT_COLUMNS,
-    POINT_COLUMNS,
-    POINTS_JSON_OPTIONS,
-    SeriesPoints,
-    series_points,
 )
 
 __all__ = [
-    "OPTIONAL_POINT_COLUMNS",
-    "POINTS_JSON_OPTIONS",
-    "POINT_COLUMNS",
     "Ingested",
-    "SeriesPoints",
     "body_hash",
     "get_run",
     "get_runs_by_id",
     "get_series",
     "ingest",
     "list_runs",
-    "list_series",
     "runs_total",
-    "series_header",
     "series_key",
-    "series_points",
 ]

@@ -6,7 +6,7 @@ catalog about 500 ms at 100,000 runs (1 M results), and ten times that at ten ti
 On PostgreSQL the same statement keeps the days each value was seen (runs/value_days.py), for
 the runs list's filters.
 
-Written in the transaction that inserts the runs, after touch_agents (agents/service.py): the
+Written in the transaction that inserts the runs, after touch_agents (runs/seen.py): the
 count of an agent's runs is updated only by a transaction that holds that agent's row already,
 so concurrent uploads wait for nothing more than before; values are inserted in key order, so
 that two uploads adding the same new values wait for each other in one order, never in a cycle.

@@ -11,7 +11,6 @@ from perfatlas.api.deps import (
     AdminPrincipal,
     ReadPrincipal,
     SessionDep,
-    body_schema,
     json_body,
 )
 from perfatlas.schedules import service
@@ -39,7 +38,6 @@ def list_schedules(session: SessionDep, _: ReadPrincipal) -> ScheduleList:
     operation_id="create_schedule",
     status_code=201,
     response_model=ScheduleRead,
-    openapi_extra=body_schema(ScheduleCreate),
 )
 def create_schedule(
     _: AdminPrincipal,
@@ -49,16 +47,13 @@ def create_schedule(
     """Schedule a workload spec on the agents the selector picks. `when` "now" fires at once
     (the jobs exist when this returns); a selector matching no agent is allowed (see
     `matching_agents`)."""
-    schedule = service.create_schedule(session, data=body)
-    service.save(session, schedule)
-    return service.to_read(session, schedule)
+    return service.create_schedule(session, data=body)
 
 
 @router.post(
     "/schedules/preview",
     operation_id="preview_schedule",
     response_model=SchedulePreview,
-    openapi_extra=body_schema(SchedulePreviewIn),
 )
 def preview_schedule(
     _: ReadPrincipal,
@@ -71,14 +66,13 @@ def preview_schedule(
 
 @router.get("/schedules/{schedule_id}", operation_id="get_schedule", response_model=ScheduleRead)
 def get_schedule(schedule_id: int, session: SessionDep, _: ReadPrincipal) -> ScheduleRead:
-    return service.to_read(session, service.get_schedule(session, schedule_id))
+    return service.read_schedule(session, schedule_id=schedule_id)
 
 
 @router.patch(
     "/schedules/{schedule_id}",
     operation_id="update_schedule",
     response_model=ScheduleRead,
-    openapi_extra=body_schema(ScheduleUpdate),
 )
 def update_schedule(
     _: AdminPrincipal,
@@ -88,16 +82,13 @@ def update_schedule(
 ) -> ScheduleRead:
     """Change any of name, spec, agents, when, timezone, paused; a new when or timezone
     recomputes next_fire_at."""
-    schedule = service.update_schedule(session, schedule_id=schedule_id, data=body)
-    service.save(session, schedule)
-    return service.to_read(session, schedule)
+    return service.update_schedule(session, schedule_id=schedule_id, data=body)
 
 
 @router.delete("/schedules/{schedule_id}", operation_id="delete_schedule", status_code=204)
 def delete_schedule(schedule_id: int, session: SessionDep, _: AdminPrincipal) -> Response:
     """Delete a schedule: its queued jobs are cancelled, its job history is kept."""
     service.delete_schedule(session, schedule_id=schedule_id)
-    session.commit()
     return Response(status_code=204)
 
 
@@ -106,9 +97,7 @@ def delete_schedule(schedule_id: int, session: SessionDep, _: AdminPrincipal) ->
 )
 def pause_schedule(schedule_id: int, session: SessionDep, _: AdminPrincipal) -> ScheduleRead:
     """No firing until resumed (jobs already queued stay queued)."""
-    schedule = service.pause_schedule(session, schedule_id=schedule_id, paused=True)
-    service.save(session, schedule)
-    return service.to_read(session, schedule)
+    return service.pause_schedule(session, schedule_id=schedule_id, paused=True)
 
 
 @router.post(
@@ -117,9 +106,7 @@ def pause_schedule(schedule_id: int, session: SessionDep, _: AdminPrincipal) -> 
 def resume_schedule(schedule_id: int, session: SessionDep, _: AdminPrincipal) -> ScheduleRead:
     """Fire again: a cron from its next time on (the firings missed while paused are not made);
     a one-off not yet made fires when due."""
-    schedule = service.pause_schedule(session, schedule_id=schedule_id, paused=False)
-    service.save(session, schedule)
-    return service.to_read(session, schedule)
+    return service.pause_schedule(session, schedule_id=schedule_id, paused=False)
 
 
 @router.get(

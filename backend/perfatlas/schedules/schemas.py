@@ -8,8 +8,8 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from perfatlas.core.inputs import check_json
+from perfatlas.core.schemas import StrictModel
 from perfatlas.jobs.spec import WorkloadSpec
-from perfatlas.runs.schemas import StrictModel
 
 
 def _storable(spec: WorkloadSpec) -> WorkloadSpec:

@@ -55,8 +55,8 @@ def _check_name(session: Session, name: str, *, other_than: int | None = None) -
         raise Conflict(f"body.name: a schedule named {name!r} exists")
 
 
-def save(session: Session, schedule: Schedule) -> None:
-    """Commit the route's work; a name a concurrent request took meanwhile is a 409."""
+def _save(session: Session, schedule: Schedule) -> None:
+    """Commit the work; a name a concurrent request took meanwhile is a 409."""
     name = schedule.name
     try:
         session.commit()
@@ -72,7 +72,7 @@ def _fire_now(session: Session, schedule: Schedule, now: dt.datetime) -> None:
         fire(session, schedule=schedule, now=now)
 
 
-def create_schedule(session: Session, *, data: ScheduleCreate) -> Schedule:
+def _create(session: Session, *, data: ScheduleCreate) -> Schedule:
     now = utcnow()
     when = _when(data.when, data.timezone, now)
     _check_name(session, data.name)
@@ -87,7 +87,7 @@ def create_schedule(session: Session, *, data: ScheduleCreate) -> Schedule:
     return schedule
 
 
-def update_schedule(session: Session, *, schedule_id: int, data: ScheduleUpdate) -> Schedule:
+def _update(session: Session, *, schedule_id: int, data: ScheduleUpdate) -> Schedule:
     """Change any of the fields. A new `when` or `timezone` recomputes `next_fire_at` (from
     now: firings missed meanwhile are not made)."""
     schedule = get_schedule(session, schedule_id)
@@ -121,7 +121,7 @@ def _set_paused(schedule: Schedule, *, paused: bool, now: dt.datetime) -> None:
             schedule.next_fire_at = when.first(now)
 
 
-def pause_schedule(session: Session, *, schedule_id: int, paused: bool) -> Schedule:
+def _pause(session: Session, *, schedule_id: int, paused: bool) -> Schedule:
     """Pause (no firing until resumed) or resume a schedule; the same state again is a no-op."""
     schedule = get_schedule(session, schedule_id)
     if schedule.paused != paused:
@@ -133,7 +133,7 @@ def pause_schedule(session: Session, *, schedule_id: int, paused: bool) -> Sched
     return schedule
 
 
-def delete_schedule(session: Session, *, schedule_id: int) -> None:
+def _delete(session: Session, *, schedule_id: int) -> None:
     """Delete a schedule: its queued jobs are cancelled; its jobs (the history) stay, with
     schedule_id NULL. Jobs an agent is running carry on."""
     schedule = get_schedule(session, schedule_id)
@@ -252,3 +252,33 @@ def _percent(job: Job) -> float | None:
     if isinstance(given, int | float) and not isinstance(given, bool):
         return float(given)
     return 0.0 if job.status not in FINAL else None
+
+
+# ---- what the routes call: each commits, and answers the schedule as read ----------------
+
+
+def create_schedule(session: Session, *, data: ScheduleCreate) -> ScheduleRead:
+    schedule = _create(session, data=data)
+    _save(session, schedule)
+    return to_read(session, schedule)
+
+
+def read_schedule(session: Session, *, schedule_id: int) -> ScheduleRead:
+    return to_read(session, get_schedule(session, schedule_id))
+
+
+def update_schedule(session: Session, *, schedule_id: int, data: ScheduleUpdate) -> ScheduleRead:
+    schedule = _update(session, schedule_id=schedule_id, data=data)
+    _save(session, schedule)
+    return to_read(session, schedule)
+
+
+def pause_schedule(session: Session, *, schedule_id: int, paused: bool) -> ScheduleRead:
+    schedule = _pause(session, schedule_id=schedule_id, paused=paused)
+    _save(session, schedule)
+    return to_read(session, schedule)
+
+
+def delete_schedule(session: Session, *, schedule_id: int) -> None:
+    _delete(session, schedule_id=schedule_id)
+    session.commit()

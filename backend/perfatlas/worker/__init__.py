@@ -1,3 +1,2 @@
-"""The background worker: the Celery app and the beat schedule. The tasks themselves live in
-their domains (`alerts/tasks.py`, `notifications/tasks.py`,
-`schedules/tasks.py`)."""
+"""The background worker: the Celery app and the beat schedule. The tasks and their periodic
+entries live in their domains (`<domain>/tasks.py`)."""

@@ -33,12 +33,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from perfatlas.alerts.models import Alert, Incident
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
+from perfatlas.core.measurement import RunCreate
 from perfatlas.main import create_app
 from perfatlas.notifications import outbox
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Run, Series
-from perfatlas.runs.schemas import RunCreate
 from tests.conftest import REDIS_URL, _free_port, patient
 from tests.factories import BASE_TIME, result, run_body
 

@@ -21,13 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from perfatlas.agents.models import Agent
 from perfatlas.alerts import pending
 from perfatlas.alerts.models import DetectionRequest
-from perfatlas.alerts.service import request_after_ingest, requested_after_commit
 from perfatlas.core.config import Settings
+from perfatlas.core.measurement import RunCreate
 from perfatlas.core.models import utcnow
+from perfatlas.flows.after_ingest import request_after_ingest, requested_after_commit
 from perfatlas.main import create_app
 from perfatlas.runs.ingest import ingest
 from perfatlas.runs.models import Result, Series
-from perfatlas.runs.schemas import RunCreate
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.conftest import REDIS_URL
 from tests.factories import BASE_TIME, result, run_body
@@ -286,7 +286,7 @@ def test_the_worker_finds_a_step_uploaded_in_a_burst_and_clears_the_requests(
 def test_the_coalescer_sends_each_window_at_once_then_for_its_end() -> None:
     """Each call is followed by a send that runs after it: the window's first at once, the
     second for the window's end, the rest ride on that one; a window of 0 sends every call."""
-    from perfatlas.worker.celery_app import Coalescer
+    from perfatlas.core.queue import Coalescer
 
     coalescer = Coalescer()
     key = ("redis://", "q", "task")

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from perfatlas.alerts.tasks import DETECT_ALL
 from perfatlas.core.config import Settings
-from perfatlas.worker.celery_app import enqueue
+from perfatlas.core.queue import enqueue
 from tests.backend.alerts.conftest import Receiver, Worker, add_channel, wait_until
 from tests.factories import BASE_TIME, result, run_body
 

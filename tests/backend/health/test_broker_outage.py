@@ -22,8 +22,7 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.models import Alert, DetectionRequest
 from perfatlas.core.config import Settings
 from perfatlas.main import create_app
-from perfatlas.rollups.models import RollupPending
-from perfatlas.runs.models import Run
+from perfatlas.runs.models import RollupPending, Run
 from tests.backend.alerts.conftest import wait_until
 from tests.conftest import _free_port, skip_unless_able
 from tests.factories import BASE_TIME, result, run_body

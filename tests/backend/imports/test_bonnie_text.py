@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from perfatlas.core.measurement import RunCreate
 from perfatlas.imports.bonnie import parse_bonnie
 from perfatlas.imports.errors import ImportFormatError
-from perfatlas.runs.schemas import RunCreate
 
 SEED_TABLES = Path(__file__).resolve().parents[2] / "fixtures" / "bonnie" / "text"
 SEED = SEED_TABLES / "seed001-coda-nfs.txt"

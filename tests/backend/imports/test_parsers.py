@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from perfatlas.core.measurement import RunCreate
 from perfatlas.imports.bonnie import parse_bonnie
 from perfatlas.imports.errors import ImportFormatError
 from perfatlas.imports.fio import parse_fio
-from perfatlas.runs.schemas import RunCreate
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 FIO = FIXTURES / "fio"

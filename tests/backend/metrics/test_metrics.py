@@ -19,8 +19,7 @@ from perfatlas.core.config import Settings
 from perfatlas.health.service import beat
 from perfatlas.jobs.models import Job
 from perfatlas.notifications.models import Channel, Notification
-from perfatlas.rollups.models import RollupPending
-from perfatlas.runs.models import Run
+from perfatlas.runs.models import RollupPending, Run
 from tests.factories import BASE_TIME, result, run_body
 
 

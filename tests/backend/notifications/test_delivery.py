@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session, sessionmaker
 
 from perfatlas.core.config import Settings
-from perfatlas.notifications.tasks import NOTIFY_SWEEP
-from perfatlas.worker.celery_app import enqueue
+from perfatlas.core.queue import enqueue
+from perfatlas.notifications.service import NOTIFY_SWEEP
 from tests.backend.alerts.conftest import (
     PUBLIC_URL,
     MailServer,

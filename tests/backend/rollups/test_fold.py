@@ -19,21 +19,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
+from perfatlas.core.measurement import RunCreate
 from perfatlas.explore import service as explore_service
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
-from perfatlas.rollups.models import (
-    ChunkBounds,
-    ExploreDigest,
-    ExploreRollup,
-    RollupPending,
-    RunVariant,
-)
+from perfatlas.rollups.models import ChunkBounds, ExploreDigest, ExploreRollup, RunVariant
 from perfatlas.rollups.records import RECORD, unpack
 from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs import service as runs_service
-from perfatlas.runs.models import Result
-from perfatlas.runs.schemas import RunCreate
+from perfatlas.runs.models import Result, RollupPending
+from perfatlas.series import service as series_service
 from tests.backend.rollups.history import METRIC, WORKLOAD, bodies, check, check_all, runs_of
 
 IGNORE = Settings.model_fields["series_ignore_labels"].default
@@ -82,7 +77,7 @@ def check_series_sizes(db: sessionmaker[Session], made: list[dict[str, Any]], wh
             )
         }
         listed = {
-            s.id: (n, last) for s, n, last, *_ in runs_service.list_series(session, limit=500)[0]
+            s.id: (n, last) for s, n, last, *_ in series_service.list_series(session, limit=500)[0]
         }
     starts: dict[int, list[dt.datetime]] = defaultdict(list)
     for body in made:

@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from perfatlas.rollups import fold
 from perfatlas.rollups.models import ChunkBounds, ExploreRollup
 from perfatlas.rollups.records import unpack
-from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Environment, Result
-from perfatlas.runs.series import POINT_COLUMNS, POINTS_JSON_OPTIONS
+from perfatlas.series import service as series_service
+from perfatlas.series.points import POINT_COLUMNS, POINTS_JSON_OPTIONS
 from tests.backend.rollups.history import METRIC, bodies
 from tests.backend.rollups.states import FOLD_STATES, fold_to
 from tests.backend.rollups.test_fold import IGNORE, fold_some, ingest
@@ -73,7 +73,7 @@ def _expected(runs: list[dict[str, Any]], limit: int) -> dict[str, list[Any]]:
 
 
 def _points(session: Session, series_id: int, limit: int, fields: Any = None) -> Any:
-    got = runs_service.series_points(session, series_id=series_id, limit=limit, fields=fields)
+    got = series_service.series_points(session, series_id=series_id, limit=limit, fields=fields)
     return orjson.loads(orjson.dumps(got.columns, option=POINTS_JSON_OPTIONS)), got
 
 
@@ -97,7 +97,7 @@ def _check_versions(session: Session, series_id: int, by_uuid: dict[str, Any], l
     assert len(want) > 1 or limit < 17, what  # the data changes version along the series
     since = BASE_TIME - dt.timedelta(days=1)
     for ranged in (None, since):
-        answer = runs_service.series_points(
+        answer = series_service.series_points(
             session, series_id=series_id, limit=limit, since=ranged, fields=("versions",),
             version_names=IGNORE,
         )  # fmt: skip
@@ -126,12 +126,12 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
     # The series list says the same of the whole series, from its digests and pending runs.
     (listed,) = [
         (n, last)
-        for series, n, last, *_ in runs_service.list_series(session, limit=500)[0]
+        for series, n, last, *_ in series_service.list_series(session, limit=500)[0]
         if series.id == series_id
     ]
     assert listed == (len(runs), newest), what
     # A time range is read from the results (on PostgreSQL too), in the same order.
-    ranged = runs_service.series_points(
+    ranged = series_service.series_points(
         session, series_id=series_id, limit=10_000, since=BASE_TIME - dt.timedelta(days=1)
     )
     everything, _ = _points(session, series_id, 10_000)
@@ -142,7 +142,7 @@ def _check_series(session: Session, series_id: int, runs: list[dict[str, Any]],
     # oldest says it has none older.
     step, until, walked = 7, None, []
     while True:
-        window = runs_service.series_points(
+        window = series_service.series_points(
             session, series_id=series_id, limit=step, until=until,
             since=BASE_TIME - dt.timedelta(days=1) if until is None else None,
         )  # fmt: skip
@@ -215,7 +215,7 @@ def test_newest_points_come_from_chunks_folded_out_of_order_and_pending_runs(
             and a.last_started > b.first_started
         ]  # fmt: skip
         assert overlapping
-        empty = runs_service.series_points(session, series_id=999_999, limit=10)
+        empty = series_service.series_points(session, series_id=999_999, limit=10)
         assert empty.total == 0 and empty.last_at is None and len(empty.columns["t"]) == 0
 
 

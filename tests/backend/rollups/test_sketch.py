@@ -9,9 +9,9 @@ import uuid
 import numpy as np
 import pytest
 
+from perfatlas.core.stats import quantile
 from perfatlas.rollups import digests, sketch
 from perfatlas.rollups.records import RECORD, newest, summarize
-from perfatlas.runs.stats import quantile
 
 RNG_SEED = 20261126
 

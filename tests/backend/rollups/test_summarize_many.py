@@ -11,6 +11,7 @@ import random
 import numpy as np
 import pytest
 
+from perfatlas.core.stats import quantile
 from perfatlas.rollups.records import (
     MEDIAN_INTERVAL_RUNS,
     RECORD,
@@ -19,7 +20,6 @@ from perfatlas.rollups.records import (
     summarize,
     summarize_many,
 )
-from perfatlas.runs.stats import quantile
 
 
 def _records(rng: random.Random, count: int) -> np.ndarray:

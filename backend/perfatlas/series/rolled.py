@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from perfatlas.core.trust import CONFIRMING
 from perfatlas.rollups import fold
 from perfatlas.rollups.records import (
     EPOCH,
@@ -41,7 +42,6 @@ from perfatlas.rollups.records import (
     RECORD,
     from_postgresql_fields,
 )
-from perfatlas.runs.trust import CONFIRMING
 
 # A pending result as the database packs it: PG_RECORD, then its environment (0: none).
 _PG_POINT = np.dtype([*PG_RECORD.descr, ("environment_id", ">i4")])
@@ -153,7 +153,7 @@ def newest_points(
 _NEWEST_START = "CASE WHEN length(newest) >= 8 THEN {} END".format(
     " | ".join(f"(get_byte(newest, {i})::int8 << {8 * i})" for i in range(7, -1, -1))
 )
-# (runs/series_list.py reads it too.)
+# (series/listing.py reads it too.)
 NEWEST_START_SQL = _NEWEST_START
 _SIZES_SQL = f"""
 WITH folded AS (

@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from perfatlas.runs.trust import MIN_REPETITIONS
+from perfatlas.core.trust import MIN_REPETITIONS
 
 DEFAULT_MIN_EFFECT_PCT = 5.0
 CONFIDENCE = 0.95

@@ -23,10 +23,10 @@ from perfatlas.agents.models import Agent
 from perfatlas.alerts.enums import AlertStatus
 from perfatlas.alerts.models import Alert
 from perfatlas.core.errors import Invalid
+from perfatlas.core.trust import CONFIRMING, REFERENCE
 from perfatlas.rollups.records import EPOCH
-from perfatlas.runs import series_rolled
 from perfatlas.runs.models import Result, Series
-from perfatlas.runs.trust import CONFIRMING, REFERENCE
+from perfatlas.series import rolled as series_rolled
 
 # The orders of the series list (`sort=`); "id", the order they first appeared, is the API's
 # default (older clients walk its integer cursors).

@@ -32,12 +32,13 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from perfatlas.alerts.service import Requested, commit_ingest, request_after_ingest
+from perfatlas.alerts.service import Requested
 from perfatlas.core.config import Settings
+from perfatlas.core.measurement import MAX_BATCH_RUNS, RunCreate
+from perfatlas.flows.after_ingest import commit_ingest, request_after_ingest
 from perfatlas.runs.heads import RunHead, head_of
 from perfatlas.runs.ingest import Ingested, ingest_heads, unique_runs
 from perfatlas.runs.keys import body_hash
-from perfatlas.runs.schemas import MAX_BATCH_RUNS, RunCreate
 
 # The runs validated again for their rows at a time: about this much of the body's text.
 STORE_CHUNK_BYTES = 2 * 2**20

@@ -1,5 +1,5 @@
 """A series' points as columns: on PostgreSQL from explore's rollups and the pending runs
-(runs/series_rolled.py), or, for a time range or with samples, one row of binary arrays read from
+(series/rolled.py), or, for a time range or with samples, one row of binary arrays read from
 the results' covering index; rows on SQLite."""
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from sqlalchemy.orm import Session
 
 from perfatlas.core import pgarrays
 from perfatlas.core.errors import Invalid
-from perfatlas.runs import series_rolled, versions
+from perfatlas.core.trust import CONFIRMING
+from perfatlas.runs import versions
 from perfatlas.runs.models import Result
-from perfatlas.runs.trust import CONFIRMING
+from perfatlas.series import rolled as series_rolled
 
 POINT_COLUMNS = ("t", "run", "value", "n", "min", "max", "p5", "p95", "environment_id")
 # Every point has its time and value; the other columns can be left out (`fields`). "versions"
@@ -122,7 +123,7 @@ def series_points(
     rows = connection.execute(query).all()
     older = len(rows) > limit
     rows = list(reversed(rows[:limit]))
-    if "run" in names:  # ties in time by run, as runs/series_rolled.py orders them
+    if "run" in names:  # ties in time by run, as series/rolled.py orders them
         t, run = names.index("t"), names.index("run")
         rows.sort(key=lambda row: (row[t], str(row[run])))
     columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in names]
@@ -224,7 +225,7 @@ def _pg_series_points(
         order = np.argsort(t, kind="stable")
     ordered = t[order]
     if "run" in decoded and len(t) > 1 and bool((ordered[1:] == ordered[:-1]).any()):
-        # Ties in time by run, as runs/series_rolled.py orders them.
+        # Ties in time by run, as series/rolled.py orders them.
         halves = np.ascontiguousarray(decoded["run"]).view(">u8").reshape(-1, 2)
         order = np.lexsort((halves[:, 1], halves[:, 0], t))
 

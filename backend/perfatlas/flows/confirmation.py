@@ -1,64 +1,52 @@
-"""A confirmation round from the agent holding the job: store its runs (kept out of the
-series' history: runs.confirming), judge every run of the job so far, and settle the alert
-as soon as there is a verdict. In the caller's transaction; a repeated round is harmless
-(runs deduplicated by uuid, the first verdict stands)."""
+"""A confirmation across domains: the rounds from the agent holding the job (store their runs,
+kept out of the series' history: runs.confirming; judge every run of the job so far), and the
+verdict that settles the alert: DIFFERENT opens it (incident, notification as for any new
+alert), SAME resolves it `not_confirmed`, UNKNOWN (no answer within the budget, or the job
+failed, expired or was cancelled) resolves it `unconfirmed`; neither of the last two is ever
+notified. In the caller's transaction; a repeated round is harmless (runs deduplicated by uuid,
+the first verdict stands)."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import and_, func, select, update
+from fastapi import BackgroundTasks
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.enrollment import enrolled_agent, touch_heartbeat
+from perfatlas.alerts import incidents
+from perfatlas.alerts.enums import AlertStatus, Resolution
 from perfatlas.alerts.models import Alert, AlertRule
 from perfatlas.alerts.rules import thresholds_for
-from perfatlas.compare.stats import Change
-from perfatlas.confirm import service
+from perfatlas.alerts.status import resolve, set_status
 from perfatlas.confirm.plan import BASELINE, CANDIDATE, MINUTES_MAX, ROUNDS_MAX
-from perfatlas.confirm.schemas import RoundIn
+from perfatlas.confirm.samples import job_samples
+from perfatlas.confirm.schemas import RoundIn, RoundOut
 from perfatlas.confirm.verdict import Judgement, judge
 from perfatlas.core.config import Settings
+from perfatlas.core.db import commit_with_retry
 from perfatlas.core.errors import Invalid
 from perfatlas.core.models import utcnow
+from perfatlas.core.significance import Change
+from perfatlas.core.trust import NOT_DETECTED
 from perfatlas.jobs.claim import LEASE_SECONDS
-from perfatlas.jobs.enums import JobKind, JobStatus, Verdict
+from perfatlas.jobs.enums import FINAL, JobKind, JobStatus, Verdict
 from perfatlas.jobs.lifecycle import LeaseLost, get_job
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.settle import HELD_VALUES
+from perfatlas.notifications.service import queue_sweeps
 from perfatlas.runs.ingest import ingest
-from perfatlas.runs.models import Result, Run, Series
-from perfatlas.runs.trust import NOT_DETECTED
+from perfatlas.runs.models import Result, Series
 
 # Points of the series before the change a candidate-only confirmation compares with.
 HISTORY_POINTS = 30
-
-
-def variant_of(plan: dict[str, Any], labels: dict[str, str]) -> str | None:
-    """The plan's variant whose labels the run has (the candidate's first)."""
-    for variant in plan.get("variants") or []:
-        wanted = variant.get("labels") or {}
-        if all(labels.get(k) == v for k, v in wanted.items()):
-            return str(variant.get("name"))
-    return None
-
-
-def job_samples(
-    session: Session, job: Job, metric: str
-) -> list[tuple[Run, str | None, list[float], float]]:
-    """(run, variant, samples, value) of the job's runs, oldest first, for one metric."""
-    rows = session.execute(
-        select(Run, Result.samples, Result.value)
-        .join(Result, and_(Result.run_id == Run.id, Result.metric == metric))
-        .where(Run.job_id == job.id)
-        .order_by(Run.started_at, Run.id)
-    ).all()
-    plan = job.plan or {}
-    return [
-        (run, variant_of(plan, dict(run.labels or {})), list(samples or []) or [value], value)
-        for run, samples, value in rows
-    ]
+# Who changed an alert's status: the confirmation job.
+CONFIRMATION = "confirmation"
+# Confirmation jobs a settling pass looks at, at most.
+SETTLE_BATCH = 200
 
 
 def history_samples(session: Session, alert: Alert) -> list[float]:
@@ -183,6 +171,114 @@ def record_round(
         return verdict, False, job.cancel_requested_at is not None
     found = evaluate(session, job, settings=settings, rounds=done)
     if found.verdict is not None:
-        service.settle(session, job=job, verdict=found.verdict, settings=settings, delays=delays)
+        settle(session, job=job, verdict=found.verdict, settings=settings, delays=delays)
     session.flush()
     return found.verdict, found.go_on, False
+
+
+def report_round(
+    session: Session,
+    settings: Settings,
+    background: BackgroundTasks,
+    *,
+    job_id: int,
+    agent: str,
+    body: RoundIn,
+) -> RoundOut:
+    """One round, committed (retried on a serialization failure); the notifications of a
+    verdict that opened the alert are queued once the answer is out."""
+    delays: list[float] = []
+
+    def work() -> tuple[Verdict | None, bool, bool]:
+        delays.clear()
+        return record_round(
+            session, job_id=job_id, agent_name=agent, body=body, settings=settings, delays=delays
+        )
+
+    verdict, go_on, cancel = commit_with_retry(session, work)
+    background.add_task(queue_sweeps, settings, list(delays))
+    return RoundOut(verdict=verdict, continue_=go_on, cancel=cancel)
+
+
+def _note(job: Job, verdict: Verdict) -> str:
+    found = (job.progress or {}).get("confirmation") or {}
+    pct, ci = found.get("change_pct"), found.get("ci")
+    detail = ""
+    if pct is not None:
+        detail = f": {pct:+.1f} %"
+        if ci:
+            detail += f" (95 % interval {ci[0]:+.1f} % to {ci[1]:+.1f} %)"
+    return f"confirmation job {job.id}: {verdict}{detail}"
+
+
+def settle(
+    session: Session,
+    *,
+    job: Job,
+    verdict: Verdict,
+    settings: Settings,
+    delays: list[float],
+) -> None:
+    """Record the job's verdict (the first one stands) and move its alert, if it is still
+    confirming (a person or detection may have moved it meanwhile)."""
+    if job.verdict is None:
+        job.verdict = verdict.value
+    verdict = Verdict(job.verdict)
+    if job.alert_id is None:
+        return
+    alert = session.get(Alert, job.alert_id, with_for_update={"of": Alert})
+    if alert is None or alert.status != AlertStatus.confirming:
+        return
+    note = _note(job, verdict)
+    if verdict == Verdict.different:
+        set_status(alert, AlertStatus.open, by=CONFIRMATION)
+        alert.note = alert.note or note
+        session.flush()
+        incidents.assign(session, alert, alert.series, settings, delays)
+    else:
+        resolution = Resolution.not_confirmed if verdict == Verdict.same else Resolution.unconfirmed
+        resolve(alert, resolution, run_id=None, by=CONFIRMATION)
+        alert.note = alert.note or note
+    session.flush()
+
+
+def settle_finished(
+    session: Session, *, settings: Settings, delays: list[float], job_ids: Sequence[int] = ()
+) -> int:
+    """Alerts still confirming whose job is final (completed without a verdict, failed,
+    expired, cancelled): their verdict is the job's, or UNKNOWN. Idempotent. Returns how many
+    alerts it moved."""
+    query = (
+        select(Job)
+        .join(Alert, Alert.id == Job.alert_id)
+        .where(
+            Job.kind == JobKind.confirm.value,
+            Job.status.in_([s.value for s in FINAL]),
+            Alert.status == AlertStatus.confirming.value,
+        )
+        .order_by(Job.id)
+        .limit(SETTLE_BATCH)
+    )
+    if job_ids:
+        query = query.where(Job.id.in_(list(job_ids)))
+    moved = 0
+    for job in session.scalars(query).all():
+        # A newer confirmation of the same alert may still be under way.
+        newer = session.scalar(
+            select(Job.id).where(
+                Job.alert_id == job.alert_id,
+                Job.kind == JobKind.confirm.value,
+                Job.id > job.id,
+            )
+        )
+        if newer is not None:
+            continue
+        settle(
+            session,
+            job=job,
+            verdict=Verdict(job.verdict) if job.verdict else Verdict.unknown,
+            settings=settings,
+            delays=delays,
+        )
+        moved += 1
+    return moved

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from perfatlas.alerts.models import Alert
 from perfatlas.confirm.plan import ROUNDS_MAX
-from perfatlas.confirm.rounds import job_samples
+from perfatlas.confirm.samples import job_samples
 from perfatlas.confirm.schemas import ConfirmationRead, ConfirmationRun
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from perfatlas.alerts.service import Requested, commit_ingest, request_after_ingest
+from perfatlas.alerts.service import Requested
 from perfatlas.core.config import Settings
+from perfatlas.core.measurement import RunCreate
+from perfatlas.flows.after_ingest import commit_ingest, request_after_ingest
 from perfatlas.runs.ingest import Ingested, ingest
-from perfatlas.runs.schemas import RunCreate
 
 logger = logging.getLogger(__name__)
 

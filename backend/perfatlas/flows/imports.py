@@ -1,0 +1,47 @@
+"""A tool's output imported across domains: its runs stored in one transaction that asks for
+their detection, which is queued once the answer is out."""
+
+from __future__ import annotations
+
+from fastapi import BackgroundTasks
+from sqlalchemy.orm import Session
+
+from perfatlas.alerts.pending import Requested
+from perfatlas.core.config import Settings
+from perfatlas.flows.after_ingest import commit_ingest, detect_after_ingest, request_after_ingest
+from perfatlas.imports import service
+from perfatlas.imports.common import Parsed
+from perfatlas.imports.schemas import ImportDurability, ImportRead, SkippedValue
+from perfatlas.runs.schemas import BatchItem
+from perfatlas.runs.service import Ingested
+
+
+def store_import(
+    session: Session,
+    settings: Settings,
+    background: BackgroundTasks,
+    parsed: Parsed,
+    durability: ImportDurability,
+) -> ImportRead:
+    """Store the parsed runs (runs stored already are not duplicated) and say what was new and
+    what the parser skipped."""
+
+    def store() -> tuple[list[Ingested], Requested]:
+        stored = service.store(
+            session,
+            parsed=parsed,
+            ignore_labels=settings.series_ignore_labels,
+            durability=durability.model_dump(),
+        )
+        return stored, request_after_ingest(session, settings, stored)
+
+    outcomes, requested = commit_ingest(session, store)
+    created = sum(1 for o in outcomes if o.created)
+    # After the response: the upload never waits for the broker.
+    background.add_task(detect_after_ingest, settings, created, requested)
+    return ImportRead(
+        created=created,
+        existing=len(outcomes) - created,
+        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+        skipped=[SkippedValue(job=s.job, field=s.field, value=s.value) for s in parsed.skipped],
+    )
