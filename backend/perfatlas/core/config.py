@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     first_run: bool = True
     # Explore computes a plot of at most this many results exactly from their records; a larger
     # one from per-series digests, its medians and percentiles within 0.5 % (exact=true asks
-    # for exact figures whatever the size; README.md, "Explore's numbers").
+    # for exact figures whatever the size; docs/explore.md, "Explore's numbers").
     explore_exact_results: int = Field(default=50_000, ge=0)
     # Megabytes of explore answers each API process keeps for the next reader of the same plot
     # while the database is unchanged (PostgreSQL; explore/answers.py); 0: none kept.

@@ -6,7 +6,7 @@ agents', environments' and series' lookups, two COPYs, the pending folds and che
 agents' touch, the commit), each with its statement's Python, whatever the upload's size.
 Stored together, a group pays them once (50 unpaced uploaders of 10 runs each on a slow 2-core
 machine, tests/bench/bench_load.py alternated: the API's CPU per upload 13.1 -> 8.9 ms,
-PostgreSQL's 15.2 -> 12.4 ms, 524 -> 595 runs a second; docs/performance.md).
+PostgreSQL's 15.2 -> 12.4 ms, 524 -> 595 runs a second; tests/bench/results/HISTORY.md).
 
 No upload waits for a group to form: while fewer than CONCURRENT groups are being stored, an
 upload is stored at once, alone (an uploader's latency on a quiet server is what it was); the

@@ -108,7 +108,7 @@ class Collected:
 
 # bonnie's runs are stored as seqio runs (the same metrics), told apart by this label: the
 # bonnie-001 report's tables, and Explore's seqio plots, hold both. Imports made before this
-# kept workload `bonnie` (README, "Importers").
+# kept workload `bonnie` (docs/api.md, POST /import/bonnie).
 WORKLOAD = "seqio"
 SOURCE = {"source": "bonnie++"}
 _SIZE = re.compile(r"([0-9]+)([KMGT]?)", re.IGNORECASE)

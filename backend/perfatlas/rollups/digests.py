@@ -6,7 +6,7 @@ means times their repetitions, min, max, the flags, the newest runs, and a quant
 The fold keeps them with the rollups (fold.py `_append`), and explore reads them instead of the
 records when a plot covers more results than `PERFATLAS_EXPLORE_EXACT_RESULTS` (explore/
 sketched.py): every number of a point is then exact but the median, p5 and p95, which are
-within sketch.ALPHA (README.md, "Explore's numbers")."""
+within sketch.ALPHA (docs/explore.md, "Explore's numbers")."""
 
 from __future__ import annotations
 

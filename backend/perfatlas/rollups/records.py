@@ -1,5 +1,5 @@
 """One fixed-size record per result, as explore's rollups pack them, and the numbers of an
-explore point computed from a point's records (README.md, "Explore's numbers").
+explore point computed from a point's records (docs/explore.md, "Explore's numbers").
 
 A record is what a point needs of a result: its value, the spread of its repetitions (p5,
 p95), their mean, min and max and how many there were, its trust flags, when its run started

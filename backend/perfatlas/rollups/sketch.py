@@ -11,7 +11,7 @@ the sketch of all their values together: the same whatever the fold's batches we
 
 The q-th quantile of a sketch reads the buckets of the two order statistics that q interpolates
 between (core/stats.py quantile) and interpolates their representatives the same way, so it is
-within ALPHA of a value between those two order statistics, relatively (README.md, "Explore's
+within ALPHA of a value between those two order statistics, relatively (docs/explore.md, "Explore's
 numbers")."""
 
 from __future__ import annotations
