@@ -25,7 +25,7 @@ function featureBoundary(feature) {
   if (others.length > 0) {
     patterns.push({
       regex: String.raw`${UP}(features/)?(${others.join("|")})/(?!index$).+`,
-      message: "Import another feature through its index.ts (\"../../<feature>\"), not its internals; export what it should share there.",
+      message: 'Import another feature through its index.ts ("../../<feature>"), not its internals; export what it should share there.',
     });
   }
   return {

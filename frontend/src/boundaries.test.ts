@@ -30,7 +30,10 @@ describe("feature boundaries", () => {
   });
 
   it("stops it from a feature's top-level module too", async () => {
-    const messages = await restricted("src/features/runs/links-probe.ts", 'import { exploreSearch } from "../explore/url-state";\nexport const used = exploreSearch;');
+    const messages = await restricted(
+      "src/features/runs/links-probe.ts",
+      'import { exploreSearch } from "../explore/url-state";\nexport const used = exploreSearch;',
+    );
     expect(messages).toHaveLength(1);
   });
 

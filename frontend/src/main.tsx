@@ -24,7 +24,10 @@ if (window.location.pathname === "/explore") {
     const fromEarly = ({ signal }: { signal: AbortSignal }) => {
       if (used) return getExplore(query, signal);
       used = true;
-      return early!.response.then((r) => readResponse<Explore>(r), () => getExplore(query, signal));
+      return early!.response.then(
+        (r) => readResponse<Explore>(r),
+        () => getExplore(query, signal),
+      );
     };
     void queryClient.prefetchQuery(matches ? { ...options, queryFn: fromEarly } : options);
   }
@@ -42,7 +45,10 @@ if (seriesPath && earlySeries) {
     return ({ signal }: { signal: AbortSignal }): Promise<T> => {
       if (used || !early) return ask(signal);
       used = true;
-      return early.response.then((r) => readResponse<T>(r), () => ask(signal));
+      return early.response.then(
+        (r) => readResponse<T>(r),
+        () => ask(signal),
+      );
     };
   };
   void queryClient.prefetchQuery({

@@ -16,7 +16,9 @@ function GroupsPage({ state }: { state: GroupCompareState }) {
       <div className="page-head">
         <h1>Compare groups by {state.by}</h1>
         <div className="actions">
-          {state.values.length >= 2 && <CsvDownload path="/compare/groups.csv" query={groupCompareQuery(state)} filename={`${state.workload}-by-${state.by}.csv`} />}
+          {state.values.length >= 2 && (
+            <CsvDownload path="/compare/groups.csv" query={groupCompareQuery(state)} filename={`${state.workload}-by-${state.by}.csv`} />
+          )}
           {state.values.length >= 2 && <AddToReport block={compareGroupsBlock(state)} />}
           <Link className="button" to="/compare">
             Compare single runs

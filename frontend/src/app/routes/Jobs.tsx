@@ -18,9 +18,7 @@ export function Jobs() {
       <div className="page-head">
         <div>
           <h1>Jobs</h1>
-          <p className="muted">
-            What the agents were asked to run, newest first{live ? "; updating every 2 s while jobs are queued or running" : ""}.
-          </p>
+          <p className="muted">What the agents were asked to run, newest first{live ? "; updating every 2 s while jobs are queued or running" : ""}.</p>
         </div>
         <div className="actions">
           <Link className="button" to="/schedules">

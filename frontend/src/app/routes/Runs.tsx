@@ -16,7 +16,13 @@ export function Runs() {
   const param = params.getAll("param");
   const [selected, setSelected] = useState<string[]>([]);
   const runs = useRuns({
-    workload: workload || undefined, agent: agent || undefined, status: status || undefined, label, param, cursor: cursor || undefined, limit: 50,
+    workload: workload || undefined,
+    agent: agent || undefined,
+    status: status || undefined,
+    label,
+    param,
+    cursor: cursor || undefined,
+    limit: 50,
   });
   const filtered = Boolean(workload || agent || status || label.length > 0 || param.length > 0);
 
@@ -63,7 +69,16 @@ export function Runs() {
       />
       {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
       <section className="card">
-        <RunsList runs={runs} filtered={filtered} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} at={at} labelLink={labelLink} />
+        <RunsList
+          runs={runs}
+          filtered={filtered}
+          selected={selected}
+          onToggle={toggle}
+          pageLink={pageLink}
+          paged={Boolean(cursor)}
+          at={at}
+          labelLink={labelLink}
+        />
       </section>
     </div>
   );

@@ -27,7 +27,15 @@ export function ScheduleEdit() {
         <h1>Edit schedule {schedule.data ? `“${schedule.data.name}”` : `#${id}`}</h1>
       </div>
       <QueryView query={schedule} what="the schedule">
-        {(s) => <ScheduleFormView key={s.id} initial={formFromSchedule(s)} id={s.id} onSaved={() => navigate(`/schedules/${s.id}`)} onCancel={() => navigate(`/schedules/${s.id}`)} />}
+        {(s) => (
+          <ScheduleFormView
+            key={s.id}
+            initial={formFromSchedule(s)}
+            id={s.id}
+            onSaved={() => navigate(`/schedules/${s.id}`)}
+            onCancel={() => navigate(`/schedules/${s.id}`)}
+          />
+        )}
       </QueryView>
     </div>
   );

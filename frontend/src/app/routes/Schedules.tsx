@@ -27,7 +27,8 @@ export function Schedules() {
             list.items.length === 0 ? (
               <Empty title="No schedules yet.">
                 <p className="state-body">
-                  Enroll a test machine on the <Link to="/agents">Agents</Link> page, then <Link to="/schedules/new">create a schedule</Link> to run a workload on it.
+                  Enroll a test machine on the <Link to="/agents">Agents</Link> page, then <Link to="/schedules/new">create a schedule</Link> to run a workload
+                  on it.
                 </p>
               </Empty>
             ) : (

@@ -19,7 +19,11 @@ export type SpreadBandOptions = {
 
 /** The band's edges, point by point: p5 and p95 as error bars would span them. A percentile on
  * the wrong side of its median is taken as the median (a bar draws nothing on that side). */
-export function spreadEdges(median: readonly number[], p5: readonly (number | null | undefined)[], p95: readonly (number | null | undefined)[]): { low: number[]; high: number[] } {
+export function spreadEdges(
+  median: readonly number[],
+  p5: readonly (number | null | undefined)[],
+  p95: readonly (number | null | undefined)[],
+): { low: number[]; high: number[] } {
   return {
     low: median.map((m, i) => Math.min(p5[i] ?? m, m)),
     high: median.map((m, i) => Math.max(p95[i] ?? m, m)),

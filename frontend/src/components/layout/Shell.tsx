@@ -64,13 +64,7 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
         </button>
         <nav id="main-nav" aria-label="Main" className={menuOpen ? "open" : undefined}>
           {NAV.map((item) => (
-            <NavLink
-              key={item.to}
-              to={item.to}
-              end={item.end}
-              onClick={closeMenu}
-              className={({ isActive }) => (isActive ? "nav active" : "nav")}
-            >
+            <NavLink key={item.to} to={item.to} end={item.end} onClick={closeMenu} className={({ isActive }) => (isActive ? "nav active" : "nav")}>
               {item.label}
               {badges[item.to]}
             </NavLink>

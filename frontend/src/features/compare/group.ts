@@ -25,7 +25,11 @@ export function parseGroupCompare(params: URLSearchParams): GroupCompareState | 
   // `a` and `b` are the links of the two-group page before several groups were possible.
   const values = [...params.getAll("value"), params.get("a") ?? "", params.get("b") ?? ""].filter((v, i, all) => v !== "" && all.indexOf(v) === i);
   // Repeated or comma-separated (`pair_ignore=agent,target`), as the API takes it.
-  const ignore = params.getAll("pair_ignore").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
+  const ignore = params
+    .getAll("pair_ignore")
+    .flatMap((p) => p.split(","))
+    .map((p) => p.trim())
+    .filter(Boolean);
   const minEffect = Number.parseFloat(params.get("min_effect") ?? "");
   return {
     workload,

@@ -84,7 +84,18 @@ export function mixNote(p: ExplorePoint): string {
 function customdata(points: ExplorePoint[], time: boolean, data: Explore): unknown[][] {
   const reasons = data.flag_reasons;
   const durable = data.durability_reasons ?? {};
-  return points.map((p) => [p.runs[0] ?? "", p.n, p.p5, p.p95, p.runs, pointNote(p, time), flagNote(p.flags, reasons), humanValue(data.x, p.x), durabilityNote(p, durable), mixNote(p)]);
+  return points.map((p) => [
+    p.runs[0] ?? "",
+    p.n,
+    p.p5,
+    p.p95,
+    p.runs,
+    pointNote(p, time),
+    flagNote(p.flags, reasons),
+    humanValue(data.x, p.x),
+    durabilityNote(p, durable),
+    mixNote(p),
+  ]);
 }
 
 function symbol(p: ExplorePoint): string {
@@ -167,7 +178,9 @@ export function exploreFigure(data: Explore, opts: ExploreFigureOptions): Figure
     };
   });
   const xType = time ? "date" : opts.logx && data.x_numeric ? "log" : data.x_numeric ? "linear" : "category";
-  const numericXs = data.x_numeric ? naturalSorted([...new Set(data.traces.flatMap((t) => t.points.map((p) => p.x)).filter((x): x is number => typeof x === "number"))]) : [];
+  const numericXs = data.x_numeric
+    ? naturalSorted([...new Set(data.traces.flatMap((t) => t.points.map((p) => p.x)).filter((x): x is number => typeof x === "number"))])
+    : [];
   const ticks = time ? null : unitTicks(data.x, category ? categories : numericXs);
   return {
     data: traces,
@@ -301,7 +314,13 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
   const limit = Math.max(1, ...flat.map((v) => Math.abs(v)));
   // Blue is better and red worse whichever way the metric points; grey is no change.
   const mid = opts.theme === "dark" ? "#4c566a" : "#f2f2f2";
-  const scale = [[0, "#b2182b"], [0.25, "#ef8a62"], [0.5, mid], [0.75, "#67a9cf"], [1, "#2166ac"]];
+  const scale = [
+    [0, "#b2182b"],
+    [0.25, "#ef8a62"],
+    [0.5, mid],
+    [0.75, "#67a9cf"],
+    [1, "#2166ac"],
+  ];
   const colorscale = opts.direction === "lower" ? scale.map(([t], i) => [t, scale[scale.length - 1 - i]![1]]) : scale;
   const cell: PlotData = {
     type: "heatmap",
@@ -328,8 +347,20 @@ export function heatmapFigure(grid: Grid, opts: HeatmapFigureOptions): Figure {
     layout: {
       ...layout,
       // The grid's order (natural) kept by plotly; sizes and durations written as people do.
-      xaxis: axis(layout, "xaxis", { title: { text: opts.x }, type: "category", categoryorder: "array", categoryarray: grid.xs.map(String), ...heatmapTicks(opts.x, grid.xs.map(String)) }),
-      yaxis: axis(layout, "yaxis", { title: { text: opts.y }, type: "category", categoryorder: "array", categoryarray: grid.ys, ...heatmapTicks(opts.y, grid.ys) }),
+      xaxis: axis(layout, "xaxis", {
+        title: { text: opts.x },
+        type: "category",
+        categoryorder: "array",
+        categoryarray: grid.xs.map(String),
+        ...heatmapTicks(opts.x, grid.xs.map(String)),
+      }),
+      yaxis: axis(layout, "yaxis", {
+        title: { text: opts.y },
+        type: "category",
+        categoryorder: "array",
+        categoryarray: grid.ys,
+        ...heatmapTicks(opts.y, grid.ys),
+      }),
       margin: { l: 80, r: 16, t: 16, b: 56 },
     },
   };

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { canonicalSearch, exploreQuery, exploreSearch, heatmapFromExplore, heatmapQueries, heatmapSearch, metricList, parseExploreState, parseHeatmapState, withGroup } from "./url-state";
+import {
+  canonicalSearch,
+  exploreQuery,
+  exploreSearch,
+  heatmapFromExplore,
+  heatmapQueries,
+  heatmapSearch,
+  metricList,
+  parseExploreState,
+  parseHeatmapState,
+  withGroup,
+} from "./url-state";
 
 describe("explore URL state", () => {
   it("reads the API's names from the query string", () => {

@@ -42,7 +42,14 @@ export const BY_METRIC = "metric";
 
 /** The metrics of a state: several only when grouped by metric. */
 export function metricList(metric: string): string[] {
-  return [...new Set(metric.split(",").map((m) => m.trim()).filter((m) => m !== ""))];
+  return [
+    ...new Set(
+      metric
+        .split(",")
+        .map((m) => m.trim())
+        .filter((m) => m !== ""),
+    ),
+  ];
 }
 
 /** A change of group that keeps the state meaningful: leaving group=metric keeps its first metric. */
@@ -56,7 +63,10 @@ function flag(value: string | null): boolean {
 }
 
 function filters(params: URLSearchParams): string[] {
-  return params.getAll("filter").map((f) => f.trim()).filter((f) => /^[^:]+:.*$/.test(f));
+  return params
+    .getAll("filter")
+    .map((f) => f.trim())
+    .filter((f) => /^[^:]+:.*$/.test(f));
 }
 
 export function parseExploreState(params: URLSearchParams): ExploreState {
@@ -74,7 +84,10 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
     logx: flag(params.get("logx")),
     logy: flag(params.get("logy")),
     exact: flag(params.get("exact")),
-    order: params.getAll("order").map((o) => o.trim()).filter((o) => /^[^:]+:.+$/.test(o)),
+    order: params
+      .getAll("order")
+      .map((o) => o.trim())
+      .filter((o) => /^[^:]+:.+$/.test(o)),
     // Only when asked: a plain link's state stays what it was.
     ...(params.has("split") ? { split: names(params, "split") } : {}),
     ...(params.has("pool") ? { pool: names(params, "pool") } : {}),
@@ -82,7 +95,15 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
 }
 
 function names(params: URLSearchParams, key: string): string[] {
-  return [...new Set(params.getAll(key).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""))];
+  return [
+    ...new Set(
+      params
+        .getAll(key)
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter((v) => v !== ""),
+    ),
+  ];
 }
 
 /** The URL query for a state; defaults are left out so links stay short. */

@@ -34,14 +34,46 @@ export function exploreBlock(state: ExploreState): ExploreBlock {
 }
 
 export function heatmapBlock(state: HeatmapState): HeatmapBlock {
-  return { kind: "heatmap", title: null, empty_note: null, workload: state.workload, metric: state.metric, x: state.x, y: state.y, filter: state.filter, diff: state.diff || null, a: state.a || null, b: state.b || null };
+  return {
+    kind: "heatmap",
+    title: null,
+    empty_note: null,
+    workload: state.workload,
+    metric: state.metric,
+    x: state.x,
+    y: state.y,
+    filter: state.filter,
+    diff: state.diff || null,
+    a: state.a || null,
+    b: state.b || null,
+  };
 }
 
 export function compareRunsBlock(runs: string[], metric: string[], minEffect: number | null): CompareBlock {
-  return { kind: "compare", title: null, empty_note: null, runs, workload: null, by: null, values: null, pair_ignore: null, metric, filter: [], min_effect: minEffect ?? 5 };
+  return {
+    kind: "compare",
+    title: null,
+    empty_note: null,
+    runs,
+    workload: null,
+    by: null,
+    values: null,
+    pair_ignore: null,
+    metric,
+    filter: [],
+    min_effect: minEffect ?? 5,
+  };
 }
 
-export type GroupsInput = { workload: string; by: string; values: string[]; filter: string[]; metric: string[]; pairIgnore: string[] | null; minEffect: number | null };
+export type GroupsInput = {
+  workload: string;
+  by: string;
+  values: string[];
+  filter: string[];
+  metric: string[];
+  pairIgnore: string[] | null;
+  minEffect: number | null;
+};
 
 export function compareGroupsBlock(state: GroupsInput): CompareBlock {
   return {
@@ -156,7 +188,15 @@ export function blockLink(block: Block, pinnedAt: string | null = null): string 
       const minEffect = block.min_effect ?? null;
       if (block.runs) return `/compare?${runsCompareSearch({ runs: block.runs, metric: block.metric ?? [], minEffect })}`;
       const filter = pinFilters(block.filter ?? [], pinnedAt);
-      const state = { workload: block.workload ?? "", by: block.by ?? "", values: block.values ?? [], filter, metric: block.metric ?? [], pairIgnore: block.pair_ignore ?? null, minEffect };
+      const state = {
+        workload: block.workload ?? "",
+        by: block.by ?? "",
+        values: block.values ?? [],
+        filter,
+        metric: block.metric ?? [],
+        pairIgnore: block.pair_ignore ?? null,
+        minEffect,
+      };
       return `/compare?${groupCompareSearch(state)}`;
     }
     case "series": {

@@ -31,8 +31,19 @@ export type ScheduleForm = {
 
 export function emptyForm(timezone: string): ScheduleForm {
   return {
-    name: "", workload: "", targets: [], params: [{ name: "", values: "" }], repetitions: "3", labels: "",
-    minSeconds: "0.5", agents: [], whenKind: "cron", onceAt: "", cron: "0 3 * * *", timezone, paused: false,
+    name: "",
+    workload: "",
+    targets: [],
+    params: [{ name: "", values: "" }],
+    repetitions: "3",
+    labels: "",
+    minSeconds: "0.5",
+    agents: [],
+    whenKind: "cron",
+    onceAt: "",
+    cron: "0 3 * * *",
+    timezone,
+    paused: false,
   };
 }
 
@@ -54,7 +65,11 @@ export const WHOLE_VALUE_PARAMS: ReadonlySet<string> = new Set(["cmd", "archive"
 /** Comma-separated values, empty ones dropped; a whole-value parameter's text is one value. */
 export function parseValues(text: string, name = ""): ParamValue[] {
   if (WHOLE_VALUE_PARAMS.has(name.trim())) return text.trim() === "" ? [] : [text.trim()];
-  return text.split(",").map((v) => v.trim()).filter((v) => v !== "").map(parseValue);
+  return text
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "")
+    .map(parseValue);
 }
 
 /** Parameter rows as the spec's params: one value stays a value, several sweep (a list). */
@@ -94,7 +109,9 @@ export function parseLabels(text: string): Record<string, string> {
 }
 
 export function labelsText(labels: Record<string, string> | undefined): string {
-  return Object.entries(labels ?? {}).map(([k, v]) => `${k}=${v}`).join(", ");
+  return Object.entries(labels ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
 }
 
 function number(text: string, fallback: number): number {

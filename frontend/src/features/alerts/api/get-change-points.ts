@@ -16,7 +16,10 @@ export function changePointsUrl(seriesId: number, points: number, until?: string
 }
 
 export function changePointsQueryOptions(seriesId: number, points = 1000, until?: string) {
-  return queryOptions({ queryKey: ["change-points", seriesId, points, until ?? null], queryFn: ({ signal }) => getChangePoints(seriesId, points, until, signal) });
+  return queryOptions({
+    queryKey: ["change-points", seriesId, points, until ?? null],
+    queryFn: ({ signal }) => getChangePoints(seriesId, points, until, signal),
+  });
 }
 
 export function useChangePoints(seriesId: number, points = 1000, until?: string) {

@@ -17,8 +17,7 @@ function useTriage<T>(send: (update: StatusUpdate) => Promise<T>) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: send,
-    onSuccess: () =>
-      Promise.all(["alerts", "alert", "incidents", "incident", "change-points"].map((key) => client.invalidateQueries({ queryKey: [key] }))),
+    onSuccess: () => Promise.all(["alerts", "alert", "incidents", "incident", "change-points"].map((key) => client.invalidateQueries({ queryKey: [key] }))),
   });
 }
 

@@ -27,8 +27,8 @@ export function AlertChart({ alert }: { alert: AlertDetail }) {
       </p>
       <Plot figure={figure} onPointClick={onClick} label={`the series around alert ${alert.id}`} height={400} />
       <p className="muted small">
-        Each point is one run's median, the bars its p5–p95; the vertical line is the change, the dotted lines the levels before and
-        after. Click a point to open its run.
+        Each point is one run's median, the bars its p5–p95; the vertical line is the change, the dotted lines the levels before and after. Click a point to
+        open its run.
       </p>
     </section>
   );

@@ -15,9 +15,7 @@ export function AlertHeader({ alert }: { alert: AlertDetail }) {
           <span className="muted">in</span> {seriesTitle(s)}
         </h1>
         <p className="muted mono small">
-          alert #{alert.id} · {s.target}{" "}
-          {formatPairs(s.parameters)}{" "}
-          {formatPairs(s.labels)}
+          alert #{alert.id} · {s.target} {formatPairs(s.parameters)} {formatPairs(s.labels)}
         </p>
       </div>
       <div className="actions">

@@ -36,7 +36,13 @@ export function AlertRuns({ alert }: { alert: AlertDetail }) {
         </div>
         <div>
           <dt>incident</dt>
-          <dd>{alert.incident_id !== null ? <Link to={`/incidents/${alert.incident_id}`}>incident #{alert.incident_id}</Link> : <span className="muted">none</span>}</dd>
+          <dd>
+            {alert.incident_id !== null ? (
+              <Link to={`/incidents/${alert.incident_id}`}>incident #{alert.incident_id}</Link>
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </dd>
         </div>
       </dl>
     </section>

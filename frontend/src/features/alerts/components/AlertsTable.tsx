@@ -78,7 +78,9 @@ export function AlertsTable({ alerts, showStatus = false, showIncident = true }:
                 <StatusBadge status={a.status} />
               </td>
             )}
-            {showIncident && <td>{a.incident_id !== null ? <Link to={`/incidents/${a.incident_id}`}>#{a.incident_id}</Link> : <span className="muted">–</span>}</td>}
+            {showIncident && (
+              <td>{a.incident_id !== null ? <Link to={`/incidents/${a.incident_id}`}>#{a.incident_id}</Link> : <span className="muted">–</span>}</td>
+            )}
           </tr>
         ))}
       </tbody>

@@ -41,7 +41,13 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
                 #{i.id} {i.title}
               </Link>
             </td>
-            <td>{i.agent ?? <span className="muted" title="the incident is not tied to one host">–</span>}</td>
+            <td>
+              {i.agent ?? (
+                <span className="muted" title="the incident is not tied to one host">
+                  –
+                </span>
+              )}
+            </td>
             <td className="small">{causeSummary(i.cause, 3) || <span className="muted">unknown</span>}</td>
             <td className="small">
               {STATUSES.filter((s) => (i.alert_counts[s] ?? 0) > 0)
@@ -62,7 +68,15 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
 }
 
 /** One page of incidents with a link to the next, or why there are none. */
-export function IncidentsList({ incidents, status, onCursor }: { incidents: UseQueryResult<IncidentPage>; status: IncidentTab; onCursor: (cursor: string) => void }) {
+export function IncidentsList({
+  incidents,
+  status,
+  onCursor,
+}: {
+  incidents: UseQueryResult<IncidentPage>;
+  status: IncidentTab;
+  onCursor: (cursor: string) => void;
+}) {
   return (
     <QueryView query={incidents} what="incidents">
       {(page) =>

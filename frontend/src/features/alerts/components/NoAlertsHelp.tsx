@@ -5,8 +5,8 @@ export function NoAlertsHelp() {
   return (
     <div className="state-body">
       <p>
-        Alerts open when the worker finds a lasting change (a step) in a series: it checks every series after each upload and every
-        night. Run it beside the server:
+        Alerts open when the worker finds a lasting change (a step) in a series: it checks every series after each upload and every night. Run it beside the
+        server:
       </p>
       <pre className="code">{`perfatlas worker            # detection after uploads, the nightly pass, notifications
 perfatlas check             # or check every series once, now`}</pre>

@@ -10,10 +10,7 @@ export function OpenAlertsPanel() {
   return (
     <section className="card" data-testid="open-alerts-panel">
       <div className="card-head">
-        <h2>
-          Open alerts{" "}
-          {alerts.data && <span className={alerts.data.counts.open ? "count-pill hot" : "count-pill"}>{alerts.data.counts.open ?? 0}</span>}
-        </h2>
+        <h2>Open alerts {alerts.data && <span className={alerts.data.counts.open ? "count-pill hot" : "count-pill"}>{alerts.data.counts.open ?? 0}</span>}</h2>
         <Link to="/alerts">all alerts →</Link>
       </div>
       <QueryView query={alerts} what="open alerts">

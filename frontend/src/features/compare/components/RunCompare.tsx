@@ -71,7 +71,11 @@ function CompareTable({ data }: { data: Compare }) {
                 {shortId(r.uuid)}
               </Link>
               <div className="muted small">{i === 0 ? "baseline" : formatTime(r.started_at).slice(0, 10)}</div>
-              <div className="small">{Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(" ")}</div>
+              <div className="small">
+                {Object.entries(r.labels)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(" ")}
+              </div>
             </th>
           ))}
         </tr>

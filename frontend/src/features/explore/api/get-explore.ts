@@ -5,7 +5,17 @@ export type Explore = Schemas["ExploreRead"];
 export type ExploreTrace = Schemas["ExploreTrace"];
 export type ExplorePoint = Schemas["ExplorePoint"];
 
-export type ExploreQuery = { workload: string; metric: string; x: string; group?: string; filter: string[]; exact?: boolean; order?: string[]; split?: string[]; pool?: string[] };
+export type ExploreQuery = {
+  workload: string;
+  metric: string;
+  x: string;
+  group?: string;
+  filter: string[];
+  exact?: boolean;
+  order?: string[];
+  split?: string[];
+  pool?: string[];
+};
 
 export function getExplore(query: ExploreQuery, signal?: AbortSignal): Promise<Explore> {
   return apiGet<Explore>("/explore", { ...query }, signal);

@@ -83,7 +83,8 @@ export function ExploreChart({ state, query, explore, catalog }: Props) {
           <FlagLegend data={data} />
           <DurabilityLegend data={data} />
           <p className="muted small">
-            Each point is the median of its runs (a run: the median of its repetitions); bars span p5–p95 of the repetitions behind it. Hover a point for its spread and runs; click it to open the run.
+            Each point is the median of its runs (a run: the median of its repetitions); bars span p5–p95 of the repetitions behind it. Hover a point for its
+            spread and runs; click it to open the run.
           </p>
         </>
       )}

@@ -16,7 +16,10 @@ export function HeatmapChart({ state, heatmap }: { state: HeatmapState; heatmap:
     <section className="card plot-card">
       {heatmap.asked === 0 ? (
         <Empty title="Choose a workload, a metric and two dimensions (for example segsize × k).">
-          <p>Each cell is the median of the runs with that pair of values; ⚠ marks a cell whose numbers need care (hover for why). Pick a dimension and two of its values (two versions, say) to see their difference, coloured around zero: blue is better, red worse.</p>
+          <p>
+            Each cell is the median of the runs with that pair of values; ⚠ marks a cell whose numbers need care (hover for why). Pick a dimension and two of
+            its values (two versions, say) to see their difference, coloured around zero: blue is better, red worse.
+          </p>
         </Empty>
       ) : heatmap.error ? (
         <ErrorState error={heatmap.error} what="the heatmap" />

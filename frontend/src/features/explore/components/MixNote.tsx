@@ -53,10 +53,7 @@ export function MixNote({ data, state }: { data: Explore; state: ExploreState })
               <span className="badge warn">
                 mixes {shortName(name)}: {mixedValues(data, name).join(", ")}
               </span>{" "}
-              <Link
-                className="button small"
-                to={href(state, { split: [...split.filter((s) => s !== name), name], pool: pool.filter((p) => p !== name) })}
-              >
+              <Link className="button small" to={href(state, { split: [...split.filter((s) => s !== name), name], pool: pool.filter((p) => p !== name) })}>
                 split by {shortName(name)}
               </Link>
             </li>

@@ -9,7 +9,11 @@ export function FirstRunCard() {
   const name = agent.data?.name ?? null;
   const jobs = useFirstRunJobs(name);
   const reports = useReports();
-  const state = firstRunState(name, jobs.data?.items ?? [], (reports.data?.items ?? []).map((r) => r.slug));
+  const state = firstRunState(
+    name,
+    jobs.data?.items ?? [],
+    (reports.data?.items ?? []).map((r) => r.slug),
+  );
   if (state.state === "none") return null;
   const jobsLink = `/jobs?agent=${encodeURIComponent(state.agent)}`;
   if (state.state === "running") {
@@ -46,7 +50,8 @@ export function FirstRunCard() {
       <ul>
         {state.studies.map((s) => (
           <li key={s.study}>
-            {s.exists ? <Link to={`/reports/${s.slug}`}>{s.study}</Link> : <span>{s.study}</span>} — {s.succeeded} of {s.total} {s.total === 1 ? "job" : "jobs"} succeeded
+            {s.exists ? <Link to={`/reports/${s.slug}`}>{s.study}</Link> : <span>{s.study}</span>} — {s.succeeded} of {s.total} {s.total === 1 ? "job" : "jobs"}{" "}
+            succeeded
             {s.exists ? null : <span className="muted"> — the report will appear when the server has its defaults</span>}
           </li>
         ))}

@@ -7,6 +7,11 @@ export function useCancelJob() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: number) => apiSend<Job>("POST", `/jobs/${id}/cancel`),
-    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ["jobs"] }), client.invalidateQueries({ queryKey: ["schedules"] }), client.invalidateQueries({ queryKey: ["agents"] })]),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ["jobs"] }),
+        client.invalidateQueries({ queryKey: ["schedules"] }),
+        client.invalidateQueries({ queryKey: ["agents"] }),
+      ]),
   });
 }

@@ -63,18 +63,76 @@ export function JobFacts({ job }: { job: Job }) {
   const held = job.status === "leased" || job.status === "running";
   return (
     <dl className="kv">
-      <div><dt>workload</dt><dd className="mono">{s.workload}</dd></div>
-      <div><dt>targets</dt><dd className="mono">{s.targets}</dd></div>
-      <div><dt>parameters</dt><dd className="mono">{s.params}</dd></div>
-      <div><dt>runs per agent</dt><dd>{job.points} × {s.repetitions} repetitions</dd></div>
-      <div><dt>made for</dt><dd>{job.agent}</dd></div>
-      <div><dt>run by</dt><dd>{job.leased_by ?? "–"}</dd></div>
-      <div><dt>attempts</dt><dd>{job.attempts} of {job.max_attempts}</dd></div>
-      <div><dt>lease</dt><dd>{held && job.lease_until ? <>until <When iso={job.lease_until} zone={zone} /></> : "–"}</dd></div>
-      <div><dt>created ({zone})</dt><dd><When iso={job.created_at} zone={zone} /></dd></div>
-      <div><dt>started</dt><dd><When iso={job.started_at} zone={zone} /></dd></div>
-      <div><dt>finished</dt><dd><When iso={job.finished_at} zone={zone} /></dd></div>
-      {job.status === "queued" && job.expires_at && <div><dt>expires</dt><dd><When iso={job.expires_at} zone={zone} /></dd></div>}
+      <div>
+        <dt>workload</dt>
+        <dd className="mono">{s.workload}</dd>
+      </div>
+      <div>
+        <dt>targets</dt>
+        <dd className="mono">{s.targets}</dd>
+      </div>
+      <div>
+        <dt>parameters</dt>
+        <dd className="mono">{s.params}</dd>
+      </div>
+      <div>
+        <dt>runs per agent</dt>
+        <dd>
+          {job.points} × {s.repetitions} repetitions
+        </dd>
+      </div>
+      <div>
+        <dt>made for</dt>
+        <dd>{job.agent}</dd>
+      </div>
+      <div>
+        <dt>run by</dt>
+        <dd>{job.leased_by ?? "–"}</dd>
+      </div>
+      <div>
+        <dt>attempts</dt>
+        <dd>
+          {job.attempts} of {job.max_attempts}
+        </dd>
+      </div>
+      <div>
+        <dt>lease</dt>
+        <dd>
+          {held && job.lease_until ? (
+            <>
+              until <When iso={job.lease_until} zone={zone} />
+            </>
+          ) : (
+            "–"
+          )}
+        </dd>
+      </div>
+      <div>
+        <dt>created ({zone})</dt>
+        <dd>
+          <When iso={job.created_at} zone={zone} />
+        </dd>
+      </div>
+      <div>
+        <dt>started</dt>
+        <dd>
+          <When iso={job.started_at} zone={zone} />
+        </dd>
+      </div>
+      <div>
+        <dt>finished</dt>
+        <dd>
+          <When iso={job.finished_at} zone={zone} />
+        </dd>
+      </div>
+      {job.status === "queued" && job.expires_at && (
+        <div>
+          <dt>expires</dt>
+          <dd>
+            <When iso={job.expires_at} zone={zone} />
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }

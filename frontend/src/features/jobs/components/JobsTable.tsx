@@ -37,7 +37,9 @@ export function JobsTable({ jobs }: { jobs: Job[] }) {
               {j.agent}
               {j.leased_by && j.leased_by !== j.agent && <span className="muted small"> (run by {j.leased_by})</span>}
             </td>
-            <td>{j.schedule_id ? <Link to={`/schedules/${j.schedule_id}`}>{j.schedule_name ?? `#${j.schedule_id}`}</Link> : <span className="muted">–</span>}</td>
+            <td>
+              {j.schedule_id ? <Link to={`/schedules/${j.schedule_id}`}>{j.schedule_name ?? `#${j.schedule_id}`}</Link> : <span className="muted">–</span>}
+            </td>
             <td className="progress-col">
               <JobProgress job={j} />
             </td>

@@ -32,4 +32,3 @@ export function useAddBlock() {
     return apiSend<Report>("PATCH", `/reports/${encodeURIComponent(slug)}`, { blocks: [...report.blocks, block] } satisfies ReportUpdate);
   });
 }
-

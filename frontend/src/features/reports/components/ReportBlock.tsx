@@ -32,7 +32,9 @@ function Content({ block, data, pinnedAt }: { block: Block; data: BlockData; pin
   if (data.explore) {
     if (data.explore.traces.length === 0 || !figure)
       return (
-        <Empty title={`No runs of ${data.explore.workload} match${block.kind === "explore" && block.filter?.length ? ` ${block.filter.join(", ")}` : ""}${data.explore.note ? `: ${data.explore.note}` : ""}.`}>
+        <Empty
+          title={`No runs of ${data.explore.workload} match${block.kind === "explore" && block.filter?.length ? ` ${block.filter.join(", ")}` : ""}${data.explore.note ? `: ${data.explore.note}` : ""}.`}
+        >
           <Note block={block} />
         </Empty>
       );
@@ -82,7 +84,9 @@ export function ReportBlock({ slug, block, data, pinnedAt = null }: { slug: stri
                 Open
               </Link>
             )}
-            {block.kind !== "markdown" && !data.error && <CsvDownload path={`/reports/${slug}/blocks/${data.index}.csv`} query={{}} filename={`${slug}-block-${data.index}.csv`} />}
+            {block.kind !== "markdown" && !data.error && (
+              <CsvDownload path={`/reports/${slug}/blocks/${data.index}.csv`} query={{}} filename={`${slug}-block-${data.index}.csv`} />
+            )}
           </div>
         </div>
       )}

@@ -66,13 +66,30 @@ export function ReportEditor({ report }: { report: Report }) {
                 <span className="badge">{b.kind}</span> {link ? <Link to={link}>{blockLabel(b)}</Link> : blockLabel(b)}
                 <input aria-label={`caption of block ${i + 1}`} placeholder="caption" value={b.title ?? ""} onChange={(e) => setCaption(i, e.target.value)} />
                 <span className="actions">
-                  <button type="button" className="button small" aria-label={`move block ${i + 1} up`} disabled={i === 0} onClick={() => setBlocks(moveBlock(blocks, i, -1))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`move block ${i + 1} up`}
+                    disabled={i === 0}
+                    onClick={() => setBlocks(moveBlock(blocks, i, -1))}
+                  >
                     ↑
                   </button>
-                  <button type="button" className="button small" aria-label={`move block ${i + 1} down`} disabled={i === blocks.length - 1} onClick={() => setBlocks(moveBlock(blocks, i, 1))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`move block ${i + 1} down`}
+                    disabled={i === blocks.length - 1}
+                    onClick={() => setBlocks(moveBlock(blocks, i, 1))}
+                  >
                     ↓
                   </button>
-                  <button type="button" className="button small" aria-label={`remove block ${i + 1}`} onClick={() => setBlocks(blocks.filter((_, j) => j !== i))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`remove block ${i + 1}`}
+                    onClick={() => setBlocks(blocks.filter((_, j) => j !== i))}
+                  >
                     Remove
                   </button>
                 </span>
@@ -103,7 +120,12 @@ export function ReportEditor({ report }: { report: Report }) {
         <Link className="button" to={`/reports/${report.slug}`}>
           Cancel
         </Link>
-        <ConfirmButton label="Delete report" confirm="Really delete" pending={remove.isPending} onConfirm={() => remove.mutate(report.slug, { onSuccess: () => navigate("/reports") })} />
+        <ConfirmButton
+          label="Delete report"
+          confirm="Really delete"
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate(report.slug, { onSuccess: () => navigate("/reports") })}
+        />
       </div>
       <WriteError error={update.error ?? remove.error} scope="upload" action="Saving the report" />
     </form>

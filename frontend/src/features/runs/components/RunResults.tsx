@@ -7,7 +7,10 @@ import { FLAG_TEXT, resultFlags } from "../trust";
 
 function Samples({ result }: { result: RunResult }) {
   if (result.samples.length === 0) return <span className="muted">none</span>;
-  const shown = result.samples.slice(0, 12).map((s) => formatNumber(s)).join(", ");
+  const shown = result.samples
+    .slice(0, 12)
+    .map((s) => formatNumber(s))
+    .join(", ");
   return (
     <span className="mono small" title={result.samples.join(", ")}>
       {shown}

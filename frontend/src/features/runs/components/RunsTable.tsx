@@ -37,7 +37,12 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
           <tr key={r.uuid} className={selected?.includes(r.uuid) ? "selected" : undefined}>
             {onToggle && (
               <td>
-                <input type="checkbox" aria-label={`select run ${shortId(r.uuid)}`} checked={selected?.includes(r.uuid) ?? false} onChange={() => onToggle(r.uuid)} />
+                <input
+                  type="checkbox"
+                  aria-label={`select run ${shortId(r.uuid)}`}
+                  checked={selected?.includes(r.uuid) ?? false}
+                  onChange={() => onToggle(r.uuid)}
+                />
               </td>
             )}
             <td className="mono">
@@ -56,7 +61,11 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
               )}
             </td>
             <td>{r.agent}</td>
-            {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
+            {!compact && (
+              <td className="mono ellipsis" title={r.target}>
+                {r.target}
+              </td>
+            )}
             {!compact && <ParamsCell params={r.parameters} />}
             <td className="mono small">
               {labelLink

@@ -22,14 +22,10 @@ export function JobCounts({ jobs }: { jobs: Record<string, number> }) {
   );
 }
 
-export function NextFiring({ schedule, zone }: { schedule: Pick<Schedule, "next_fire_at" | "paused"> ; zone: string }) {
+export function NextFiring({ schedule, zone }: { schedule: Pick<Schedule, "next_fire_at" | "paused">; zone: string }) {
   if (!schedule.next_fire_at) return <span className="muted">none (fired)</span>;
   if (schedule.paused) {
-    return (
-      <span>
-        none while paused
-      </span>
-    );
+    return <span>none while paused</span>;
   }
   return (
     <span>

@@ -33,12 +33,8 @@ export function SeriesTable({ series }: { series: SeriesListed[] }) {
             </td>
             <td>{s.agent}</td>
             <td className="mono ellipsis">{s.target}</td>
-            <td className="mono small">
-              {formatParams(s.parameters).text}
-            </td>
-            <td className="mono small">
-              {formatPairs(s.labels)}
-            </td>
+            <td className="mono small">{formatParams(s.parameters).text}</td>
+            <td className="mono small">{formatPairs(s.labels)}</td>
             <td className="num">{formatCount(s.points)}</td>
             <td className="nowrap">{formatTime(s.last_at)}</td>
             <td className="num" data-testid="open-alerts">

@@ -91,7 +91,10 @@ function ChannelRow({ channel }: { channel: Channel }) {
       <tr data-channel={channel.name}>
         <td className="strong">{channel.name}</td>
         <td>{channel.kind}</td>
-        <td className="mono small ellipsis wide" title={channel.kind === "webhook" ? "the URL's path is a secret: only its scheme and host are shown" : channel.target}>
+        <td
+          className="mono small ellipsis wide"
+          title={channel.kind === "webhook" ? "the URL's path is a secret: only its scheme and host are shown" : channel.target}
+        >
           {channel.target}
         </td>
         <td>
@@ -107,7 +110,13 @@ function ChannelRow({ channel }: { channel: Channel }) {
           </label>
         </td>
         <td className="nowrap">
-          <button type="button" className="button small" disabled={test.isPending || !channel.enabled} title={channel.enabled ? "queue a test notification" : "enable the channel first"} onClick={() => test.mutate(channel.id)}>
+          <button
+            type="button"
+            className="button small"
+            disabled={test.isPending || !channel.enabled}
+            title={channel.enabled ? "queue a test notification" : "enable the channel first"}
+            onClick={() => test.mutate(channel.id)}
+          >
             {test.isSuccess ? "Test queued ✓" : "Send test"}
           </button>{" "}
           {confirming ? (
@@ -145,8 +154,8 @@ function DeliveryLog() {
     return (
       <Empty title="Nothing sent yet.">
         <p className="state-body">
-          Notifications go out when an alert or incident opens, changes status or resolves, and on <strong>Send test</strong>. The worker
-          (<code>perfatlas worker</code>) delivers them and retries failures.
+          Notifications go out when an alert or incident opens, changes status or resolves, and on <strong>Send test</strong>. The worker (
+          <code>perfatlas worker</code>) delivers them and retries failures.
         </p>
       </Empty>
     );

@@ -162,8 +162,8 @@ export function Rules() {
       </div>
       <p data-testid="rule-defaults">
         Without a rule, an alert opens for a change of at least <strong>{defaults.min_change_pct ?? "?"} %</strong> found with at least{" "}
-        <strong>{conf(defaults.min_confidence, undefined)}</strong> confidence. Rules raise or lower these for the series they match, or
-        mute them. Writing rules needs an admin token.
+        <strong>{conf(defaults.min_confidence, undefined)}</strong> confidence. Rules raise or lower these for the series they match, or mute them. Writing
+        rules needs an admin token.
       </p>
       {items.length === 0 ? (
         <Empty title="No rules: the defaults apply to every series.">
