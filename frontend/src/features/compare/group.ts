@@ -1,6 +1,6 @@
 // Groups of runs (fs version 6.1 against 6.5 and 6.8, say), compared on the server series by
 // series: this module holds the page's URL state and the words of the per-series summary.
-import type { Schemas } from "../../api/client";
+import type { ApiQuery, Schemas } from "../../api/client";
 import { formatPercent } from "../../lib/format";
 import { parseMetrics } from "./diff";
 
@@ -53,7 +53,7 @@ export function groupCompareSearch(state: GroupCompareState): URLSearchParams {
 }
 
 /** The API query of a state: the same names as the page's URL. */
-export function groupCompareQuery(state: GroupCompareState) {
+export function groupCompareQuery(state: GroupCompareState): ApiQuery<"/compare/groups"> {
   return {
     workload: state.workload,
     by: state.by,

@@ -132,7 +132,8 @@ export function exploreLink(settings: Partial<ExploreState>): string {
 /** What to ask the API for, or null while workload or metric is missing. */
 export function exploreQuery(state: ExploreState): ExploreQuery | null {
   if (!state.workload || !state.metric) return null;
-  const query: ExploreQuery = { workload: state.workload, metric: state.metric, x: state.x || "time", filter: state.filter };
+  // The metrics go as the page's URL has them: one value, comma-separated with group=metric.
+  const query: ExploreQuery = { workload: state.workload, metric: [state.metric], x: state.x || "time", filter: state.filter };
   if (state.group) query.group = state.group;
   if (state.exact) query.exact = true;
   if (state.order?.length) query.order = state.order;
@@ -165,7 +166,7 @@ export function heatmapSearch(state: HeatmapState): URLSearchParams {
 /** The explore requests behind a heatmap: one grid, or two (a and b) when a difference is asked. */
 export function heatmapQueries(state: HeatmapState): ExploreQuery[] {
   if (!state.workload || !state.metric || !state.x || !state.y) return [];
-  const base = { workload: state.workload, metric: state.metric, x: state.x, group: state.y };
+  const base = { workload: state.workload, metric: [state.metric], x: state.x, group: state.y };
   const others = state.diff ? state.filter.filter((f) => !f.startsWith(`${state.diff}:`)) : state.filter;
   if (state.diff && state.a && state.b) {
     return [

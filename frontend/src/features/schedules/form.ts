@@ -1,5 +1,5 @@
 // The schedule form's state and the API bodies it stands for (and back, to edit a schedule).
-import type { Schemas } from "../../api/client";
+import type { ApiBody, Schemas } from "../../api/client";
 import type { WhenKind } from "./cron";
 import { whenKind } from "./cron";
 
@@ -146,7 +146,7 @@ export function createBody(form: ScheduleForm): ScheduleCreate {
   return { name: form.name.trim(), ...previewBody(form), paused: form.paused };
 }
 
-export type ScheduleUpdate = Partial<Schemas["ScheduleUpdate"]>;
+export type ScheduleUpdate = ApiBody<"/schedules/{schedule_id}", "patch">;
 
 /** The PATCH of an edit: only what changed, so that saving a renamed "now" schedule does not fire it again. */
 export function updateBody(before: ScheduleForm, after: ScheduleForm): ScheduleUpdate {

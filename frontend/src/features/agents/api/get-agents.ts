@@ -5,7 +5,7 @@ import { choicesOf } from "../../../components/ui/choices";
 export type Agent = Schemas["AgentRead"];
 
 export function getAgents(signal?: AbortSignal): Promise<Agent[]> {
-  return apiGet<Agent[]>("/agents", {}, signal);
+  return apiGet("/agents", { signal });
 }
 
 /** The agents; `poll` (ms) keeps heartbeats and current jobs fresh on the Agents page. */

@@ -5,7 +5,7 @@ export type AlertDetail = Schemas["AlertDetail"];
 export type Change = Schemas["Change"];
 
 export function getAlert(id: number, signal?: AbortSignal): Promise<AlertDetail> {
-  return apiGet<AlertDetail>(`/alerts/${id}`, {}, signal);
+  return apiGet("/alerts/{alert_id}", { path: { alert_id: id }, signal });
 }
 
 export function alertQueryOptions(id: number) {

@@ -3,7 +3,7 @@ import { apiGet } from "../../../api/client";
 import { groupCompareQuery, type GroupCompare, type GroupCompareState } from "../group";
 
 export function getGroupCompare(state: GroupCompareState, signal?: AbortSignal): Promise<GroupCompare> {
-  return apiGet<GroupCompare>("/compare/groups", groupCompareQuery(state), signal);
+  return apiGet("/compare/groups", { query: groupCompareQuery(state), signal });
 }
 
 /** The server pairs the series and judges each change; asked once two values are chosen. */

@@ -4,7 +4,7 @@ import { buildCatalog, type ApiCatalog } from "../catalog";
 import { pickersOf } from "../pickers";
 
 export function getCatalog(signal?: AbortSignal): Promise<ApiCatalog> {
-  return apiGet<ApiCatalog>("/catalog", {}, signal);
+  return apiGet("/catalog", { signal });
 }
 
 /** `enabled` lets a page ask for its plot first: the catalog only fills the pickers. */

@@ -1,24 +1,14 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
 
 export type Explore = Schemas["ExploreRead"];
 export type ExploreTrace = Schemas["ExploreTrace"];
 export type ExplorePoint = Schemas["ExplorePoint"];
 
-export type ExploreQuery = {
-  workload: string;
-  metric: string;
-  x: string;
-  group?: string;
-  filter: string[];
-  exact?: boolean;
-  order?: string[];
-  split?: string[];
-  pool?: string[];
-};
+export type ExploreQuery = ApiQuery<"/explore">;
 
 export function getExplore(query: ExploreQuery, signal?: AbortSignal): Promise<Explore> {
-  return apiGet<Explore>("/explore", { ...query }, signal);
+  return apiGet("/explore", { query, signal });
 }
 
 export function exploreQueryOptions(query: ExploreQuery) {
@@ -27,7 +17,7 @@ export function exploreQueryOptions(query: ExploreQuery) {
 
 export function useExplore(query: ExploreQuery | null) {
   return useQuery({
-    ...exploreQueryOptions(query ?? { workload: "", metric: "", x: "time", filter: [] }),
+    ...exploreQueryOptions(query ?? { workload: "", metric: [], x: "time", filter: [] }),
     enabled: query !== null,
     placeholderData: keepPreviousData,
   });

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Link } from "react-router-dom";
+import { apiUrl } from "../../../api/client";
 import { CsvButton, CsvError, useCsvDownload } from "../../../components/ui/CsvDownload";
 import type { ExploreQuery } from "../api/get-explore";
 import { heatmapFromExplore, heatmapSearch, type ExploreState } from "../url-state";
@@ -14,7 +15,7 @@ export function ExploreHeader({ state, query, actions }: { state: ExploreState; 
         <div className="actions">
           {query && (
             <>
-              <CsvButton onClick={() => csv.download("/explore.csv", { ...query }, `${state.workload}-${state.metric}-by-${state.x}.csv`)} />
+              <CsvButton onClick={() => csv.download(apiUrl("/explore.csv", { query }), `${state.workload}-${state.metric}-by-${state.x}.csv`)} />
               <Link className="button" to={`/heatmap?${heatmapSearch(heatmapFromExplore(state))}`}>
                 Heatmap
               </Link>

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet } from "../../../api/client";
 import { firstRunAgent } from "../progress";
 
 const POLL_MS = 2000;
@@ -9,7 +9,7 @@ const POLL_MS = 2000;
 export function useFirstRunAgent() {
   return useQuery({
     queryKey: ["agents"],
-    queryFn: ({ signal }) => apiGet<Schemas["AgentRead"][]>("/agents", {}, signal),
+    queryFn: ({ signal }) => apiGet("/agents", { signal }),
     refetchInterval: (q) => (q.state.data && firstRunAgent(q.state.data) ? false : 5000),
     select: (agents) => firstRunAgent(agents),
   });
@@ -20,7 +20,7 @@ export function useFirstRunAgent() {
 export function useFirstRunJobs(agent: string | null) {
   return useQuery({
     queryKey: ["jobs", { agent, limit: 500 }],
-    queryFn: ({ signal }) => apiGet<Schemas["JobPage"]>("/jobs", { agent: agent ?? "", limit: 500 }, signal),
+    queryFn: ({ signal }) => apiGet("/jobs", { query: { agent: agent ?? "", limit: 500 }, signal }),
     enabled: agent !== null,
     refetchInterval: (q) => (q.state.data?.items.some((j) => ["queued", "leased", "running"].includes(j.status)) ? POLL_MS : false),
   });

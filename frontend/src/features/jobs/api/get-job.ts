@@ -4,7 +4,7 @@ import { isActive, type Job } from "../progress";
 import { POLL_MS } from "./get-jobs";
 
 export function getJob(id: number, signal?: AbortSignal): Promise<Job> {
-  return apiGet<Job>(`/jobs/${id}`, {}, signal);
+  return apiGet("/jobs/{job_id}", { path: { job_id: id }, signal });
 }
 
 /** One job; polled every 2 s until it is final. */

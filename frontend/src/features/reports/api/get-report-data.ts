@@ -7,7 +7,7 @@ export type BlockData = Schemas["BlockData"];
 
 /** The report with every block's data, as each block's page would answer it. */
 export function getReportData(slug: string, signal?: AbortSignal): Promise<ReportData> {
-  return apiGet<ReportData>(`/reports/${encodeURIComponent(slug)}/data`, {}, signal);
+  return apiGet("/reports/{slug}/data", { path: { slug }, signal });
 }
 
 export function reportDataQueryOptions(slug: string) {
@@ -19,7 +19,7 @@ export function useReportData(slug: string) {
 }
 
 export function getReport(slug: string, signal?: AbortSignal): Promise<Report> {
-  return apiGet<Report>(`/reports/${encodeURIComponent(slug)}`, {}, signal);
+  return apiGet("/reports/{slug}", { path: { slug }, signal });
 }
 
 export function useReport(slug: string) {

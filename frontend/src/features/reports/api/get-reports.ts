@@ -4,7 +4,7 @@ import { apiGet, type Schemas } from "../../../api/client";
 export type ReportSummary = Schemas["ReportSummary"];
 
 export function getReports(signal?: AbortSignal): Promise<Schemas["ReportList"]> {
-  return apiGet<Schemas["ReportList"]>("/reports", {}, signal);
+  return apiGet("/reports", { signal });
 }
 
 export function reportsQueryOptions() {

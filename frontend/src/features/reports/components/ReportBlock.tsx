@@ -1,5 +1,6 @@
 import { useMemo } from "react";
 import { Link } from "react-router-dom";
+import { apiUrl } from "../../../api/client";
 import { Plot } from "../../../components/charts/Plot";
 import { CsvDownload } from "../../../components/ui/CsvDownload";
 import { Empty } from "../../../components/ui/States";
@@ -85,7 +86,10 @@ export function ReportBlock({ slug, block, data, pinnedAt = null }: { slug: stri
               </Link>
             )}
             {block.kind !== "markdown" && !data.error && (
-              <CsvDownload path={`/reports/${slug}/blocks/${data.index}.csv`} query={{}} filename={`${slug}-block-${data.index}.csv`} />
+              <CsvDownload
+                url={apiUrl("/reports/{slug}/blocks/{index}.csv", { path: { slug, index: data.index } })}
+                filename={`${slug}-block-${data.index}.csv`}
+              />
             )}
           </div>
         </div>

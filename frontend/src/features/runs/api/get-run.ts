@@ -5,7 +5,7 @@ export type Run = Schemas["RunRead"];
 export type RunResult = Schemas["ResultRead"];
 
 export function getRun(uuid: string, signal?: AbortSignal): Promise<Run> {
-  return apiGet<Run>(`/runs/${encodeURIComponent(uuid)}`, {}, signal);
+  return apiGet("/runs/{run_uuid}", { path: { run_uuid: uuid }, signal });
 }
 
 export function runQueryOptions(uuid: string) {

@@ -8,7 +8,7 @@ export type SchedulePreviewIn = Schemas["SchedulePreviewIn"];
 export function usePreview(body: SchedulePreviewIn | null) {
   return useQuery({
     queryKey: ["schedule-preview", body],
-    queryFn: () => apiSend<SchedulePreview>("POST", "/schedules/preview", body),
+    queryFn: () => apiSend("POST", "/schedules/preview", { body: body! }),
     enabled: body !== null,
     placeholderData: keepPreviousData,
     staleTime: 10_000,
