@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
+import { alertKeys } from "../../../api/query-keys";
 
 export type AlertDetail = Schemas["AlertDetail"];
 export type Change = Schemas["Change"];
@@ -9,7 +10,7 @@ export function getAlert(id: number, signal?: AbortSignal): Promise<AlertDetail>
 }
 
 export function alertQueryOptions(id: number) {
-  return queryOptions({ queryKey: ["alert", id], queryFn: ({ signal }) => getAlert(id, signal) });
+  return queryOptions({ queryKey: alertKeys.detail(id), queryFn: ({ signal }) => getAlert(id, signal) });
 }
 
 export function useAlert(id: number) {

@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { alertKeys } from "../../../api/query-keys";
 
 export type Alert = Schemas["AlertRead"];
 export type AlertPage = Schemas["AlertPage"];
@@ -12,7 +13,7 @@ export function getAlerts(filter: AlertsFilter, signal?: AbortSignal): Promise<A
 }
 
 export function alertsQueryOptions(filter: AlertsFilter) {
-  return queryOptions({ queryKey: ["alerts", filter], queryFn: ({ signal }) => getAlerts(filter, signal) });
+  return queryOptions({ queryKey: alertKeys.list(filter), queryFn: ({ signal }) => getAlerts(filter, signal) });
 }
 
 export function useAlerts(filter: AlertsFilter, enabled = true) {

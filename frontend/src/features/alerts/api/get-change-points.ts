@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, apiUrl, type Schemas } from "../../../api/client";
+import { seriesKeys } from "../../../api/query-keys";
 
 export type SeriesChangePoints = Schemas["SeriesChangePoints"];
 export type SeriesChangePoint = Schemas["SeriesChangePoint"];
@@ -17,7 +18,7 @@ export function changePointsUrl(seriesId: number, points: number, until?: string
 
 export function changePointsQueryOptions(seriesId: number, points = 1000, until?: string) {
   return queryOptions({
-    queryKey: ["change-points", seriesId, points, until ?? null],
+    queryKey: seriesKeys.changePoints(seriesId, points, until ?? null),
     queryFn: ({ signal }) => getChangePoints(seriesId, points, until, signal),
   });
 }

@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { incidentKeys } from "../../../api/query-keys";
 
 export type Incident = Schemas["IncidentRead"];
 export type IncidentPage = Schemas["IncidentPage"];
@@ -13,7 +14,7 @@ export function getIncidents(filter: IncidentsFilter, signal?: AbortSignal): Pro
 
 export function useIncidents(filter: IncidentsFilter) {
   return useQuery({
-    ...queryOptions({ queryKey: ["incidents", filter], queryFn: ({ signal }) => getIncidents(filter, signal) }),
+    ...queryOptions({ queryKey: incidentKeys.list(filter), queryFn: ({ signal }) => getIncidents(filter, signal) }),
     placeholderData: keepPreviousData,
   });
 }
@@ -23,5 +24,5 @@ export function getIncident(id: number, signal?: AbortSignal): Promise<IncidentD
 }
 
 export function useIncident(id: number) {
-  return useQuery({ queryKey: ["incident", id], queryFn: ({ signal }) => getIncident(id, signal), enabled: Number.isFinite(id) });
+  return useQuery({ queryKey: incidentKeys.detail(id), queryFn: ({ signal }) => getIncident(id, signal), enabled: Number.isFinite(id) });
 }

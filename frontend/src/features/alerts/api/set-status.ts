@@ -1,6 +1,7 @@
 // Triage of one alert or of every alert of an incident; both refresh every alert view after.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiSend, type ApiBody, type Schemas } from "../../../api/client";
+import { alertKeys, incidentKeys, seriesKeys } from "../../../api/query-keys";
 
 export type StatusUpdate = ApiBody<"/alerts/{alert_id}/status", "post">;
 
@@ -16,7 +17,7 @@ function useTriage<T>(send: (update: StatusUpdate) => Promise<T>) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: send,
-    onSuccess: () => Promise.all(["alerts", "alert", "incidents", "incident", "change-points"].map((key) => client.invalidateQueries({ queryKey: [key] }))),
+    onSuccess: () => Promise.all([alertKeys.all, incidentKeys.all, seriesKeys.allChangePoints()].map((queryKey) => client.invalidateQueries({ queryKey }))),
   });
 }
 

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { compareKeys } from "../../../api/query-keys";
 
 export type Compare = Schemas["CompareRead"];
 export type CompareMetric = Schemas["CompareMetric"];
@@ -15,7 +16,7 @@ export function getCompare(q: CompareQuery, signal?: AbortSignal): Promise<Compa
 }
 
 export function compareQueryOptions(q: CompareQuery) {
-  return queryOptions({ queryKey: ["compare", q], queryFn: ({ signal }) => getCompare(q, signal) });
+  return queryOptions({ queryKey: compareKeys.runs(q), queryFn: ({ signal }) => getCompare(q, signal) });
 }
 
 export function useCompare(q: CompareQuery) {

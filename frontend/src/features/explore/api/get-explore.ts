@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { exploreKeys } from "../../../api/query-keys";
 
 export type Explore = Schemas["ExploreRead"];
 export type ExploreTrace = Schemas["ExploreTrace"];
@@ -12,7 +13,7 @@ export function getExplore(query: ExploreQuery, signal?: AbortSignal): Promise<E
 }
 
 export function exploreQueryOptions(query: ExploreQuery) {
-  return queryOptions({ queryKey: ["explore", query], queryFn: ({ signal }) => getExplore(query, signal) });
+  return queryOptions({ queryKey: exploreKeys.plot(query), queryFn: ({ signal }) => getExplore(query, signal) });
 }
 
 export function useExplore(query: ExploreQuery | null) {

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
+import { reportKeys } from "../../../api/query-keys";
 
 export type ReportData = Schemas["ReportData"];
 export type Report = Schemas["ReportRead"];
@@ -11,7 +12,7 @@ export function getReportData(slug: string, signal?: AbortSignal): Promise<Repor
 }
 
 export function reportDataQueryOptions(slug: string) {
-  return queryOptions({ queryKey: ["reports", slug, "data"], queryFn: ({ signal }) => getReportData(slug, signal) });
+  return queryOptions({ queryKey: reportKeys.data(slug), queryFn: ({ signal }) => getReportData(slug, signal) });
 }
 
 export function useReportData(slug: string) {
@@ -23,5 +24,5 @@ export function getReport(slug: string, signal?: AbortSignal): Promise<Report> {
 }
 
 export function useReport(slug: string) {
-  return useQuery({ queryKey: ["reports", slug], queryFn: ({ signal }) => getReport(slug, signal), enabled: slug !== "" });
+  return useQuery({ queryKey: reportKeys.detail(slug), queryFn: ({ signal }) => getReport(slug, signal), enabled: slug !== "" });
 }

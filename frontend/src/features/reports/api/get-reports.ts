@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
+import { reportKeys } from "../../../api/query-keys";
 
 export type ReportSummary = Schemas["ReportSummary"];
 
@@ -8,7 +9,7 @@ export function getReports(signal?: AbortSignal): Promise<Schemas["ReportList"]>
 }
 
 export function reportsQueryOptions() {
-  return queryOptions({ queryKey: ["reports"], queryFn: ({ signal }) => getReports(signal) });
+  return queryOptions({ queryKey: reportKeys.list(), queryFn: ({ signal }) => getReports(signal) });
 }
 
 export function useReports() {

@@ -3,13 +3,14 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiSend, type ApiBody } from "../../../api/client";
 import type { Block } from "../blocks";
 import { getReport, type Report } from "./get-report-data";
+import { reportKeys } from "../../../api/query-keys";
 
 export type ReportCreate = ApiBody<"/reports", "post">;
 export type ReportUpdate = ApiBody<"/reports/{slug}", "patch">;
 
 function useReportMutation<V, T>(send: (vars: V) => Promise<T>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn: send, onSuccess: () => client.invalidateQueries({ queryKey: ["reports"] }) });
+  return useMutation({ mutationFn: send, onSuccess: () => client.invalidateQueries({ queryKey: reportKeys.all }) });
 }
 
 export function useCreateReport() {

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
+import { runKeys } from "../../../api/query-keys";
 
 export type Run = Schemas["RunRead"];
 export type RunResult = Schemas["ResultRead"];
@@ -9,7 +10,7 @@ export function getRun(uuid: string, signal?: AbortSignal): Promise<Run> {
 }
 
 export function runQueryOptions(uuid: string) {
-  return queryOptions({ queryKey: ["run", uuid], queryFn: ({ signal }) => getRun(uuid, signal), staleTime: Infinity });
+  return queryOptions({ queryKey: runKeys.detail(uuid), queryFn: ({ signal }) => getRun(uuid, signal), staleTime: Infinity });
 }
 
 export function useRun(uuid: string) {

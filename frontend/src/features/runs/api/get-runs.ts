@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { runKeys } from "../../../api/query-keys";
 
 export type RunSummary = Schemas["RunSummary"];
 export type RunPage = Schemas["RunPage"];
@@ -11,7 +12,7 @@ export function getRuns(filter: RunsFilter, signal?: AbortSignal): Promise<RunPa
 }
 
 export function runsQueryOptions(filter: RunsFilter) {
-  return queryOptions({ queryKey: ["runs", filter], queryFn: ({ signal }) => getRuns(filter, signal) });
+  return queryOptions({ queryKey: runKeys.list(filter), queryFn: ({ signal }) => getRuns(filter, signal) });
 }
 
 export function useRuns(filter: RunsFilter) {

@@ -1,6 +1,7 @@
 // Schedule writes (admin): create, edit, pause/resume, delete.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiSend, type ApiBody } from "../../../api/client";
+import { agentKeys, jobKeys, scheduleKeys } from "../../../api/query-keys";
 
 export type ScheduleCreate = ApiBody<"/schedules", "post">;
 export type ScheduleUpdate = ApiBody<"/schedules/{schedule_id}", "patch">;
@@ -10,7 +11,7 @@ function useScheduleMutation<V, T>(send: (vars: V) => Promise<T>) {
   return useMutation({
     mutationFn: send,
     // a firing makes jobs, so the jobs and agents views change too
-    onSuccess: () => Promise.all(["schedules", "jobs", "agents"].map((key) => client.invalidateQueries({ queryKey: [key] }))),
+    onSuccess: () => Promise.all([scheduleKeys.all, jobKeys.all, agentKeys.all].map((queryKey) => client.invalidateQueries({ queryKey }))),
   });
 }
 

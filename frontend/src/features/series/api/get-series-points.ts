@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, apiUrl, type Schemas } from "../../../api/client";
+import { seriesKeys } from "../../../api/query-keys";
 
 /** The columns the series page asks for besides t and value: the run behind each point (a click
  * opens it), p5/p95 for the error bars and the spans of the points' version labels (hover and
@@ -36,7 +37,7 @@ export function seriesPointsUrl(id: number, samples: boolean, window: SeriesWind
 
 export function seriesPointsQueryOptions(id: number, samples: boolean, window: SeriesWindow = {}) {
   return queryOptions({
-    queryKey: ["series-points", id, samples, window.until ?? null, window.limit ?? DEFAULT_WINDOW],
+    queryKey: seriesKeys.points(id, samples, window.until ?? null, window.limit ?? DEFAULT_WINDOW),
     queryFn: ({ signal }) => getSeriesPoints(id, samples, window, signal),
     // Stepping to another window of the same series keeps the one shown until the next arrives.
     placeholderData: (previous) => (previous?.series.id === id ? previous : undefined),

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { seriesKeys } from "../../../api/query-keys";
 
 export type Series = Schemas["SeriesRead"];
 export type SeriesPage = Schemas["SeriesPage"];
@@ -15,7 +16,7 @@ export function getSeries(filter: SeriesFilter, signal?: AbortSignal): Promise<S
 }
 
 export function seriesQueryOptions(filter: SeriesFilter) {
-  return queryOptions({ queryKey: ["series", filter], queryFn: ({ signal }) => getSeries(filter, signal) });
+  return queryOptions({ queryKey: seriesKeys.list(filter), queryFn: ({ signal }) => getSeries(filter, signal) });
 }
 
 export function useSeriesList(filter: SeriesFilter, enabled = true) {

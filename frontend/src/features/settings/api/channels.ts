@@ -1,6 +1,7 @@
 // Notification channels and their delivery log (admin only: a webhook URL is a secret).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiGet, apiSend, type ApiBody, type Schemas } from "../../../api/client";
+import { channelKeys, notificationKeys } from "../../../api/query-keys";
 
 export type Channel = Schemas["ChannelRead"];
 export type ChannelCreate = ApiBody<"/channels", "post">;
@@ -9,12 +10,12 @@ export type ChannelUpdate = ApiBody<"/channels/{channel_id}", "patch">;
 export type Notification = Schemas["NotificationRead"];
 
 export function useChannels() {
-  return useQuery({ queryKey: ["channels"], queryFn: ({ signal }) => apiGet("/channels", { signal }) });
+  return useQuery({ queryKey: channelKeys.list(), queryFn: ({ signal }) => apiGet("/channels", { signal }) });
 }
 
 export function useNotifications(limit = 50) {
   return useQuery({
-    queryKey: ["notifications", limit],
+    queryKey: notificationKeys.list(limit),
     queryFn: ({ signal }) => apiGet("/notifications", { query: { limit }, signal }),
     // deliveries move on their own (the worker sends them): keep the log fresh while it is open
     refetchInterval: 10_000,
@@ -25,7 +26,7 @@ function useChannelMutation<V, T>(send: (vars: V) => Promise<T>) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: send,
-    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ["channels"] }), client.invalidateQueries({ queryKey: ["notifications"] })]),
+    onSuccess: () => Promise.all([channelKeys.all, notificationKeys.all].map((queryKey) => client.invalidateQueries({ queryKey }))),
   });
 }
 
