@@ -9,12 +9,13 @@ import { router } from "./app/router";
 import { loadPlotly } from "./components/charts/Plot";
 import { changePointsQueryOptions, changePointsUrl, getChangePoints } from "./features/alerts/api/get-change-points";
 import { DEFAULT_WINDOW, getSeriesPoints, seriesPointsQueryOptions, seriesPointsUrl } from "./features/series/api/get-series-points";
+import { paths } from "./lib/paths";
 import "./styles.css";
 
 // A chart page opened directly asks for its data first, then loads plotly while the server
 // answers: evaluating plotly takes long enough on a slow machine that it should not wait in line.
 // index.html may have sent the explore request already, before this code arrived.
-if (window.location.pathname === "/explore") {
+if (window.location.pathname === paths.explore()) {
   const query = exploreQuery(parseExploreState(new URLSearchParams(window.location.search)));
   if (query) {
     const early = (window as { __perfatlasEarly?: { search: string; response: Promise<Response> } }).__perfatlasEarly;

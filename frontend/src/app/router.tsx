@@ -1,5 +1,6 @@
 import { createBrowserRouter } from "react-router-dom";
 import { Shell } from "../components/layout/Shell";
+import { paths, routePatterns } from "../lib/paths";
 import { OpenAlertsBadge } from "../features/alerts/components/OpenAlertsBadge";
 import { Overview } from "./routes/Overview";
 import { Explore } from "./routes/Explore";
@@ -26,32 +27,32 @@ import { RouteError } from "./routes/RouteError";
 
 export const router = createBrowserRouter([
   {
-    element: <Shell badges={{ "/alerts": <OpenAlertsBadge /> }} />,
+    element: <Shell badges={{ [paths.alerts()]: <OpenAlertsBadge /> }} />,
     errorElement: <RouteError />,
     children: [
-      { path: "/", element: <Overview /> },
-      { path: "/explore", element: <Explore /> },
-      { path: "/heatmap", element: <Heatmap /> },
-      { path: "/series", element: <SeriesList /> },
-      { path: "/series/:id", element: <SeriesHistory /> },
-      { path: "/runs", element: <Runs /> },
-      { path: "/runs/:uuid", element: <RunDetail /> },
-      { path: "/compare", element: <Compare /> },
-      { path: "/agents", element: <Agents /> },
-      { path: "/schedules", element: <Schedules /> },
-      { path: "/schedules/new", element: <ScheduleNew /> },
-      { path: "/schedules/:id", element: <ScheduleDetail /> },
-      { path: "/schedules/:id/edit", element: <ScheduleEdit /> },
-      { path: "/jobs", element: <Jobs /> },
-      { path: "/jobs/:id", element: <JobDetail /> },
-      { path: "/alerts", element: <Alerts /> },
-      { path: "/alerts/:id", element: <AlertDetail /> },
-      { path: "/incidents", element: <Incidents /> },
-      { path: "/incidents/:id", element: <IncidentDetail /> },
-      { path: "/reports", element: <Reports /> },
-      { path: "/reports/:slug", element: <ReportPage /> },
-      { path: "/reports/:slug/edit", element: <ReportEdit /> },
-      { path: "/settings", element: <Settings /> },
+      { path: routePatterns.overview, element: <Overview /> },
+      { path: routePatterns.explore, element: <Explore /> },
+      { path: routePatterns.heatmap, element: <Heatmap /> },
+      { path: routePatterns.seriesList, element: <SeriesList /> },
+      { path: routePatterns.series, element: <SeriesHistory /> },
+      { path: routePatterns.runs, element: <Runs /> },
+      { path: routePatterns.run, element: <RunDetail /> },
+      { path: routePatterns.compare, element: <Compare /> },
+      { path: routePatterns.agents, element: <Agents /> },
+      { path: routePatterns.schedules, element: <Schedules /> },
+      { path: routePatterns.newSchedule, element: <ScheduleNew /> },
+      { path: routePatterns.schedule, element: <ScheduleDetail /> },
+      { path: routePatterns.editSchedule, element: <ScheduleEdit /> },
+      { path: routePatterns.jobs, element: <Jobs /> },
+      { path: routePatterns.job, element: <JobDetail /> },
+      { path: routePatterns.alerts, element: <Alerts /> },
+      { path: routePatterns.alert, element: <AlertDetail /> },
+      { path: routePatterns.incidents, element: <Incidents /> },
+      { path: routePatterns.incident, element: <IncidentDetail /> },
+      { path: routePatterns.reports, element: <Reports /> },
+      { path: routePatterns.report, element: <ReportPage /> },
+      { path: routePatterns.editReport, element: <ReportEdit /> },
+      { path: routePatterns.settings, element: <Settings /> },
       { path: "*", element: <NotFound /> },
     ],
   },

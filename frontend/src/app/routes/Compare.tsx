@@ -10,6 +10,7 @@ import { RunCompare } from "../../features/compare/components/RunCompare";
 import { parseRuns, parseRunsCompare } from "../../features/compare/diff";
 import { AddToReport, compareGroupsBlock, compareRunsBlock } from "../../features/reports";
 import { groupCompareQuery, parseGroupCompare, type GroupCompareState } from "../../features/compare/group";
+import { paths } from "../../lib/paths";
 
 function GroupsPage({ state }: { state: GroupCompareState }) {
   return (
@@ -21,7 +22,7 @@ function GroupsPage({ state }: { state: GroupCompareState }) {
             <CsvDownload url={apiUrl("/compare/groups.csv", { query: groupCompareQuery(state) })} filename={`${state.workload}-by-${state.by}.csv`} />
           )}
           {state.values.length >= 2 && <AddToReport block={compareGroupsBlock(state)} />}
-          <Link className="button" to="/compare">
+          <Link className="button" to={paths.compare()}>
             Compare single runs
           </Link>
         </div>
@@ -47,7 +48,7 @@ function RunsPage({ query }: { query: CompareQuery }) {
         <div className="actions">
           <CsvDownload url={apiUrl("/compare.csv", { query: compareApiQuery(query) })} filename="compare.csv" />
           <AddToReport block={compareRunsBlock(query.runs, query.metric, query.minEffect)} />
-          <Link className="button" to={`/compare?pick=${query.runs.join(",")}`}>
+          <Link className="button" to={paths.compare({ pick: query.runs.join(",") })}>
             Change runs
           </Link>
         </div>

@@ -4,6 +4,7 @@ import { useRuns } from "../../features/runs/api/get-runs";
 import { RunsFilters } from "../../features/runs/components/RunsFilters";
 import { RunsList } from "../../features/runs/components/RunsList";
 import { pageStart } from "../../lib/format";
+import { paths } from "../../lib/paths";
 
 export function Runs() {
   const [params, setParams] = useSearchParams();
@@ -34,7 +35,7 @@ export function Runs() {
       next.append("cursor", to);
       if (from !== null) next.append("at", String(from));
     }
-    return `/runs?${next}`;
+    return paths.runs(next);
   };
   // The list with a label's filter added or taken away (from the first page).
   const withLabels = (labels: string[]) => {
@@ -42,7 +43,7 @@ export function Runs() {
     for (const l of labels) next.append("label", l);
     return next;
   };
-  const labelLink = (pair: string) => `/runs?${withLabels(label.includes(pair) ? label : [...label, pair])}`;
+  const labelLink = (pair: string) => paths.runs(withLabels(label.includes(pair) ? label : [...label, pair]));
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
 
   return (
@@ -50,7 +51,7 @@ export function Runs() {
       <div className="page-head">
         <h1>Runs</h1>
         <div className="actions">
-          <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => navigate(`/compare?runs=${selected.join(",")}`)}>
+          <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => navigate(paths.compare({ runs: selected.join(",") }))}>
             Compare {selected.length >= 2 ? `${selected.length} runs` : "(select 2 or more)"}
           </button>
         </div>

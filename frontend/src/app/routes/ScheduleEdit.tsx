@@ -4,6 +4,7 @@ import { userTimeZone } from "../../lib/time";
 import { useSchedule } from "../../features/schedules/api/get-schedules";
 import { ScheduleFormView } from "../../features/schedules/components/ScheduleFormView";
 import { emptyForm, formFromSchedule } from "../../features/schedules/form";
+import { paths } from "../../lib/paths";
 
 export function ScheduleNew() {
   const navigate = useNavigate();
@@ -12,7 +13,12 @@ export function ScheduleNew() {
       <div className="page-head">
         <h1>New schedule</h1>
       </div>
-      <ScheduleFormView initial={emptyForm(userTimeZone())} id={null} onSaved={(s) => navigate(`/schedules/${s.id}`)} onCancel={() => navigate("/schedules")} />
+      <ScheduleFormView
+        initial={emptyForm(userTimeZone())}
+        id={null}
+        onSaved={(s) => navigate(paths.schedule(s.id))}
+        onCancel={() => navigate(paths.schedules())}
+      />
     </div>
   );
 }
@@ -32,8 +38,8 @@ export function ScheduleEdit() {
             key={s.id}
             initial={formFromSchedule(s)}
             id={s.id}
-            onSaved={() => navigate(`/schedules/${s.id}`)}
-            onCancel={() => navigate(`/schedules/${s.id}`)}
+            onSaved={() => navigate(paths.schedule(s.id))}
+            onCancel={() => navigate(paths.schedule(s.id))}
           />
         )}
       </QueryView>

@@ -4,24 +4,25 @@ import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
 import { TokenDialog } from "./TokenDialog";
 import { openTokenDialog } from "./token-dialog-events";
+import { paths } from "../../lib/paths";
 
 const NAV = [
-  { to: "/", label: "Overview", end: true },
-  { to: "/explore", label: "Explore" },
-  { to: "/heatmap", label: "Heatmap" },
-  { to: "/series", label: "Series" },
-  { to: "/runs", label: "Runs" },
-  { to: "/compare", label: "Compare" },
-  { to: "/reports", label: "Reports" },
-  { to: "/schedules", label: "Schedules" },
-  { to: "/jobs", label: "Jobs" },
-  { to: "/agents", label: "Agents" },
-  { to: "/alerts", label: "Alerts" },
-  { to: "/settings", label: "Settings" },
+  { to: paths.overview(), label: "Overview", end: true },
+  { to: paths.explore(), label: "Explore" },
+  { to: paths.heatmap(), label: "Heatmap" },
+  { to: paths.seriesList(), label: "Series" },
+  { to: paths.runs(), label: "Runs" },
+  { to: paths.compare(), label: "Compare" },
+  { to: paths.reports(), label: "Reports" },
+  { to: paths.schedules(), label: "Schedules" },
+  { to: paths.jobs(), label: "Jobs" },
+  { to: paths.agents(), label: "Agents" },
+  { to: paths.alerts(), label: "Alerts" },
+  { to: paths.settings(), label: "Settings" },
 ];
 
 /** The page frame. `badges` puts something beside a nav item (by its path): the app passes the
- * open alerts' count for "/alerts", so this shared frame knows no feature. */
+ * open alerts' count for paths.alerts(), so this shared frame knows no feature. */
 export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   const { theme, toggle } = useTheme();
   const token = useSyncExternalStore(onTokenChange, getToken);
@@ -48,7 +49,7 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   return (
     <div className="shell">
       <header ref={header} className="topbar" onKeyDown={onKeyDown}>
-        <NavLink to="/" className="brand" onClick={closeMenu}>
+        <NavLink to={paths.overview()} className="brand" onClick={closeMenu}>
           PerfAtlas
         </NavLink>
         <button

@@ -1,6 +1,7 @@
 // Explore's and Heatmap's state lives in the URL, in the API's own names, so a plot is a link:
 // /explore?workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize:128k&order=version:*,trunk
 import type { ExploreQuery } from "./api/get-explore";
+import { paths } from "../../lib/paths";
 
 export type ExploreView = "lines" | "box" | "points";
 
@@ -126,7 +127,7 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
 
 /** A link to Explore with these settings and the defaults for the rest. */
 export function exploreLink(settings: Partial<ExploreState>): string {
-  return `/explore?${exploreSearch({ ...parseExploreState(new URLSearchParams()), ...settings })}`;
+  return paths.explore(exploreSearch({ ...parseExploreState(new URLSearchParams()), ...settings }));
 }
 
 /** What to ask the API for, or null while workload or metric is missing. */

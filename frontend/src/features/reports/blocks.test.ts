@@ -26,7 +26,7 @@ describe("report blocks", () => {
       view: "box",
       logx: true,
     });
-    expect(blockLink(block)).toBe("/explore?workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
+    expect(blockLink(block)).toBe("/explore?workload=treeops&metric=walk.seconds,find.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
     expect(blockLabel(block)).toBe("walk.seconds, find.seconds against threads, one line per metric where agent:a");
     expect(exploreBlock({ ...state, group: "" }).group).toBeNull();
   });
@@ -43,7 +43,7 @@ describe("report blocks", () => {
     });
     expect(block).toMatchObject({ order: ["label.version:2.2.0,*"], split: ["none", "fsync"], pool: ["segsize"], exact: true });
     expect(blockLink(block)).toBe(
-      "/explore?workload=treeops&metric=walk.seconds&x=threads&group=agent&filter=agent%3Aa&view=box&logx=1&exact=1&order=label.version%3A2.2.0%2C*&split=none&split=fsync&pool=segsize",
+      "/explore?workload=treeops&metric=walk.seconds&x=threads&group=agent&filter=agent%3Aa&view=box&logx=1&exact=1&order=label.version%3A2.2.0,*&split=none&split=fsync&pool=segsize",
     );
     expect(blockLabel(block)).toBe(
       "walk.seconds against threads, one line per agent where agent:a (split only by fsync, segsize pooled, order label.version:2.2.0,*, exact)",
@@ -63,14 +63,14 @@ describe("report blocks", () => {
       logy: false,
       exact: false,
     };
-    expect(blockLink(old)).toBe("/explore?workload=treeops&metric=walk.seconds%2Cfind.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
+    expect(blockLink(old)).toBe("/explore?workload=treeops&metric=walk.seconds,find.seconds&x=threads&group=metric&filter=agent%3Aa&view=box&logx=1");
     expect(exploreBlock(state)).toMatchObject({ order: [], split: [], pool: [], exact: false });
   });
 
   it("takes a run compare or a group compare and links back to it", () => {
     const runs = compareRunsBlock(["u1", "u2"], ["create.*"], null);
     expect(runs).toMatchObject({ runs: ["u1", "u2"], metric: ["create.*"], min_effect: 5, workload: null });
-    expect(blockLink(runs)).toBe("/compare?runs=u1%2Cu2&metric=create.*&min_effect=5");
+    expect(blockLink(runs)).toBe("/compare?runs=u1,u2&metric=create.*&min_effect=5");
     const groups = compareGroupsBlock({
       workload: "smallfile",
       by: "fs_version",

@@ -3,6 +3,7 @@
 import type { Schemas } from "../../api/client";
 import { groupCompareSearch, runsCompareSearch } from "../compare";
 import { exploreLink, heatmapSearch, type ExploreState, type HeatmapState } from "../explore";
+import { paths } from "../../lib/paths";
 
 export type Block = Schemas["ReportRead"]["blocks"][number];
 export type ExploreBlock = Schemas["ExploreBlock"];
@@ -182,11 +183,13 @@ export function blockLink(block: Block, pinnedAt: string | null = null): string 
       return exploreLink(exploreStateOf(block, pinnedAt));
     case "heatmap": {
       const diff = block.diff && block.a && block.b ? { diff: block.diff, a: block.a, b: block.b } : { diff: "", a: "", b: "" };
-      return `/heatmap?${heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff })}`;
+      return paths.heatmap(
+        heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff }),
+      );
     }
     case "compare": {
       const minEffect = block.min_effect ?? null;
-      if (block.runs) return `/compare?${runsCompareSearch({ runs: block.runs, metric: block.metric ?? [], minEffect })}`;
+      if (block.runs) return paths.compare(runsCompareSearch({ runs: block.runs, metric: block.metric ?? [], minEffect }));
       const filter = pinFilters(block.filter ?? [], pinnedAt);
       const state = {
         workload: block.workload ?? "",
@@ -197,14 +200,11 @@ export function blockLink(block: Block, pinnedAt: string | null = null): string 
         pairIgnore: block.pair_ignore ?? null,
         minEffect,
       };
-      return `/compare?${groupCompareSearch(state)}`;
+      return paths.compare(groupCompareSearch(state));
     }
     case "series": {
       // The series page offers windows of 1,000 and 10,000 (its default) newest points.
-      const p = new URLSearchParams();
-      if ((block.limit ?? 1000) <= 1000) p.set("points", "1000");
-      if (pinnedAt) p.set("until", pinnedAt);
-      return `/series/${block.series_id}${p.size ? `?${p}` : ""}`;
+      return paths.series(block.series_id, { points: (block.limit ?? 1000) <= 1000 ? "1000" : undefined, until: pinnedAt });
     }
     case "markdown":
       return null;

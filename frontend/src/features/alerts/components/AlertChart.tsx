@@ -6,13 +6,14 @@ import { useTheme } from "../../../lib/use-theme";
 import type { AlertDetail } from "../api/get-alert";
 import { alertFigure } from "../figures";
 import { confidenceText, levelText } from "../format";
+import { paths } from "../../../lib/paths";
 
 /** The levels and confidence in a line, and the series around the change; a point opens its run. */
 export function AlertChart({ alert }: { alert: AlertDetail }) {
   const { theme } = useTheme();
   const navigate = useNavigate();
   const figure = useMemo(() => alertFigure(alert, theme), [alert, theme]);
-  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(`/runs/${p.customdata}`), [navigate]);
+  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(paths.run(p.customdata)), [navigate]);
   return (
     <section className="card">
       <p className="summary-line" data-testid="alert-summary">

@@ -5,6 +5,7 @@ import { formatTime, timeAgo } from "../../../lib/format";
 import type { Incident, IncidentPage } from "../api/get-incidents";
 import { causeSummary, STATUS_LABEL, STATUSES } from "../format";
 import { NoAlertsHelp } from "./NoAlertsHelp";
+import { paths } from "../../../lib/paths";
 
 export type IncidentTab = "open" | "resolved" | "all";
 
@@ -37,7 +38,7 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
         {incidents.map((i) => (
           <tr key={i.id}>
             <td>
-              <Link to={`/incidents/${i.id}`} className="strong">
+              <Link to={paths.incident(i.id)} className="strong">
                 #{i.id} {i.title}
               </Link>
             </td>
@@ -85,7 +86,7 @@ export function IncidentsList({
             {status === "open" ? (
               <p className="state-body">
                 An incident opens when an alert does; alerts with the same cause on the same host join it. See{" "}
-                <Link to="/incidents?status=all">every incident</Link> or <Link to="/alerts">the alerts</Link>.
+                <Link to={paths.incidents({ status: "all" })}>every incident</Link> or <Link to={paths.alerts()}>the alerts</Link>.
               </p>
             ) : (
               <NoAlertsHelp />

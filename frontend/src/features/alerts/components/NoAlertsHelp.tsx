@@ -1,4 +1,5 @@
 import { Link } from "react-router-dom";
+import { paths } from "../../../lib/paths";
 
 /** Where alerts come from, for a list that has none yet. */
 export function NoAlertsHelp() {
@@ -12,7 +13,7 @@ export function NoAlertsHelp() {
 perfatlas check             # or check every series once, now`}</pre>
       <p>
         A series needs about 10 runs before a change can be told from noise. Thresholds and mutes are in{" "}
-        <Link to="/settings?tab=rules">Settings → Alert rules</Link>.
+        <Link to={paths.settings({ tab: "rules" })}>Settings → Alert rules</Link>.
       </p>
     </div>
   );

@@ -15,6 +15,7 @@ import { GroupMetricCell } from "./GroupMetricCell";
 import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
 import { SeriesBreakdown } from "./SeriesBreakdown";
+import { paths } from "../../../lib/paths";
 
 /** The groups: values of `by`, the stored ones offered (sizes in their units), any other typed;
  * a value typed in human units (128k) is kept as the stored one it means. */
@@ -252,7 +253,7 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
         <Empty title={`Choose two or more values of ${state.by} to compare.`} />
       ) : (
         <QueryView query={result} what="the comparison">
-          {(data) => <GroupResult data={data} fixLink={(pairIgnore) => `/compare?${groupCompareSearch({ ...state, pairIgnore })}`} />}
+          {(data) => <GroupResult data={data} fixLink={(pairIgnore) => paths.compare(groupCompareSearch({ ...state, pairIgnore }))} />}
         </QueryView>
       )}
     </>

@@ -4,6 +4,7 @@ import { humanValue } from "../../../lib/units";
 import type { Explore } from "../api/get-explore";
 import { shortName } from "../figures";
 import { exploreSearch, type ExploreState } from "../url-state";
+import { paths } from "../../../lib/paths";
 
 const NONE = "none";
 
@@ -15,7 +16,7 @@ function mixedValues(data: Explore, name: string): string[] {
 }
 
 function href(state: ExploreState, patch: Partial<ExploreState>): string {
-  return `/explore?${exploreSearch({ ...state, ...patch })}`;
+  return paths.explore(exploreSearch({ ...state, ...patch }));
 }
 
 /** What the plot split its lines by and what its points still pool, each with the one click

@@ -8,6 +8,7 @@ import { isActive, type Job } from "../progress";
 import { CancelJob } from "./CancelJob";
 import { JobLog } from "./JobLog";
 import { JobProgress, JobStatusBadge } from "./JobStatus";
+import { paths } from "../../../lib/paths";
 
 function When({ iso, zone }: { iso: string | null; zone: string }) {
   if (!iso) return <>–</>;
@@ -34,11 +35,11 @@ export function JobHeader({ job }: { job: Job }) {
     <div className="page-head">
       <div>
         <p className="crumbs small">
-          <Link to="/jobs">Jobs</Link>
+          <Link to={paths.jobs()}>Jobs</Link>
           {job.schedule_id && (
             <>
               {" · schedule "}
-              <Link to={`/schedules/${job.schedule_id}`}>{job.schedule_name ?? `#${job.schedule_id}`}</Link>
+              <Link to={paths.schedule(job.schedule_id)}>{job.schedule_name ?? `#${job.schedule_id}`}</Link>
             </>
           )}
         </p>
@@ -202,7 +203,7 @@ function JobRunLinks({ job, explore, compare }: { job: Job; explore: string | nu
       <ul className="run-list" data-testid="job-runs">
         {job.runs.map((uuid) => (
           <li key={uuid}>
-            <Link to={`/runs/${uuid}`} className="mono">
+            <Link to={paths.run(uuid)} className="mono">
               {uuid}
             </Link>
           </li>

@@ -12,6 +12,7 @@ import type { BlockData } from "../api/get-report-data";
 import { blockLabel, blockLink, exploreStateOf, type Block } from "../blocks";
 import { blockFigure } from "../figures";
 import { renderMarkdown } from "../markdown";
+import { paths } from "../../../lib/paths";
 
 const NO_CHANGE_POINTS: never[] = [];
 
@@ -63,7 +64,8 @@ function Content({ block, data, pinnedAt }: { block: Block; data: BlockData; pin
   if (data.groups) {
     // The compare page's own rendering: banner, table, why a group has nothing, legend; the
     // one-click pairing opens the page with the block's settings and the keys that pair them.
-    const fixLink = block.kind === "compare" ? (pairIgnore: string[]) => blockLink({ ...block, pair_ignore: pairIgnore }, pinnedAt) ?? "/compare" : undefined;
+    const fixLink =
+      block.kind === "compare" ? (pairIgnore: string[]) => blockLink({ ...block, pair_ignore: pairIgnore }, pinnedAt) ?? paths.compare() : undefined;
     return <GroupResult data={data.groups} fixLink={fixLink} note={block.empty_note} />;
   }
   if (data.series) return <SeriesChart points={data.series as SeriesPoints} changePoints={NO_CHANGE_POINTS} />;

@@ -4,6 +4,7 @@ import { formatPairs, formatTime, shortId } from "../../../lib/format";
 import { formatParams } from "../../../lib/units";
 import type { RunSummary } from "../api/get-runs";
 import { DurabilityBadges } from "./DurabilityBadges";
+import { paths } from "../../../lib/paths";
 
 type Props = {
   runs: RunSummary[];
@@ -46,7 +47,7 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
               </td>
             )}
             <td className="mono">
-              <Link to={`/runs/${r.uuid}`}>{shortId(r.uuid)}</Link>
+              <Link to={paths.run(r.uuid)}>{shortId(r.uuid)}</Link>
             </td>
             <td className="nowrap">{formatTime(r.started_at)}</td>
             <td>

@@ -9,6 +9,7 @@ import type { SeriesChangePoint } from "../../alerts";
 import { DEFAULT_WINDOW, WINDOW_SIZES, type SeriesPoints } from "../api/get-series-points";
 import { seriesFigure, seriesMarks } from "../figures";
 import { holdsNewest } from "../window";
+import { paths } from "../../../lib/paths";
 
 type Props = {
   points: SeriesPoints;
@@ -44,7 +45,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
   const onClick = useCallback(
     (p: PointClick) => {
       if (typeof p.customdata !== "string") return;
-      navigate(p.customdata.startsWith("alert:") ? `/alerts/${p.customdata.slice(6)}` : `/runs/${p.customdata}`);
+      navigate(p.customdata.startsWith("alert:") ? paths.alert(p.customdata.slice(6)) : paths.run(p.customdata));
     },
     [navigate],
   );

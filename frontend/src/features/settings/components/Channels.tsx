@@ -14,6 +14,7 @@ import {
   type Channel,
   type ChannelCreate,
 } from "../api/channels";
+import { paths } from "../../../lib/paths";
 
 /** A 401/403 on an admin-only read: say which token it takes. */
 export function AdminNeeded({ error, what }: { error: unknown; what: string }) {
@@ -181,8 +182,8 @@ function DeliveryLog() {
             <td>{n.channel}</td>
             <td className="mono small">{n.event}</td>
             <td>
-              {n.alert_id !== null && <Link to={`/alerts/${n.alert_id}`}>alert #{n.alert_id}</Link>}
-              {n.incident_id !== null && <Link to={`/incidents/${n.incident_id}`}>incident #{n.incident_id}</Link>}
+              {n.alert_id !== null && <Link to={paths.alert(n.alert_id)}>alert #{n.alert_id}</Link>}
+              {n.incident_id !== null && <Link to={paths.incident(n.incident_id)}>incident #{n.incident_id}</Link>}
               {n.alert_id === null && n.incident_id === null && <span className="muted">test</span>}
             </td>
             <td>

@@ -8,6 +8,7 @@ import { useAgentChoices } from "../../agents";
 import { usePickers } from "../../explore";
 import { useDeleteRule, useRules, useSaveRule, type Rule } from "../api/rules";
 import { ruleFromForm, ruleScope } from "../rules";
+import { paths } from "../../../lib/paths";
 
 function pct(value: number | null | undefined, fallback: number | undefined): string {
   if (value !== null && value !== undefined) return `${value} %`;
@@ -168,7 +169,7 @@ export function Rules() {
       {items.length === 0 ? (
         <Empty title="No rules: the defaults apply to every series.">
           <p className="state-body">
-            Add one to quiet a noisy host, or to mute a series you know moves (a <Link to="/series">series</Link>' id is in its address).
+            Add one to quiet a noisy host, or to mute a series you know moves (a <Link to={paths.seriesList()}>series</Link>' id is in its address).
           </p>
         </Empty>
       ) : (
