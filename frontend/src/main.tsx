@@ -5,7 +5,7 @@ import { Providers, queryClient } from "./app/providers";
 import { exploreQueryOptions, getExplore, type Explore } from "./features/explore/api/get-explore";
 import { readResponse, toSearch } from "./api/client";
 import { canonicalSearch, exploreQuery, parseExploreState } from "./features/explore/url-state";
-import { router } from "./app/router";
+import { preloadPage, router } from "./app/router";
 import { loadPlotly } from "./components/charts/Plot";
 import { changePointsQueryOptions, changePointsUrl, getChangePoints } from "./features/alerts/api/get-change-points";
 import { DEFAULT_WINDOW, getSeriesPoints, seriesPointsQueryOptions, seriesPointsUrl } from "./features/series/api/get-series-points";
@@ -61,6 +61,8 @@ if (seriesPath && earlySeries) {
     queryFn: once(earlySeries.changes, changePointsUrl(id, DEFAULT_WINDOW), (signal) => getChangePoints(id, DEFAULT_WINDOW, undefined, signal)),
   });
 }
+// A chart page's own code (a chunk of its own, which index.html has asked for already).
+preloadPage(window.location.pathname);
 if (/^\/(explore|heatmap|series\/|alerts\/)/.test(window.location.pathname)) {
   setTimeout(() => void loadPlotly().catch(() => {}), 0);
 }

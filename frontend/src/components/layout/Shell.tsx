@@ -1,7 +1,8 @@
 import { NavLink, Outlet } from "react-router-dom";
-import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
+import { Suspense, useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
 import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
+import { Loading } from "../ui/States";
 import { TokenDialog } from "./TokenDialog";
 import { openTokenDialog } from "./token-dialog-events";
 import { paths } from "../../lib/paths";
@@ -81,7 +82,10 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
         </div>
       </header>
       <main className="content">
-        <Outlet />
+        {/* the pages' code is loaded lazily (app/router.tsx): the frame shows while the first one's is on its way */}
+        <Suspense fallback={<Loading what="the page" />}>
+          <Outlet />
+        </Suspense>
       </main>
       <TokenDialog />
     </div>
