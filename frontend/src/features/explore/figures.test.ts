@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Explore } from "./api/get-explore";
-import { categoryOrder, diffGrid, exploreFigure, groupName, heatmapFigure, heatmapOf, pointNote, toGrid } from "./figures";
+import { categoryOrder, exploreFigure, groupName, pointNote } from "./figures";
+import { diffGrid, heatmapFigure, heatmapOf, toGrid } from "./heatmap-figure";
 import { parseHeatmapState } from "./url-state";
 
 function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"], flags: string[] = []) {

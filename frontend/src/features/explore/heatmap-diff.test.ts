@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Explore, ExplorePoint } from "./api/get-explore";
-import { DURABLE_SYMBOL, exploreFigure, heatmapOf, mixNote, traceName } from "./figures";
+import { DURABLE_SYMBOL, exploreFigure, mixNote, traceName } from "./figures";
+import { heatmapOf } from "./heatmap-figure";
 import { classifyDiff } from "./heatmap-diff";
 import { parseHeatmapState } from "./url-state";
 

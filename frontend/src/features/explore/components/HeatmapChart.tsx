@@ -3,7 +3,7 @@ import { Plot } from "../../../components/charts/Plot";
 import { Empty, ErrorState, Loading } from "../../../components/ui/States";
 import { useTheme } from "../../../lib/use-theme";
 import type { useHeatmap } from "../api/get-heatmap";
-import { heatmapOf } from "../figures";
+import { heatmapOf } from "../heatmap-figure";
 import type { HeatmapState } from "../url-state";
 
 /** The heatmap, or what is missing for one. */
