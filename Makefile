@@ -59,7 +59,7 @@ services:
 system-packages:
 	@scripts/ensure-system-packages.sh $(wildcard tests/*/SYSTEM_PACKAGES)
 
-lint: install
+lint: install ui-format-check
 	$(VENV)/bin/ruff check backend migrations tests $(if $(AGENT),agent)
 	$(VENV)/bin/ruff format --check backend migrations tests $(if $(AGENT),agent)
 	cd backend && ../$(VENV)/bin/mypy perfatlas
@@ -148,8 +148,13 @@ typegen-check: install ui-install
 	  diff -u frontend/src/api/schema.gen.ts "$$tmp/schema.gen.ts" | head -40; \
 	  echo "frontend/src/api/schema.gen.ts is stale: run make typegen and commit it" >&2; exit 1; fi
 
-# tsc --strict, eslint, the Vitest unit tests and the generated types' freshness.
-ui-check: ui-install typegen-check
+# The UI's formatting (prettier, frontend/.prettierrc.json); `cd frontend && npm run format` fixes it.
+.PHONY: ui-format-check
+ui-format-check: ui-install
+	cd frontend && npx prettier --check . --log-level warn
+
+# tsc --strict, eslint, prettier, the Vitest unit tests and the generated types' freshness.
+ui-check: ui-install typegen-check ui-format-check
 	cd frontend && npx tsc -p . --noEmit
 	cd frontend && npx eslint . --max-warnings=0
 	cd frontend && npx vitest run --reporter=dot

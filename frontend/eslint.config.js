@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import js from "@eslint/js";
 import globals from "globals";
 import reactHooks from "eslint-plugin-react-hooks";
+import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
 
 // Boundaries between the parts of src/ (ARCHITECTURE.md, "Frontend"), the rule of bulletproof-react's
@@ -24,7 +25,7 @@ function featureBoundary(feature) {
   if (others.length > 0) {
     patterns.push({
       regex: String.raw`${UP}(features/)?(${others.join("|")})/(?!index$).+`,
-      message: "Import another feature through its index.ts (\"../../<feature>\"), not its internals; export what it should share there.",
+      message: 'Import another feature through its index.ts ("../../<feature>"), not its internals; export what it should share there.',
     });
   }
   return {
@@ -62,4 +63,6 @@ export default tseslint.config(
       ],
     },
   },
+  // Formatting is prettier's (npm run format; make lint checks it): no eslint rule may disagree.
+  prettier,
 );

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { defineConfig, type Plugin } from "vite";
+import { defineConfig, type Plugin, type Rolldown } from "vite";
 import react from "@vitejs/plugin-react";
 
 // `npm run dev` proxies the API to a `perfatlas serve` on :8000 (override with PERFATLAS_API).
@@ -44,8 +44,45 @@ function plotlyChunkName(): Plugin {
   };
 }
 
+/** The chart pages' route modules (app/router.tsx loads every page lazily) whose chunks index.html
+ * preloads when such a page is opened directly: the page's draw must not wait for the app's
+ * code to ask for its code. */
+const PRELOADED_ROUTES = ["SeriesHistory", "Explore", "Heatmap", "AlertDetail"];
+
+/** Put "SeriesHistory=/assets/a.js,/assets/b.js;Explore=..." into index.html: each preloaded
+ * route's chunk and the chunks it imports, transitively (a modulepreload fetches the module
+ * alone), less the entry and what it imports, which index.html loads anyway. */
+function routeChunkNames(): Plugin {
+  return {
+    name: "perfatlas-route-chunk-names",
+    transformIndexHtml: {
+      order: "post",
+      handler(html, ctx) {
+        const chunks = new Map<string, Rolldown.OutputChunk>();
+        for (const c of Object.values(ctx.bundle ?? {})) if (c.type === "chunk") chunks.set(c.fileName, c);
+        const closure = (chunk: Rolldown.OutputChunk, out: string[] = []): string[] => {
+          if (out.includes(chunk.fileName)) return out;
+          out.push(chunk.fileName);
+          for (const name of chunk.imports) {
+            const imported = chunks.get(name);
+            if (imported) closure(imported, out);
+          }
+          return out;
+        };
+        const loaded = new Set([...chunks.values()].filter((c) => c.isEntry).flatMap((c) => closure(c)));
+        const entries = PRELOADED_ROUTES.flatMap((route) => {
+          const chunk = [...chunks.values()].find((c) => c.facadeModuleId?.endsWith(`/src/app/routes/${route}.tsx`));
+          const names = chunk ? closure(chunk).filter((name) => !loaded.has(name)) : [];
+          return names.length > 0 ? [`${route}=${names.map((name) => `/${name}`).join(",")}`] : [];
+        });
+        return html.replace("%ROUTE_CHUNKS%", entries.join(";"));
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), gzipAssets(), plotlyChunkName()],
+  plugins: [react(), gzipAssets(), plotlyChunkName(), routeChunkNames()],
   // plotly.js sources expect a Node-style `global`.
   define: { global: "globalThis" },
   resolve: {
@@ -59,6 +96,9 @@ export default defineConfig({
     sourcemap: false,
     chunkSizeWarningLimit: 2000,
     rollupOptions: {
+      // Rolldown's hint that plugins took a share of the build's time (vite's CSS plugin, once
+      // per chunk: one per lazily loaded page) says nothing about the app, and depends on the load.
+      checks: { bundlerTimings: false },
       // bit-twiddle (under plotly's WebGL scatter) opens with "use restrict", a misspelt
       // directive that means nothing: dropping it when bundling changes nothing.
       onwarn(warning, warn) {

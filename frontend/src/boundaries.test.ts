@@ -1,7 +1,7 @@
 // The import boundaries of eslint.config.js, run through ESLint itself on snippets placed where the
 // rule applies: each violation must fail the lint, and the allowed imports must pass.
 import { ESLint } from "eslint";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 const eslint = new ESLint({ cwd: decodeURIComponent(new URL("..", import.meta.url).pathname) });
 
@@ -15,6 +15,12 @@ async function restricted(path: string, code: string): Promise<string[]> {
 }
 
 describe("feature boundaries", () => {
+  // ESLint's first lint loads its config, typescript-eslint and the plugins: seconds on a busy
+  // machine, more than a test's 5 s at times. Done once here, under a deadline of its own.
+  beforeAll(async () => {
+    await eslint.lintText("export {};\n", { filePath: "src/lib/warm-up.ts" });
+  }, 120_000);
+
   it("stops a feature reaching into another feature's components, api or modules", async () => {
     const path = "src/features/compare/components/Probe.tsx";
     const code = [
@@ -30,7 +36,10 @@ describe("feature boundaries", () => {
   });
 
   it("stops it from a feature's top-level module too", async () => {
-    const messages = await restricted("src/features/runs/links-probe.ts", 'import { exploreSearch } from "../explore/url-state";\nexport const used = exploreSearch;');
+    const messages = await restricted(
+      "src/features/runs/links-probe.ts",
+      'import { exploreSearch } from "../explore/url-state";\nexport const used = exploreSearch;',
+    );
     expect(messages).toHaveLength(1);
   });
 

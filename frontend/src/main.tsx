@@ -5,16 +5,17 @@ import { Providers, queryClient } from "./app/providers";
 import { exploreQueryOptions, getExplore, type Explore } from "./features/explore/api/get-explore";
 import { readResponse, toSearch } from "./api/client";
 import { canonicalSearch, exploreQuery, parseExploreState } from "./features/explore/url-state";
-import { router } from "./app/router";
+import { preloadPage, router } from "./app/router";
 import { loadPlotly } from "./components/charts/Plot";
 import { changePointsQueryOptions, changePointsUrl, getChangePoints } from "./features/alerts/api/get-change-points";
 import { DEFAULT_WINDOW, getSeriesPoints, seriesPointsQueryOptions, seriesPointsUrl } from "./features/series/api/get-series-points";
+import { paths } from "./lib/paths";
 import "./styles.css";
 
 // A chart page opened directly asks for its data first, then loads plotly while the server
 // answers: evaluating plotly takes long enough on a slow machine that it should not wait in line.
 // index.html may have sent the explore request already, before this code arrived.
-if (window.location.pathname === "/explore") {
+if (window.location.pathname === paths.explore()) {
   const query = exploreQuery(parseExploreState(new URLSearchParams(window.location.search)));
   if (query) {
     const early = (window as { __perfatlasEarly?: { search: string; response: Promise<Response> } }).__perfatlasEarly;
@@ -24,7 +25,10 @@ if (window.location.pathname === "/explore") {
     const fromEarly = ({ signal }: { signal: AbortSignal }) => {
       if (used) return getExplore(query, signal);
       used = true;
-      return early!.response.then((r) => readResponse<Explore>(r), () => getExplore(query, signal));
+      return early!.response.then(
+        (r) => readResponse<Explore>(r),
+        () => getExplore(query, signal),
+      );
     };
     void queryClient.prefetchQuery(matches ? { ...options, queryFn: fromEarly } : options);
   }
@@ -42,7 +46,10 @@ if (seriesPath && earlySeries) {
     return ({ signal }: { signal: AbortSignal }): Promise<T> => {
       if (used || !early) return ask(signal);
       used = true;
-      return early.response.then((r) => readResponse<T>(r), () => ask(signal));
+      return early.response.then(
+        (r) => readResponse<T>(r),
+        () => ask(signal),
+      );
     };
   };
   void queryClient.prefetchQuery({
@@ -54,6 +61,8 @@ if (seriesPath && earlySeries) {
     queryFn: once(earlySeries.changes, changePointsUrl(id, DEFAULT_WINDOW), (signal) => getChangePoints(id, DEFAULT_WINDOW, undefined, signal)),
   });
 }
+// A chart page's own code (a chunk of its own, which index.html has asked for already).
+preloadPage(window.location.pathname);
 if (/^\/(explore|heatmap|series\/|alerts\/)/.test(window.location.pathname)) {
   setTimeout(() => void loadPlotly().catch(() => {}), 0);
 }

@@ -1,57 +1,102 @@
+import { lazy, type ComponentType } from "react";
 import { createBrowserRouter } from "react-router-dom";
 import { Shell } from "../components/layout/Shell";
+import { paths, routePatterns } from "../lib/paths";
 import { OpenAlertsBadge } from "../features/alerts/components/OpenAlertsBadge";
-import { Overview } from "./routes/Overview";
-import { Explore } from "./routes/Explore";
-import { Heatmap } from "./routes/Heatmap";
-import { SeriesList } from "./routes/SeriesList";
-import { SeriesHistory } from "./routes/SeriesHistory";
-import { Runs } from "./routes/Runs";
-import { RunDetail } from "./routes/RunDetail";
-import { Compare } from "./routes/Compare";
-import { Agents } from "./routes/Agents";
-import { Schedules } from "./routes/Schedules";
-import { ScheduleDetail } from "./routes/ScheduleDetail";
-import { ScheduleEdit, ScheduleNew } from "./routes/ScheduleEdit";
-import { Jobs } from "./routes/Jobs";
-import { JobDetail } from "./routes/JobDetail";
-import { Alerts } from "./routes/Alerts";
-import { AlertDetail } from "./routes/AlertDetail";
-import { Incidents } from "./routes/Incidents";
-import { IncidentDetail } from "./routes/IncidentDetail";
-import { ReportEdit, ReportPage, Reports } from "./routes/Reports";
-import { Settings } from "./routes/Settings";
-import { NotFound } from "./routes/NotFound";
 import { RouteError } from "./routes/RouteError";
+
+// Each page is its own chunk, loaded when first shown (Shell's Suspense shows "Loading" meanwhile;
+// later navigations are transitions: the page before stays until the next one's code is in).
+// index.html preloads the chunk of a chart page opened directly (vite.config.ts routeChunks).
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })));
+const routes = {
+  overview: () => import("./routes/Overview"),
+  explore: () => import("./routes/Explore"),
+  heatmap: () => import("./routes/Heatmap"),
+  seriesList: () => import("./routes/SeriesList"),
+  series: () => import("./routes/SeriesHistory"),
+  runs: () => import("./routes/Runs"),
+  run: () => import("./routes/RunDetail"),
+  compare: () => import("./routes/Compare"),
+  agents: () => import("./routes/Agents"),
+  schedules: () => import("./routes/Schedules"),
+  schedule: () => import("./routes/ScheduleDetail"),
+  editSchedule: () => import("./routes/ScheduleEdit"),
+  jobs: () => import("./routes/Jobs"),
+  job: () => import("./routes/JobDetail"),
+  alerts: () => import("./routes/Alerts"),
+  alert: () => import("./routes/AlertDetail"),
+  incidents: () => import("./routes/Incidents"),
+  incident: () => import("./routes/IncidentDetail"),
+  reports: () => import("./routes/Reports"),
+  settings: () => import("./routes/Settings"),
+  notFound: () => import("./routes/NotFound"),
+};
+const Overview = page(routes.overview, "Overview");
+const Explore = page(routes.explore, "Explore");
+const Heatmap = page(routes.heatmap, "Heatmap");
+const SeriesList = page(routes.seriesList, "SeriesList");
+const SeriesHistory = page(routes.series, "SeriesHistory");
+const Runs = page(routes.runs, "Runs");
+const RunDetail = page(routes.run, "RunDetail");
+const Compare = page(routes.compare, "Compare");
+const Agents = page(routes.agents, "Agents");
+const Schedules = page(routes.schedules, "Schedules");
+const ScheduleDetail = page(routes.schedule, "ScheduleDetail");
+const ScheduleNew = page(routes.editSchedule, "ScheduleNew");
+const ScheduleEdit = page(routes.editSchedule, "ScheduleEdit");
+const Jobs = page(routes.jobs, "Jobs");
+const JobDetail = page(routes.job, "JobDetail");
+const Alerts = page(routes.alerts, "Alerts");
+const AlertDetail = page(routes.alert, "AlertDetail");
+const Incidents = page(routes.incidents, "Incidents");
+const IncidentDetail = page(routes.incident, "IncidentDetail");
+const Reports = page(routes.reports, "Reports");
+const ReportPage = page(routes.reports, "ReportPage");
+const ReportEdit = page(routes.reports, "ReportEdit");
+const Settings = page(routes.settings, "Settings");
+const NotFound = page(routes.notFound, "NotFound");
+
+/** Start loading the code of the page at `pathname` (main.tsx, for a chart page opened directly:
+ * with index.html's preload, its chunk is in by the time React asks for it). */
+export function preloadPage(pathname: string): void {
+  const chart: [RegExp, () => Promise<unknown>][] = [
+    [/^\/series\/\d+$/, routes.series],
+    [/^\/explore$/, routes.explore],
+    [/^\/heatmap$/, routes.heatmap],
+    [/^\/alerts\/\d+$/, routes.alert],
+  ];
+  for (const [pattern, load] of chart) if (pattern.test(pathname)) void load().catch(() => {});
+}
 
 export const router = createBrowserRouter([
   {
-    element: <Shell badges={{ "/alerts": <OpenAlertsBadge /> }} />,
+    element: <Shell badges={{ [paths.alerts()]: <OpenAlertsBadge /> }} />,
     errorElement: <RouteError />,
     children: [
-      { path: "/", element: <Overview /> },
-      { path: "/explore", element: <Explore /> },
-      { path: "/heatmap", element: <Heatmap /> },
-      { path: "/series", element: <SeriesList /> },
-      { path: "/series/:id", element: <SeriesHistory /> },
-      { path: "/runs", element: <Runs /> },
-      { path: "/runs/:uuid", element: <RunDetail /> },
-      { path: "/compare", element: <Compare /> },
-      { path: "/agents", element: <Agents /> },
-      { path: "/schedules", element: <Schedules /> },
-      { path: "/schedules/new", element: <ScheduleNew /> },
-      { path: "/schedules/:id", element: <ScheduleDetail /> },
-      { path: "/schedules/:id/edit", element: <ScheduleEdit /> },
-      { path: "/jobs", element: <Jobs /> },
-      { path: "/jobs/:id", element: <JobDetail /> },
-      { path: "/alerts", element: <Alerts /> },
-      { path: "/alerts/:id", element: <AlertDetail /> },
-      { path: "/incidents", element: <Incidents /> },
-      { path: "/incidents/:id", element: <IncidentDetail /> },
-      { path: "/reports", element: <Reports /> },
-      { path: "/reports/:slug", element: <ReportPage /> },
-      { path: "/reports/:slug/edit", element: <ReportEdit /> },
-      { path: "/settings", element: <Settings /> },
+      { path: routePatterns.overview, element: <Overview /> },
+      { path: routePatterns.explore, element: <Explore /> },
+      { path: routePatterns.heatmap, element: <Heatmap /> },
+      { path: routePatterns.seriesList, element: <SeriesList /> },
+      { path: routePatterns.series, element: <SeriesHistory /> },
+      { path: routePatterns.runs, element: <Runs /> },
+      { path: routePatterns.run, element: <RunDetail /> },
+      { path: routePatterns.compare, element: <Compare /> },
+      { path: routePatterns.agents, element: <Agents /> },
+      { path: routePatterns.schedules, element: <Schedules /> },
+      { path: routePatterns.newSchedule, element: <ScheduleNew /> },
+      { path: routePatterns.schedule, element: <ScheduleDetail /> },
+      { path: routePatterns.editSchedule, element: <ScheduleEdit /> },
+      { path: routePatterns.jobs, element: <Jobs /> },
+      { path: routePatterns.job, element: <JobDetail /> },
+      { path: routePatterns.alerts, element: <Alerts /> },
+      { path: routePatterns.alert, element: <AlertDetail /> },
+      { path: routePatterns.incidents, element: <Incidents /> },
+      { path: routePatterns.incident, element: <IncidentDetail /> },
+      { path: routePatterns.reports, element: <Reports /> },
+      { path: routePatterns.report, element: <ReportPage /> },
+      { path: routePatterns.editReport, element: <ReportEdit /> },
+      { path: routePatterns.settings, element: <Settings /> },
       { path: "*", element: <NotFound /> },
     ],
   },

@@ -28,7 +28,9 @@ describe("describePage", () => {
   });
   it("says which rows of how many a page shows", () => {
     expect(describePage({ ...runs, total: 123456, at: 1001, shown: 50, filtered: false })).toBe("Runs 1,001–1,050 of 123,456, newest first.");
-    expect(describePage({ noun: ["series", "series"], order: "in id order", total: 130, at: 101, shown: 30, filtered: true })).toBe("Series 101–130 of 130 that match, in id order.");
+    expect(describePage({ noun: ["series", "series"], order: "in id order", total: 130, at: 101, shown: 30, filtered: true })).toBe(
+      "Series 101–130 of 130 that match, in id order.",
+    );
   });
   it("gives the count shown when where the page starts is not known", () => {
     expect(describePage({ ...runs, total: 1234, at: null, shown: 50, filtered: false })).toBe("50 runs of 1,234, newest first.");

@@ -34,7 +34,8 @@ export function describePage(p: { noun: [string, string]; total: number | null; 
   }
   const range = `${formatCount(p.at)}–${formatCount(p.at + p.shown - 1)}`;
   if (p.total === null) return `${Many} ${range}${matching}, ${p.order}.`;
-  if (p.at === 1 && p.shown === p.total) return `${formatCount(p.total)} ${p.total === 1 ? one : many}${p.filtered ? (p.total === 1 ? " matches" : " match") : ""}, ${p.order}.`;
+  if (p.at === 1 && p.shown === p.total)
+    return `${formatCount(p.total)} ${p.total === 1 ? one : many}${p.filtered ? (p.total === 1 ? " matches" : " match") : ""}, ${p.order}.`;
   return `${Many} ${range} of ${formatCount(p.total)}${matching}, ${p.order}.`;
 }
 

@@ -3,9 +3,24 @@ import { mergedOrder, naturalCompare, naturalSorted, plainNumber } from "./natur
 
 // The server's examples (tests/backend/core/test_natural.py), in their natural order.
 const EXPECTED = [
-  "2.1.9", "2.1.10", "2.1.11", "2.2.0-rc1", "2.2.0-rc2", "2.2.0", "2.2.0-1", "2.2.2",
-  "6.1", "6.1.0-18-amd64", "6.1.0-25-amd64", "6.10", "6.10.0-1-amd64",
-  "head", "latest", "main", "master", "trunk",
+  "2.1.9",
+  "2.1.10",
+  "2.1.11",
+  "2.2.0-rc1",
+  "2.2.0-rc2",
+  "2.2.0",
+  "2.2.0-1",
+  "2.2.2",
+  "6.1",
+  "6.1.0-18-amd64",
+  "6.1.0-25-amd64",
+  "6.10",
+  "6.10.0-1-amd64",
+  "head",
+  "latest",
+  "main",
+  "master",
+  "trunk",
 ];
 
 function shuffled<T>(values: T[], seed: number): T[] {
@@ -29,9 +44,18 @@ describe("natural order", () => {
   });
 
   it.each([
-    ["2.1.9", "2.1.10"], ["2.2.0-rc1", "2.2.0"], ["2.2.0rc1", "2.2.0"], ["2.2.0-beta", "2.2.0-rc1"],
-    ["6.1", "6.10"], ["6.1.0-18-amd64", "6.1.0-25-amd64"], ["6.1.0-25-amd64", "6.10.0-1-amd64"],
-    ["v1.9", "v1.10"], ["9", "10"], ["2.2.0", "trunk"], ["Main", "trunk"], ["release9", "release10"],
+    ["2.1.9", "2.1.10"],
+    ["2.2.0-rc1", "2.2.0"],
+    ["2.2.0rc1", "2.2.0"],
+    ["2.2.0-beta", "2.2.0-rc1"],
+    ["6.1", "6.10"],
+    ["6.1.0-18-amd64", "6.1.0-25-amd64"],
+    ["6.1.0-25-amd64", "6.10.0-1-amd64"],
+    ["v1.9", "v1.10"],
+    ["9", "10"],
+    ["2.2.0", "trunk"],
+    ["Main", "trunk"],
+    ["release9", "release10"],
   ])("%s < %s", (low, high) => {
     expect(naturalCompare(low, high)).toBeLessThan(0);
     expect(naturalCompare(high, low)).toBeGreaterThan(0);
@@ -63,10 +87,25 @@ describe("natural order", () => {
 describe("mergedOrder", () => {
   it("keeps every trace's own order, natural where they say nothing", () => {
     // The server put trunk first for this dimension (order=version:trunk,*).
-    expect(mergedOrder([["trunk", "2.1.9", "2.1.10"], ["trunk", "2.1.10", "2.2.0"]])).toEqual(["trunk", "2.1.9", "2.1.10", "2.2.0"]);
-    expect(mergedOrder([["2.1.10", "2.2.0"], ["2.1.9", "2.2.0"]])).toEqual(["2.1.9", "2.1.10", "2.2.0"]);
+    expect(
+      mergedOrder([
+        ["trunk", "2.1.9", "2.1.10"],
+        ["trunk", "2.1.10", "2.2.0"],
+      ]),
+    ).toEqual(["trunk", "2.1.9", "2.1.10", "2.2.0"]);
+    expect(
+      mergedOrder([
+        ["2.1.10", "2.2.0"],
+        ["2.1.9", "2.2.0"],
+      ]),
+    ).toEqual(["2.1.9", "2.1.10", "2.2.0"]);
     expect(mergedOrder([])).toEqual([]);
     // Sequences that disagree still give every value once.
-    expect(mergedOrder([["b", "a"], ["a", "b"]]).sort()).toEqual(["a", "b"]);
+    expect(
+      mergedOrder([
+        ["b", "a"],
+        ["a", "b"],
+      ]).sort(),
+    ).toEqual(["a", "b"]);
   });
 });

@@ -1,8 +1,19 @@
 import { describe, expect, it } from "vitest";
 import serverUnits from "../../../backend/perfatlas/core/units.py?raw";
 import {
-  DURATION_PARAMETERS, SIZE_PARAMETERS, formatDuration, formatParams, formatSize, humanTyped, humanValue, paramText, parseDuration, parseHuman,
-  parseSize, storedValue, unitOf,
+  DURATION_PARAMETERS,
+  SIZE_PARAMETERS,
+  formatDuration,
+  formatParams,
+  formatSize,
+  humanTyped,
+  humanValue,
+  paramText,
+  parseDuration,
+  parseHuman,
+  parseSize,
+  storedValue,
+  unitOf,
 } from "./units";
 
 function declared(name: string): string[] {
@@ -18,8 +29,15 @@ describe("units", () => {
   });
 
   it.each([
-    [0, "0 B"], [1023, "1023 B"], [1024, "1 KiB"], [1536, "1.5 KiB"], [131072, "128 KiB"],
-    [4 << 20, "4 MiB"], [1572864, "1.5 MiB"], [3 * 2 ** 30, "3 GiB"], [1000000, "976.56 KiB"],
+    [0, "0 B"],
+    [1023, "1023 B"],
+    [1024, "1 KiB"],
+    [1536, "1.5 KiB"],
+    [131072, "128 KiB"],
+    [4 << 20, "4 MiB"],
+    [1572864, "1.5 MiB"],
+    [3 * 2 ** 30, "3 GiB"],
+    [1000000, "976.56 KiB"],
   ])("formats %d bytes as %s", (bytes, text) => {
     expect(formatSize(bytes)).toBe(text);
   });
@@ -37,8 +55,18 @@ describe("units", () => {
   });
 
   it.each([
-    ["131072", 131072], ["128k", 131072], ["128K", 131072], ["128 KiB", 131072], ["128kb", 131072], ["4M", 4 << 20],
-    ["1.5 MiB", 1572864], [" 64 k ", 65536], ["1.5k", 1536], ["0.1k", null], ["128 kilo", null], ["", null],
+    ["131072", 131072],
+    ["128k", 131072],
+    ["128K", 131072],
+    ["128 KiB", 131072],
+    ["128kb", 131072],
+    ["4M", 4 << 20],
+    ["1.5 MiB", 1572864],
+    [" 64 k ", 65536],
+    ["1.5k", 1536],
+    ["0.1k", null],
+    ["128 kilo", null],
+    ["", null],
   ])("reads the size %s as the server does: %s", (text, bytes) => {
     expect(parseSize(text)).toBe(bytes);
   });
@@ -54,7 +82,13 @@ describe("units", () => {
     const stored = ["65536", "131072", "30B"];
     // as typed, in any of its spellings, and free text kept
     expect(["131072", "128k", "128 KiB", "64K", "30B", "1M", "big"].map((t) => storedValue("segsize", t, stored))).toEqual([
-      "131072", "131072", "131072", "65536", "30B", "1M", "big",
+      "131072",
+      "131072",
+      "131072",
+      "65536",
+      "30B",
+      "1M",
+      "big",
     ]);
     expect(storedValue("timeout", "250ms", ["0.25", "2"])).toBe("0.25");
     expect(storedValue("fs_version", "128k", ["131072"])).toBe("128k");
@@ -71,7 +105,7 @@ describe("parameters in tables", () => {
   it("writes sizes and durations as people do and keeps the stored values beside them", () => {
     const params = { segsize: 131072, filesize: 4194304, timeout: 0.25, count: 131072, sync: "file", list: [1, 2], none: null };
     const { text, raw } = formatParams(params);
-    expect(text).toBe('segsize=128 KiB filesize=4 MiB timeout=250 ms count=131072 sync=file list=[1,2] none=–');
+    expect(text).toBe("segsize=128 KiB filesize=4 MiB timeout=250 ms count=131072 sync=file list=[1,2] none=–");
     expect(raw).toBe("segsize=131072 filesize=4194304 timeout=0.25 count=131072 sync=file list=[1,2] none=–");
     // Nothing written differently: no second form.
     expect(formatParams(params).pairs[0]).toBe("segsize=128 KiB");

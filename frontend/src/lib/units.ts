@@ -4,8 +4,18 @@ import { formatPairs } from "./format";
 
 // The server's SIZE_PARAMETERS and DURATION_PARAMETERS (units.test.ts holds them to its file).
 export const SIZE_PARAMETERS = new Set([
-  "size", "filesize", "blocksize", "segsize", "readsize", "bs", "perchar_size", "bytes",
-  "block_size", "file_size", "record_size", "recordsize",
+  "size",
+  "filesize",
+  "blocksize",
+  "segsize",
+  "readsize",
+  "bs",
+  "perchar_size",
+  "bytes",
+  "block_size",
+  "file_size",
+  "record_size",
+  "recordsize",
 ]);
 export const DURATION_PARAMETERS = new Set(["timeout", "duration", "runtime", "interval"]);
 
@@ -39,7 +49,13 @@ export function formatSize(bytes: number): string {
 /** 0.25 -> "250 ms", 2 -> "2 s", 90 -> "1.5 min". */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return String(seconds);
-  const steps: [number, number, string][] = [[1e-6, 1e9, "ns"], [1e-3, 1e6, "µs"], [1, 1e3, "ms"], [60, 1, "s"], [3600, 1 / 60, "min"]];
+  const steps: [number, number, string][] = [
+    [1e-6, 1e9, "ns"],
+    [1e-3, 1e6, "µs"],
+    [1, 1e3, "ms"],
+    [60, 1, "s"],
+    [3600, 1 / 60, "min"],
+  ];
   for (const [limit, scale, name] of steps) if (Math.abs(seconds) < limit) return `${Number((seconds * scale).toPrecision(3))} ${name}`;
   return `${Number((seconds / 3600).toPrecision(3))} h`;
 }
@@ -74,7 +90,7 @@ export function formatParams(params: Record<string, unknown>): { text: string; r
 const SIZE_TEXT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$/i;
 const POWER: Record<string, number> = { "": 0, k: 1, m: 2, g: 3, t: 4, p: 5 };
 const DURATION_TEXT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ns|us|µs|ms|s|sec|m|min|h)?\s*$/i;
-const SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, "µs": 1e-6, ms: 1e-3, s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+const SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, sec: 1, m: 60, min: 60, h: 3600 };
 
 /** Bytes from 131072, 128k, 128 KiB, 4M, 1.5 MiB (k = 1024, as the server's parse_size); null
  * when it is not a whole number of bytes. */

@@ -1,7 +1,10 @@
 // Just what the Plot wrapper uses of plotly.js (its sources ship no types).
 declare module "plotly.js/lib/core" {
   export type PlotlyHTMLElement = HTMLDivElement & {
-    on(event: "plotly_click", handler: (event: { points: { customdata?: unknown; x?: unknown; y?: unknown; curveNumber: number; pointNumber: number }[] }) => void): void;
+    on(
+      event: "plotly_click",
+      handler: (event: { points: { customdata?: unknown; x?: unknown; y?: unknown; curveNumber: number; pointNumber: number }[] }) => void,
+    ): void;
     on(event: "plotly_clickannotation", handler: (event: { index: number; annotation: Record<string, unknown> }) => void): void;
     on(event: string, handler: (event: unknown) => void): void;
   };

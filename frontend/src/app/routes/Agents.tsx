@@ -13,8 +13,8 @@ export function Agents() {
         <div>
           <h1>Agents</h1>
           <p className="muted">
-            Every machine that has uploaded runs or enrolled, most recently seen first. Enrolled agents take jobs from schedules; they are online while
-            their heartbeat is under 45 s old.
+            Every machine that has uploaded runs or enrolled, most recently seen first. Enrolled agents take jobs from schedules; they are online while their
+            heartbeat is under 45 s old.
           </p>
         </div>
         <div className="actions">

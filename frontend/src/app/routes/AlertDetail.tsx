@@ -8,6 +8,7 @@ import { AlertStatusCard } from "../../features/alerts/components/AlertStatus";
 import { CauseTable } from "../../features/alerts/components/CauseTable";
 import { ConfirmationPanel } from "../../features/alerts/components/ConfirmationPanel";
 import { DifferencesTable } from "../../features/alerts/components/DifferencesTable";
+import { paths } from "../../lib/paths";
 
 export function AlertDetail() {
   const { id = "" } = useParams();
@@ -15,7 +16,7 @@ export function AlertDetail() {
   return (
     <div className="page">
       <p className="crumbs">
-        <Link to="/alerts">← Alerts</Link>
+        <Link to={paths.alerts()}>← Alerts</Link>
       </p>
       <QueryView query={alert} what={`alert ${id}`}>
         {(a) => (

@@ -4,6 +4,7 @@ import { AlertsFilters, AlertStatusTabs } from "../../features/alerts/components
 import { AlertsList } from "../../features/alerts/components/AlertsList";
 import { alertsFilter, alertsSearch, parseAlertsState, type AlertsState } from "../../features/alerts/format";
 import { searchNow } from "../../lib/search-now";
+import { paths } from "../../lib/paths";
 
 export function Alerts() {
   const [params, setParams] = useSearchParams();
@@ -20,10 +21,10 @@ export function Alerts() {
           <p className="muted">Lasting changes the detector found in a series. Open one to see the change, its likely cause and to triage it.</p>
         </div>
         <div className="actions">
-          <Link className="button" to="/incidents">
+          <Link className="button" to={paths.incidents()}>
             Incidents
           </Link>
-          <Link className="button" to="/settings?tab=rules">
+          <Link className="button" to={paths.settings({ tab: "rules" })}>
             Alert rules
           </Link>
         </div>

@@ -1,7 +1,8 @@
 import { Link, useSearchParams } from "react-router-dom";
 import { CsvDownload } from "../../components/ui/CsvDownload";
 import { QueryView } from "../../components/ui/States";
-import { compareCsvQuery, useCompare, type CompareQuery } from "../../features/compare/api/get-compare";
+import { apiUrl } from "../../api/client";
+import { compareApiQuery, useCompare, type CompareQuery } from "../../features/compare/api/get-compare";
 import { GroupStart, RunPicker } from "../../features/compare/components/CompareStart";
 import { GroupCompare } from "../../features/compare/components/GroupCompare";
 import { MetricPicker } from "../../features/compare/components/MetricPicker";
@@ -9,6 +10,7 @@ import { RunCompare } from "../../features/compare/components/RunCompare";
 import { parseRuns, parseRunsCompare } from "../../features/compare/diff";
 import { AddToReport, compareGroupsBlock, compareRunsBlock } from "../../features/reports";
 import { groupCompareQuery, parseGroupCompare, type GroupCompareState } from "../../features/compare/group";
+import { paths } from "../../lib/paths";
 
 function GroupsPage({ state }: { state: GroupCompareState }) {
   return (
@@ -16,9 +18,11 @@ function GroupsPage({ state }: { state: GroupCompareState }) {
       <div className="page-head">
         <h1>Compare groups by {state.by}</h1>
         <div className="actions">
-          {state.values.length >= 2 && <CsvDownload path="/compare/groups.csv" query={groupCompareQuery(state)} filename={`${state.workload}-by-${state.by}.csv`} />}
+          {state.values.length >= 2 && (
+            <CsvDownload url={apiUrl("/compare/groups.csv", { query: groupCompareQuery(state) })} filename={`${state.workload}-by-${state.by}.csv`} />
+          )}
           {state.values.length >= 2 && <AddToReport block={compareGroupsBlock(state)} />}
-          <Link className="button" to="/compare">
+          <Link className="button" to={paths.compare()}>
             Compare single runs
           </Link>
         </div>
@@ -42,9 +46,9 @@ function RunsPage({ query }: { query: CompareQuery }) {
       <div className="page-head">
         <h1>Compare {query.runs.length} runs</h1>
         <div className="actions">
-          <CsvDownload path="/compare.csv" query={compareCsvQuery(query)} filename="compare.csv" />
+          <CsvDownload url={apiUrl("/compare.csv", { query: compareApiQuery(query) })} filename="compare.csv" />
           <AddToReport block={compareRunsBlock(query.runs, query.metric, query.minEffect)} />
-          <Link className="button" to={`/compare?pick=${query.runs.join(",")}`}>
+          <Link className="button" to={paths.compare({ pick: query.runs.join(",") })}>
             Change runs
           </Link>
         </div>

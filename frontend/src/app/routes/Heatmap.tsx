@@ -23,7 +23,10 @@ export function Heatmap() {
         <h1>Heatmap</h1>
         <div className="actions">
           {state.workload && state.metric && (
-            <Link className="button" to={exploreLink({ workload: state.workload, metric: state.metric, x: state.x || "time", group: state.y, filter: state.filter })}>
+            <Link
+              className="button"
+              to={exploreLink({ workload: state.workload, metric: state.metric, x: state.x || "time", group: state.y, filter: state.filter })}
+            >
               Back to Explore
             </Link>
           )}

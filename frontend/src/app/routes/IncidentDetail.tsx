@@ -4,6 +4,7 @@ import { useIncident } from "../../features/alerts/api/get-incidents";
 import { AlertsTable } from "../../features/alerts/components/AlertsTable";
 import { CauseTable } from "../../features/alerts/components/CauseTable";
 import { IncidentHeader, IncidentTriage } from "../../features/alerts/components/IncidentParts";
+import { paths } from "../../lib/paths";
 
 export function IncidentDetail() {
   const { id = "" } = useParams();
@@ -11,7 +12,7 @@ export function IncidentDetail() {
   return (
     <div className="page">
       <p className="crumbs">
-        <Link to="/incidents">← Incidents</Link>
+        <Link to={paths.incidents()}>← Incidents</Link>
       </p>
       <QueryView query={incident} what={`incident ${id}`}>
         {(i) => (

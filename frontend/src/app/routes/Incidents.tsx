@@ -3,6 +3,7 @@ import { FilterInput } from "../../components/ui/FilterInput";
 import { useAgentChoices } from "../../features/agents";
 import { useIncidents } from "../../features/alerts/api/get-incidents";
 import { IncidentsList, IncidentStatusTabs } from "../../features/alerts/components/IncidentsList";
+import { paths } from "../../lib/paths";
 
 export function Incidents() {
   const [params, setParams] = useSearchParams();
@@ -26,7 +27,7 @@ export function Incidents() {
           <p className="muted">Alerts that share a cause (a new kernel, a new fs_version on one host) grouped, to triage together.</p>
         </div>
         <div className="actions">
-          <Link className="button" to="/alerts">
+          <Link className="button" to={paths.alerts()}>
             Alerts
           </Link>
         </div>

@@ -6,6 +6,7 @@ import { JobsTable } from "../../features/jobs/components/JobsTable";
 import { isActive } from "../../features/jobs/progress";
 import { jobsQuery, jobsSearch, parseJobsState, type JobsState } from "../../features/jobs/url-state";
 import { searchNow } from "../../lib/search-now";
+import { paths } from "../../lib/paths";
 
 export function Jobs() {
   const [params, setParams] = useSearchParams();
@@ -18,12 +19,10 @@ export function Jobs() {
       <div className="page-head">
         <div>
           <h1>Jobs</h1>
-          <p className="muted">
-            What the agents were asked to run, newest first{live ? "; updating every 2 s while jobs are queued or running" : ""}.
-          </p>
+          <p className="muted">What the agents were asked to run, newest first{live ? "; updating every 2 s while jobs are queued or running" : ""}.</p>
         </div>
         <div className="actions">
-          <Link className="button" to="/schedules">
+          <Link className="button" to={paths.schedules()}>
             Schedules
           </Link>
         </div>
@@ -35,7 +34,7 @@ export function Jobs() {
             page.items.length === 0 ? (
               <Empty title={state.status || state.agent || state.schedule ? "No job matches these filters." : "No jobs yet."}>
                 <p className="state-body">
-                  Jobs come from <Link to="/schedules">schedules</Link>: each firing queues one per matching agent.
+                  Jobs come from <Link to={paths.schedules()}>schedules</Link>: each firing queues one per matching agent.
                 </p>
               </Empty>
             ) : (

@@ -8,6 +8,7 @@ import { WorkloadLinks } from "../../features/explore/components/WorkloadLinks";
 import { ReadyBanner } from "../../features/health";
 import { useRuns } from "../../features/runs/api/get-runs";
 import { RecentRuns } from "../../features/runs/components/RecentRuns";
+import { paths } from "../../lib/paths";
 
 export function Overview() {
   const runs = useRuns({ limit: 15 });
@@ -16,10 +17,10 @@ export function Overview() {
       <div className="page-head">
         <h1>Overview</h1>
         <div className="actions">
-          <Link className="button primary" to="/explore">
+          <Link className="button primary" to={paths.explore()}>
             Explore results
           </Link>
-          <Link className="button" to="/compare">
+          <Link className="button" to={paths.compare()}>
             Compare runs
           </Link>
         </div>

@@ -13,7 +13,10 @@ export function Reports() {
       <div className="page-head">
         <div>
           <h1>Reports</h1>
-          <p className="muted">Pages of notes and plots, like a study's write-up: live (they follow new runs) or pinned to a date; shareable by address and downloadable as one HTML file.</p>
+          <p className="muted">
+            Pages of notes and plots, like a study's write-up: live (they follow new runs) or pinned to a date; shareable by address and downloadable as one
+            HTML file.
+          </p>
         </div>
       </div>
       <section className="card">

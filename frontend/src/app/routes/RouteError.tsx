@@ -1,4 +1,5 @@
 import { Link, useRouteError } from "react-router-dom";
+import { paths } from "../../lib/paths";
 
 export function RouteError() {
   const error = useRouteError();
@@ -9,7 +10,7 @@ export function RouteError() {
         {error instanceof Error ? error.message : String(error)}
       </div>
       <p>
-        <Link to="/">Back to the overview</Link>
+        <Link to={paths.overview()}>Back to the overview</Link>
       </p>
     </div>
   );

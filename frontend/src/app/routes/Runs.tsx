@@ -4,6 +4,7 @@ import { useRuns } from "../../features/runs/api/get-runs";
 import { RunsFilters } from "../../features/runs/components/RunsFilters";
 import { RunsList } from "../../features/runs/components/RunsList";
 import { pageStart } from "../../lib/format";
+import { paths } from "../../lib/paths";
 
 export function Runs() {
   const [params, setParams] = useSearchParams();
@@ -16,7 +17,13 @@ export function Runs() {
   const param = params.getAll("param");
   const [selected, setSelected] = useState<string[]>([]);
   const runs = useRuns({
-    workload: workload || undefined, agent: agent || undefined, status: status || undefined, label, param, cursor: cursor || undefined, limit: 50,
+    workload: workload || undefined,
+    agent: agent || undefined,
+    status: status || undefined,
+    label,
+    param,
+    cursor: cursor || undefined,
+    limit: 50,
   });
   const filtered = Boolean(workload || agent || status || label.length > 0 || param.length > 0);
 
@@ -28,7 +35,7 @@ export function Runs() {
       next.append("cursor", to);
       if (from !== null) next.append("at", String(from));
     }
-    return `/runs?${next}`;
+    return paths.runs(next);
   };
   // The list with a label's filter added or taken away (from the first page).
   const withLabels = (labels: string[]) => {
@@ -36,7 +43,7 @@ export function Runs() {
     for (const l of labels) next.append("label", l);
     return next;
   };
-  const labelLink = (pair: string) => `/runs?${withLabels(label.includes(pair) ? label : [...label, pair])}`;
+  const labelLink = (pair: string) => paths.runs(withLabels(label.includes(pair) ? label : [...label, pair]));
   const toggle = (uuid: string) => setSelected((s) => (s.includes(uuid) ? s.filter((x) => x !== uuid) : [...s, uuid]));
 
   return (
@@ -44,7 +51,7 @@ export function Runs() {
       <div className="page-head">
         <h1>Runs</h1>
         <div className="actions">
-          <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => navigate(`/compare?runs=${selected.join(",")}`)}>
+          <button type="button" className="button primary" disabled={selected.length < 2} onClick={() => navigate(paths.compare({ runs: selected.join(",") }))}>
             Compare {selected.length >= 2 ? `${selected.length} runs` : "(select 2 or more)"}
           </button>
         </div>
@@ -63,7 +70,16 @@ export function Runs() {
       />
       {selected.length > 0 && <p className="muted">The first run you select is the baseline of the comparison.</p>}
       <section className="card">
-        <RunsList runs={runs} filtered={filtered} selected={selected} onToggle={toggle} pageLink={pageLink} paged={Boolean(cursor)} at={at} labelLink={labelLink} />
+        <RunsList
+          runs={runs}
+          filtered={filtered}
+          selected={selected}
+          onToggle={toggle}
+          pageLink={pageLink}
+          paged={Boolean(cursor)}
+          at={at}
+          labelLink={labelLink}
+        />
       </section>
     </div>
   );

@@ -4,6 +4,7 @@ import { useSchedule } from "../../features/schedules/api/get-schedules";
 import { Firings } from "../../features/schedules/components/Firings";
 import { ScheduleActions } from "../../features/schedules/components/ScheduleActions";
 import { ScheduleFacts } from "../../features/schedules/components/ScheduleFacts";
+import { paths } from "../../lib/paths";
 
 export function ScheduleDetail() {
   const id = Number(useParams().id);
@@ -16,17 +17,17 @@ export function ScheduleDetail() {
             <div className="page-head">
               <div>
                 <p className="crumbs small">
-                  <Link to="/schedules">Schedules</Link>
+                  <Link to={paths.schedules()}>Schedules</Link>
                 </p>
                 <h1>
                   {s.name} {s.paused && <span className="badge warn">paused</span>}
                 </h1>
               </div>
               <div className="actions">
-                <Link className="button" to={`/jobs?schedule=${s.id}`}>
+                <Link className="button" to={paths.jobs({ schedule: s.id })}>
                   Its jobs
                 </Link>
-                <ScheduleActions schedule={s} afterDelete="/schedules" />
+                <ScheduleActions schedule={s} afterDelete={paths.schedules()} />
               </div>
             </div>
             <div className="grid-2 even">

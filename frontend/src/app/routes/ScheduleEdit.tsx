@@ -4,6 +4,7 @@ import { userTimeZone } from "../../lib/time";
 import { useSchedule } from "../../features/schedules/api/get-schedules";
 import { ScheduleFormView } from "../../features/schedules/components/ScheduleFormView";
 import { emptyForm, formFromSchedule } from "../../features/schedules/form";
+import { paths } from "../../lib/paths";
 
 export function ScheduleNew() {
   const navigate = useNavigate();
@@ -12,7 +13,12 @@ export function ScheduleNew() {
       <div className="page-head">
         <h1>New schedule</h1>
       </div>
-      <ScheduleFormView initial={emptyForm(userTimeZone())} id={null} onSaved={(s) => navigate(`/schedules/${s.id}`)} onCancel={() => navigate("/schedules")} />
+      <ScheduleFormView
+        initial={emptyForm(userTimeZone())}
+        id={null}
+        onSaved={(s) => navigate(paths.schedule(s.id))}
+        onCancel={() => navigate(paths.schedules())}
+      />
     </div>
   );
 }
@@ -27,7 +33,15 @@ export function ScheduleEdit() {
         <h1>Edit schedule {schedule.data ? `“${schedule.data.name}”` : `#${id}`}</h1>
       </div>
       <QueryView query={schedule} what="the schedule">
-        {(s) => <ScheduleFormView key={s.id} initial={formFromSchedule(s)} id={s.id} onSaved={() => navigate(`/schedules/${s.id}`)} onCancel={() => navigate(`/schedules/${s.id}`)} />}
+        {(s) => (
+          <ScheduleFormView
+            key={s.id}
+            initial={formFromSchedule(s)}
+            id={s.id}
+            onSaved={() => navigate(paths.schedule(s.id))}
+            onCancel={() => navigate(paths.schedule(s.id))}
+          />
+        )}
       </QueryView>
     </div>
   );

@@ -49,7 +49,15 @@ export function SeriesHistory() {
         {(data) => (
           <>
             <SeriesHeader series={data.series} samples={samples} onSamples={(on) => set("samples", on ? "1" : null)} />
-            <SeriesChart points={data} changePoints={changes.data?.change_points ?? NO_CHANGE_POINTS} until={until ?? null} limit={limit} loading={points.isPlaceholderData} onWindow={(to) => set("until", to)} onLimit={(n) => set("points", n === DEFAULT_WINDOW ? null : String(n))} />
+            <SeriesChart
+              points={data}
+              changePoints={changes.data?.change_points ?? NO_CHANGE_POINTS}
+              until={until ?? null}
+              limit={limit}
+              loading={points.isPlaceholderData}
+              onWindow={(to) => set("until", to)}
+              onLimit={(n) => set("points", n === DEFAULT_WINDOW ? null : String(n))}
+            />
           </>
         )}
       </QueryView>

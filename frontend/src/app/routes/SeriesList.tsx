@@ -32,7 +32,14 @@ export function SeriesList() {
   const pickers = usePickers(workload).data;
   const everyAgent = useAgentChoices().data;
   const agents = workload ? pickers?.agents : everyAgent;
-  const series = useSeriesList({ workload: workload || undefined, metric: metric || undefined, agent: agent || undefined, sort, limit: PAGE, cursor: cursor ?? undefined });
+  const series = useSeriesList({
+    workload: workload || undefined,
+    metric: metric || undefined,
+    agent: agent || undefined,
+    sort,
+    limit: PAGE,
+    cursor: cursor ?? undefined,
+  });
   // A filter starts the list again from its first page.
   const set = (key: string, value: string) => {
     const next = new URLSearchParams(params);
@@ -57,7 +64,9 @@ export function SeriesList() {
       <div className="page-head">
         <h1>Series</h1>
       </div>
-      <p className="muted">A series is one metric's history for one workload, agent, target and set of parameters; a new version is a new point, not a new series.</p>
+      <p className="muted">
+        A series is one metric's history for one workload, agent, target and set of parameters; a new version is a new point, not a new series.
+      </p>
       <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
         <FilterInput label="workload" value={workload} onApply={(v) => set("workload", v)} choices={pickers?.workloads} testId="series-workload" />
         <FilterInput label="metric" value={metric} onApply={(v) => set("metric", v)} choices={pickers?.metrics} testId="series-metric" />

@@ -20,7 +20,14 @@ export function Settings() {
       </div>
       <div className="tabs" role="tablist" aria-label="Settings">
         {TABS.map((t) => (
-          <button key={t.id} type="button" role="tab" aria-selected={tab === t.id} className={tab === t.id ? "tab active" : "tab"} onClick={() => setParams(t.id === "notifications" ? {} : { tab: t.id })}>
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            aria-selected={tab === t.id}
+            className={tab === t.id ? "tab active" : "tab"}
+            onClick={() => setParams(t.id === "notifications" ? {} : { tab: t.id })}
+          >
             {t.label}
           </button>
         ))}

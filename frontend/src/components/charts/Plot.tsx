@@ -8,10 +8,12 @@ type PlotlyModule = typeof import("./plotly-bundle").default;
 let plotlyPromise: Promise<PlotlyModule> | null = null;
 
 export function loadPlotly(): Promise<PlotlyModule> {
-  plotlyPromise ??= import("./plotly-bundle").then((m) => m.default).catch((exc: unknown) => {
-    plotlyPromise = null;
-    throw exc;
-  });
+  plotlyPromise ??= import("./plotly-bundle")
+    .then((m) => m.default)
+    .catch((exc: unknown) => {
+      plotlyPromise = null;
+      throw exc;
+    });
   return plotlyPromise;
 }
 
@@ -19,10 +21,12 @@ let glPromise: Promise<void> | null = null;
 
 /** plotly with its WebGL scatter registered (./dense.ts), loaded on first need. */
 function loadGl(Plotly: PlotlyModule): Promise<void> {
-  glPromise ??= import("./plotly-gl").then((m) => Plotly.register([m.default])).catch((exc: unknown) => {
-    glPromise = null;
-    throw exc;
-  });
+  glPromise ??= import("./plotly-gl")
+    .then((m) => Plotly.register([m.default]))
+    .catch((exc: unknown) => {
+      glPromise = null;
+      throw exc;
+    });
   return glPromise;
 }
 
@@ -205,7 +209,12 @@ function PlotInner({ figure, overlay, height = 460, onPointClick, label }: Props
     };
   }, [relayout]);
 
-  if (error) return <div className="state state-error" role="alert">The chart could not be drawn: {error}</div>;
+  if (error)
+    return (
+      <div className="state state-error" role="alert">
+        The chart could not be drawn: {error}
+      </div>
+    );
   return (
     <div className="plot-frame" style={{ minHeight: height }}>
       {!drawn && <div className="state state-loading plot-loading">Loading the chart library…</div>}
@@ -222,7 +231,12 @@ class PlotBoundary extends Component<{ children: ReactNode }, { error: string | 
   }
 
   render() {
-    if (this.state.error) return <div className="state state-error" role="alert">The chart failed: {this.state.error}</div>;
+    if (this.state.error)
+      return (
+        <div className="state state-error" role="alert">
+          The chart failed: {this.state.error}
+        </div>
+      );
     return this.props.children;
   }
 }

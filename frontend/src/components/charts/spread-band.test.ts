@@ -26,7 +26,7 @@ describe("envelope", () => {
   // Irregular times, values on both sides: the envelope checked against a plain grouping.
   const n = 10_000;
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const x: number[] = [];
   for (let i = 0, t = 1_700_000_000_000; i < n; i++) x.push((t += 1 + Math.floor(rand() * 3_600_000)));
   const low = x.map(() => 100 * rand());

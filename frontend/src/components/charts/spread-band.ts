@@ -19,7 +19,11 @@ export type SpreadBandOptions = {
 
 /** The band's edges, point by point: p5 and p95 as error bars would span them. A percentile on
  * the wrong side of its median is taken as the median (a bar draws nothing on that side). */
-export function spreadEdges(median: readonly number[], p5: readonly (number | null | undefined)[], p95: readonly (number | null | undefined)[]): { low: number[]; high: number[] } {
+export function spreadEdges(
+  median: readonly number[],
+  p5: readonly (number | null | undefined)[],
+  p95: readonly (number | null | undefined)[],
+): { low: number[]; high: number[] } {
   return {
     low: median.map((m, i) => Math.min(p5[i] ?? m, m)),
     high: median.map((m, i) => Math.max(p95[i] ?? m, m)),
@@ -41,7 +45,12 @@ export function spreadBand({ x, median, p5, p95, fill, name = "p5–p95" }: Spre
  * highest high (a band that covers every point's, drawn with ~2 vertices per pixel column
  * instead of one per point: plotly's cost for a filled edge grows with its points). x must be
  * numbers in ascending order; fewer points than 2 × buckets are returned as they are. */
-export function envelope(x: readonly number[], low: readonly number[], high: readonly number[], buckets: number): { x: number[]; low: number[]; high: number[] } {
+export function envelope(
+  x: readonly number[],
+  low: readonly number[],
+  high: readonly number[],
+  buckets: number,
+): { x: number[]; low: number[]; high: number[] } {
   const n = x.length;
   if (n <= 2 * buckets || n === 0) return { x: [...x], low: [...low], high: [...high] };
   const x0 = x[0] as number;
@@ -75,7 +84,13 @@ export function envelope(x: readonly number[], low: readonly number[], high: rea
 
 /** The envelope of the points whose x lies in `range` (and one on either side, so that the band
  * reaches the plot's edges), `buckets` columns wide; the whole band's envelope for null. */
-export function envelopeIn(x: readonly number[], low: readonly number[], high: readonly number[], range: [number, number] | null, buckets: number): { x: number[]; low: number[]; high: number[] } {
+export function envelopeIn(
+  x: readonly number[],
+  low: readonly number[],
+  high: readonly number[],
+  range: [number, number] | null,
+  buckets: number,
+): { x: number[]; low: number[]; high: number[] } {
   if (!range) return envelope(x, low, high, buckets);
   let from = 0;
   while (from < x.length && (x[from] as number) < range[0]) from += 1;

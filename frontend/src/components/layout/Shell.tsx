@@ -1,27 +1,29 @@
 import { NavLink, Outlet } from "react-router-dom";
-import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
+import { Suspense, useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from "react";
 import { getToken, onTokenChange } from "../../lib/token";
 import { useTheme } from "../../lib/use-theme";
+import { Loading } from "../ui/States";
 import { TokenDialog } from "./TokenDialog";
 import { openTokenDialog } from "./token-dialog-events";
+import { paths } from "../../lib/paths";
 
 const NAV = [
-  { to: "/", label: "Overview", end: true },
-  { to: "/explore", label: "Explore" },
-  { to: "/heatmap", label: "Heatmap" },
-  { to: "/series", label: "Series" },
-  { to: "/runs", label: "Runs" },
-  { to: "/compare", label: "Compare" },
-  { to: "/reports", label: "Reports" },
-  { to: "/schedules", label: "Schedules" },
-  { to: "/jobs", label: "Jobs" },
-  { to: "/agents", label: "Agents" },
-  { to: "/alerts", label: "Alerts" },
-  { to: "/settings", label: "Settings" },
+  { to: paths.overview(), label: "Overview", end: true },
+  { to: paths.explore(), label: "Explore" },
+  { to: paths.heatmap(), label: "Heatmap" },
+  { to: paths.seriesList(), label: "Series" },
+  { to: paths.runs(), label: "Runs" },
+  { to: paths.compare(), label: "Compare" },
+  { to: paths.reports(), label: "Reports" },
+  { to: paths.schedules(), label: "Schedules" },
+  { to: paths.jobs(), label: "Jobs" },
+  { to: paths.agents(), label: "Agents" },
+  { to: paths.alerts(), label: "Alerts" },
+  { to: paths.settings(), label: "Settings" },
 ];
 
 /** The page frame. `badges` puts something beside a nav item (by its path): the app passes the
- * open alerts' count for "/alerts", so this shared frame knows no feature. */
+ * open alerts' count for paths.alerts(), so this shared frame knows no feature. */
 export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   const { theme, toggle } = useTheme();
   const token = useSyncExternalStore(onTokenChange, getToken);
@@ -48,7 +50,7 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
   return (
     <div className="shell">
       <header ref={header} className="topbar" onKeyDown={onKeyDown}>
-        <NavLink to="/" className="brand" onClick={closeMenu}>
+        <NavLink to={paths.overview()} className="brand" onClick={closeMenu}>
           PerfAtlas
         </NavLink>
         <button
@@ -64,13 +66,7 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
         </button>
         <nav id="main-nav" aria-label="Main" className={menuOpen ? "open" : undefined}>
           {NAV.map((item) => (
-            <NavLink
-              key={item.to}
-              to={item.to}
-              end={item.end}
-              onClick={closeMenu}
-              className={({ isActive }) => (isActive ? "nav active" : "nav")}
-            >
+            <NavLink key={item.to} to={item.to} end={item.end} onClick={closeMenu} className={({ isActive }) => (isActive ? "nav active" : "nav")}>
               {item.label}
               {badges[item.to]}
             </NavLink>
@@ -86,7 +82,10 @@ export function Shell({ badges = {} }: { badges?: Record<string, ReactNode> }) {
         </div>
       </header>
       <main className="content">
-        <Outlet />
+        {/* the pages' code is loaded lazily (app/router.tsx): the frame shows while the first one's is on its way */}
+        <Suspense fallback={<Loading what="the page" />}>
+          <Outlet />
+        </Suspense>
       </main>
       <TokenDialog />
     </div>

@@ -25,8 +25,7 @@ export function TokenDialog() {
       >
         <h2 id="token-title">API token</h2>
         <p>
-          PerfAtlas reads need a token unless the server runs with <code>PERFATLAS_PUBLIC_READ=true</code>. Create a read
-          token on the server:
+          PerfAtlas reads need a token unless the server runs with <code>PERFATLAS_PUBLIC_READ=true</code>. Create a read token on the server:
         </p>
         <pre className="code">perfatlas token create --scope read --name my-browser -q</pre>
         <p className="muted">The token stays in this browser (localStorage) and is sent as a Bearer header to this server only.</p>
@@ -43,7 +42,15 @@ export function TokenDialog() {
           />
         </label>
         <div className="dialog-actions">
-          <button type="button" className="button" onClick={() => { setValue(""); setToken(""); ref.current?.close(); }}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setValue("");
+              setToken("");
+              ref.current?.close();
+            }}
+          >
             Forget token
           </button>
           <button type="button" className="button" onClick={() => ref.current?.close()}>

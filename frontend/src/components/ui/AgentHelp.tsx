@@ -9,8 +9,8 @@ pip install ./agent                                        # on the test machine
 export PERFATLAS_SERVER=${server} PERFATLAS_TOKEN=pa_...
 perfatlas-agent run smallfile --target /mnt/ext4/bench --param nfiles=1000 --label fs_version=6.1`}</pre>
       <p>
-        Or upload JSON with <code>POST /api/v1/runs</code> (see <a href="/docs">the API documentation</a>), or import fio and
-        bonnie++ output with <code>POST /api/v1/import/fio</code> and <code>/import/bonnie</code>.
+        Or upload JSON with <code>POST /api/v1/runs</code> (see <a href="/docs">the API documentation</a>), or import fio and bonnie++ output with{" "}
+        <code>POST /api/v1/import/fio</code> and <code>/import/bonnie</code>.
       </p>
     </div>
   );

@@ -7,7 +7,18 @@ import { useChoiceList } from "./ChoiceList";
  * labels) fill a datalist; `normalize` turns a typed item into the value kept (128k -> 131072);
  * `show` is a chip's text. */
 export function ChipsInput({
-  label, values, onChange, placeholder, suggestions = [], choices, check, testId, splitOnComma = true, offer, normalize, show,
+  label,
+  values,
+  onChange,
+  placeholder,
+  suggestions = [],
+  choices,
+  check,
+  testId,
+  splitOnComma = true,
+  offer,
+  normalize,
+  show,
 }: {
   label: string;
   values: string[];
@@ -26,7 +37,10 @@ export function ChipsInput({
   const [text, setText] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const add = (raw: string) => {
-    const items = (splitOnComma ? raw.split(",") : [raw]).map((s) => s.trim()).filter(Boolean).map((s) => normalize?.(s) ?? s);
+    const items = (splitOnComma ? raw.split(",") : [raw])
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => normalize?.(s) ?? s);
     const next = [...values];
     for (const item of items) {
       const why = check?.(item) ?? null;

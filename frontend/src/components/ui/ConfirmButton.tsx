@@ -1,7 +1,19 @@
 import { useState } from "react";
 
 /** A button that asks once more before a destructive action: "Delete…" → "Really delete" / "Keep". */
-export function ConfirmButton({ label, confirm, onConfirm, pending = false, disabled = false }: { label: string; confirm: string; onConfirm: () => void; pending?: boolean; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  confirm,
+  onConfirm,
+  pending = false,
+  disabled = false,
+}: {
+  label: string;
+  confirm: string;
+  onConfirm: () => void;
+  pending?: boolean;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (

@@ -10,7 +10,11 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
       onClick={() => {
         // the clipboard needs a secure context (https or localhost); elsewhere the text stays selectable
         if (!navigator.clipboard) setCopied("no");
-        else navigator.clipboard.writeText(text).then(() => setCopied("yes"), () => setCopied("no"));
+        else
+          navigator.clipboard.writeText(text).then(
+            () => setCopied("yes"),
+            () => setCopied("no"),
+          );
       }}
     >
       {copied === "yes" ? "Copied ✓" : copied === "no" ? "Select and copy by hand" : label}

@@ -1,16 +1,15 @@
 // "Download CSV": the button, and the error of a failed download shown where the page wants it.
 import { useCallback, useState } from "react";
-import { downloadCsv } from "../../api/client";
+import { downloadFile } from "../../api/client";
 import { ErrorState } from "./States";
 
-type CsvQuery = Parameters<typeof downloadCsv>[1];
-
-/** Start a download; `error` holds why the last one failed (null while none has). */
+/** Start a download of an API address (apiUrl's); `error` holds why the last one failed (null
+ * while none has). */
 export function useCsvDownload() {
   const [error, setError] = useState<unknown>(null);
-  const download = useCallback((path: string, query: CsvQuery, filename: string) => {
+  const download = useCallback((url: string, filename: string) => {
     setError(null);
-    downloadCsv(path, query, filename).catch(setError);
+    downloadFile(url, filename).catch(setError);
   }, []);
   return { error, download };
 }
@@ -28,11 +27,11 @@ export function CsvError({ error }: { error: unknown }) {
 }
 
 /** The button with its error beside it. */
-export function CsvDownload({ path, query, filename }: { path: string; query: CsvQuery; filename: string }) {
+export function CsvDownload({ url, filename }: { url: string; filename: string }) {
   const { error, download } = useCsvDownload();
   return (
     <>
-      <CsvButton onClick={() => download(path, query, filename)} />
+      <CsvButton onClick={() => download(url, filename)} />
       <CsvError error={error} />
     </>
   );

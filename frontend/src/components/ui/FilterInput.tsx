@@ -5,7 +5,12 @@ import { useChoiceList } from "./ChoiceList";
  * any other text may still be typed; it starts again from `value` when that changes elsewhere (a
  * cleared filter, the back button). */
 export function FilterInput({
-  label, value, placeholder, onApply, choices = [], testId,
+  label,
+  value,
+  placeholder,
+  onApply,
+  choices = [],
+  testId,
 }: {
   label: string;
   value: string;

@@ -31,8 +31,7 @@ export function TokenHelp() {
       </p>
       <pre className="code">perfatlas token create --scope read --name my-browser -q</pre>
       <p>
-        <code>make up</code> prints an admin token, which works too. Or let anyone read by starting the server with{" "}
-        <code>PERFATLAS_PUBLIC_READ=true</code>.
+        <code>make up</code> prints an admin token, which works too. Or let anyone read by starting the server with <code>PERFATLAS_PUBLIC_READ=true</code>.
       </p>
     </div>
   );

@@ -33,9 +33,25 @@ export function ValueFilterAdd({ dimensions, valuesOf, onAdd, testId = "filters"
   };
   return (
     <div className="filter-add">
-      <input aria-label="filter dimension" list={dimList} placeholder={placeholder} value={dim} onChange={(e) => setDim(e.target.value)} onKeyDown={enter} size={16} />
+      <input
+        aria-label="filter dimension"
+        list={dimList}
+        placeholder={placeholder}
+        value={dim}
+        onChange={(e) => setDim(e.target.value)}
+        onKeyDown={enter}
+        size={16}
+      />
       {dimChoices}
-      <input aria-label="filter value" list={valueList} placeholder="value" value={value} onChange={(e) => setValue(e.target.value)} onKeyDown={enter} size={12} />
+      <input
+        aria-label="filter value"
+        list={valueList}
+        placeholder="value"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={enter}
+        size={12}
+      />
       {valueChoices}
       <button type="button" className="button small" onClick={add} disabled={!dim.trim() || value.trim() === ""}>
         Add

@@ -8,8 +8,7 @@ export function ScopeHelp({ scope, action }: { scope: Scope; action: string }) {
   return (
     <div className="state-body">
       <p>
-        {action} needs a token with the <strong>{scope}</strong> scope{scope === "upload" ? " (or admin)" : ""}. Create one on the server and
-        paste it into{" "}
+        {action} needs a token with the <strong>{scope}</strong> scope{scope === "upload" ? " (or admin)" : ""}. Create one on the server and paste it into{" "}
         <button type="button" className="link-button" onClick={openTokenDialog}>
           Token settings
         </button>

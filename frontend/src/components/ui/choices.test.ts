@@ -19,7 +19,10 @@ describe("choices", () => {
   });
 
   it("completes the last item of a comma-separated list", () => {
-    const offered = [{ value: "4096", label: "4 KiB" }, { value: "131072", label: "128 KiB" }];
+    const offered = [
+      { value: "4096", label: "4 KiB" },
+      { value: "131072", label: "128 KiB" },
+    ];
     expect(commaCompletions("", offered)).toEqual(offered);
     expect(commaCompletions("13", offered).map((c) => c.value)).toEqual(["4096", "131072"]);
     expect(commaCompletions("4096, 13", offered)).toEqual([{ value: "4096, 131072", label: "128 KiB" }]);

@@ -24,7 +24,11 @@ export function valueChoices(dimension: string, values: readonly string[]): Choi
  * not already in it, so that the browser's list completes the last item ("4096, 13" offers
  * "4096, 131072"). */
 export function commaCompletions(text: string, choices: readonly Choice[]): Choice[] {
-  const done = text.split(",").slice(0, -1).map((s) => s.trim()).filter(Boolean);
+  const done = text
+    .split(",")
+    .slice(0, -1)
+    .map((s) => s.trim())
+    .filter(Boolean);
   const head = done.length > 0 ? `${done.join(", ")}, ` : "";
   return choices.filter((c) => !done.includes(c.value)).map((c) => ({ ...c, value: head + c.value }));
 }

@@ -52,26 +52,18 @@ describe("the verdict in words", () => {
   });
 
   it("says a re-run that matched the old level did not confirm it", () => {
-    expect(verdictText(confirmation({ verdict: "same", change_pct: 0.4, ci: [-1.2, 1.8] }), "higher")).toBe(
-      "Not confirmed: the re-run matched the old level",
-    );
+    expect(verdictText(confirmation({ verdict: "same", change_pct: 0.4, ci: [-1.2, 1.8] }), "higher")).toBe("Not confirmed: the re-run matched the old level");
   });
 
   it("says why it could not tell: the budget, or the job's end", () => {
     expect(verdictText(confirmation({ verdict: "unknown", rounds: 6 }), "higher")).toBe("Could not confirm within 6 rounds");
     expect(verdictText(confirmation({ verdict: "unknown", status: "failed" }), "higher")).toBe("Could not confirm: the confirmation job failed");
-    expect(verdictText(confirmation({ verdict: null, status: "expired" }), "higher")).toBe(
-      "Could not confirm: no agent took the confirmation job in time",
-    );
+    expect(verdictText(confirmation({ verdict: null, status: "expired" }), "higher")).toBe("Could not confirm: no agent took the confirmation job in time");
   });
 
   it("says where a confirmation under way stands", () => {
-    expect(verdictText(confirmation({ verdict: null, status: "queued", rounds: 0 }), "higher")).toBe(
-      "Being confirmed: job #12 is waiting for its agent",
-    );
-    expect(verdictText(confirmation({ verdict: null, status: "running", rounds: 2 }), "higher")).toBe(
-      "Being confirmed: job #12 is running round 3 of 6",
-    );
+    expect(verdictText(confirmation({ verdict: null, status: "queued", rounds: 0 }), "higher")).toBe("Being confirmed: job #12 is waiting for its agent");
+    expect(verdictText(confirmation({ verdict: null, status: "running", rounds: 2 }), "higher")).toBe("Being confirmed: job #12 is running round 3 of 6");
   });
 
   it("writes intervals as magnitudes on one side of zero, signed across it", () => {
@@ -94,9 +86,7 @@ describe("the alerts list's line", () => {
     expect(confirmingText(confirmation({ verdict: null, status: "leased", rounds: 0 }))).toBe("being confirmed by job #12 (round 1)");
     // Never past the last round.
     expect(confirmingText(confirmation({ verdict: null, status: "running", rounds: 6 }))).toBe("being confirmed by job #12 (round 6)");
-    expect(confirmingText(confirmation({ verdict: null, status: "queued", rounds: 0 }))).toBe(
-      "being confirmed by job #12 (waiting for its agent)",
-    );
+    expect(confirmingText(confirmation({ verdict: null, status: "queued", rounds: 0 }))).toBe("being confirmed by job #12 (waiting for its agent)");
     expect(confirmingText(null)).toBe("being confirmed");
   });
 });

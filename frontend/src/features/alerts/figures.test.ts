@@ -30,7 +30,14 @@ function alert(overrides: Partial<AlertDetail> = {}): AlertDetail {
     created_at: t(10),
     updated_at: t(10),
     resolved_at: null,
-    points: { started_at: [t(1), t(2), t(3), t(4), t(5)], value: [1000, 1010, 990, 800, 805], p5: [990, 1000, 980, 790, 800], p95: [1010, 1020, 1000, 810, 815], run_uuid: ["r1", "r2", "r3", "r4", "r5"], change_index: 3 },
+    points: {
+      started_at: [t(1), t(2), t(3), t(4), t(5)],
+      value: [1000, 1010, 990, 800, 805],
+      p5: [990, 1000, 980, 790, 800],
+      p95: [1010, 1020, 1000, 810, 815],
+      run_uuid: ["r1", "r2", "r3", "r4", "r5"],
+      change_index: 3,
+    },
     differences: { environment: {}, parameters: {}, labels: { fs_version: { before: "6.1", after: "6.2" } }, durability: {} },
     ...overrides,
   };
@@ -48,7 +55,10 @@ describe("alert figure", () => {
     expect(shapes).toHaveLength(1);
     expect(shapes[0]).toMatchObject({ x0: t(4), line: { color: REGRESSION_COLOR, dash: "solid" } });
     const levels = fig.data.slice(1) as { x: string[]; y: number[] }[];
-    expect(levels.map((l) => l.y)).toEqual([[1000, 1000], [800, 800]]);
+    expect(levels.map((l) => l.y)).toEqual([
+      [1000, 1000],
+      [800, 800],
+    ]);
     expect(levels[0]?.x).toEqual([t(1), t(3)]);
     expect(levels[1]?.x).toEqual([t(4), t(5)]);
   });
@@ -61,7 +71,17 @@ describe("alert figure", () => {
 
 describe("change points on a series", () => {
   const cp = (over: Partial<SeriesChangePoint>): SeriesChangePoint => ({
-    run_uuid: "r4", started_at: t(4), before: 1000, after: 800, change_pct: -20, confidence: 0.99, kind: "regression", tentative: false, cause: null, alert_id: null, ...over,
+    run_uuid: "r4",
+    started_at: t(4),
+    before: 1000,
+    after: 800,
+    change_pct: -20,
+    confidence: 0.99,
+    kind: "regression",
+    tentative: false,
+    cause: null,
+    alert_id: null,
+    ...over,
   });
 
   it("adds nothing when there is none", () => {
@@ -69,12 +89,26 @@ describe("change points on a series", () => {
   });
 
   it("marks each with a coloured line and a flag that names it and opens its alert, as layout only", () => {
-    const marks = changePointMarks([cp({ alert_id: 9, cause: { "labels.fs_version": { before: "6.1", after: "6.2" } } }), cp({ run_uuid: "r8", started_at: t(8), kind: "improvement", tentative: true, change_pct: 15 })], "ops/<s>");
+    const marks = changePointMarks(
+      [
+        cp({ alert_id: 9, cause: { "labels.fs_version": { before: "6.1", after: "6.2" } } }),
+        cp({ run_uuid: "r8", started_at: t(8), kind: "improvement", tentative: true, change_pct: 15 }),
+      ],
+      "ops/<s>",
+    );
     expect(marks.shapes.map((s) => [s.x0, s.line])).toEqual([
       [t(4), { color: REGRESSION_COLOR, dash: "solid", width: 2 }],
       [t(8), { color: IMPROVEMENT_COLOR, dash: "dash", width: 2 }],
     ]);
-    const flags = marks.annotations as { x: string; y: number; yref: string; name: string; hovertext: string; captureevents: boolean; font: { color: string } }[];
+    const flags = marks.annotations as {
+      x: string;
+      y: number;
+      yref: string;
+      name: string;
+      hovertext: string;
+      captureevents: boolean;
+      font: { color: string };
+    }[];
     // At the top of their lines, taking clicks; the name is what a click opens.
     expect(flags.map((a) => [a.x, a.y, a.yref, a.captureevents, a.font.color, a.name])).toEqual([
       [t(4), 1, "paper", true, REGRESSION_COLOR, "alert:9"],

@@ -95,15 +95,26 @@ export function changePointTone(cp: Pick<SeriesChangePoint, "kind">): Tone {
  * plot already drawn by Plotly.relayout without its points being drawn again. A flag (a
  * triangle at the top of its line) names the change on hover; its `name` is `alert:<id>` when
  * the change opened an alert (a click opens it), else the run's uuid. */
-export function changePointMarks(changePoints: SeriesChangePoint[], unit: string): { shapes: Record<string, unknown>[]; annotations: Record<string, unknown>[] } {
+export function changePointMarks(
+  changePoints: SeriesChangePoint[],
+  unit: string,
+): { shapes: Record<string, unknown>[]; annotations: Record<string, unknown>[] } {
   const colors = changePoints.map((cp) => (cp.kind === "regression" ? REGRESSION_COLOR : IMPROVEMENT_COLOR));
   const shapes = changePoints.map((cp, i) => vline(cp.started_at, colors[i] ?? REGRESSION_COLOR, cp.tentative ? "dash" : "solid", "change point"));
   const annotations = changePoints.map((cp, i) => {
     const cause = causeSummary(cp.cause, 3);
     const color = colors[i] ?? REGRESSION_COLOR;
     return {
-      visible: true, x: cp.started_at, xref: "x", y: 1, yref: "paper", yanchor: "top", xanchor: "center",
-      text: "▼", showarrow: false, font: { size: 16, color },
+      visible: true,
+      x: cp.started_at,
+      xref: "x",
+      y: 1,
+      yref: "paper",
+      yanchor: "top",
+      xanchor: "center",
+      text: "▼",
+      showarrow: false,
+      font: { size: 16, color },
       // A click on the flag: plotly_clickannotation (components/charts/Plot.tsx).
       captureevents: true,
       hovertext: [

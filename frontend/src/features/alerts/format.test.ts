@@ -12,7 +12,11 @@ describe("alerts URL state", () => {
 });
 
 describe("causes", () => {
-  const cause = { "labels.fs_version": { before: "6.1", after: "6.2" }, "environment.kernel": { before: "6.1.0", after: "6.5.0" }, "environment.cores": { before: 2, after: 4 } };
+  const cause = {
+    "labels.fs_version": { before: "6.1", after: "6.2" },
+    "environment.kernel": { before: "6.1.0", after: "6.5.0" },
+    "environment.cores": { before: 2, after: 4 },
+  };
 
   it("reads as one line without the group prefixes", () => {
     expect(causeSummary(cause, 2)).toBe("fs_version 6.1 → 6.2, kernel 6.1.0 → 6.5.0 (+1 more)");

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { changeText, changeTitle, flagsTitle, parseMetrics, parseRuns, verdictTone } from "./diff";
 
 const change = (verdict: "better" | "worse" | "noise" | "few" | "missing", pct: number | null, lo: number | null = null, hi: number | null = null) => ({
-  verdict, change_pct: pct, ci_low_pct: lo, ci_high_pct: hi, n_base: 3, n: verdict === "few" ? 1 : 3,
+  verdict,
+  change_pct: pct,
+  ci_low_pct: lo,
+  ci_high_pct: hi,
+  n_base: 3,
+  n: verdict === "few" ? 1 : 3,
 });
 
 describe("verdictTone", () => {

@@ -2,14 +2,39 @@ import { describe, expect, it } from "vitest";
 import { groupCompareQuery, groupCompareSearch, groupSummary, parseGroupCompare, subsetSummary, type GroupCell } from "./group";
 
 const cell = (patch: Partial<GroupCell>): GroupCell => ({
-  value: 1, series: 4, runs: 8, samples: 24, flags: [], change_pct: -22.4, pairs: 4, tested: 4, agree: 4, better: 0, worse: 4,
-  lowest_pct: -23, highest_pct: -21, verdict: "worse", not_comparable: 0, reason: null, ...patch,
+  value: 1,
+  series: 4,
+  runs: 8,
+  samples: 24,
+  flags: [],
+  change_pct: -22.4,
+  pairs: 4,
+  tested: 4,
+  agree: 4,
+  better: 0,
+  worse: 4,
+  lowest_pct: -23,
+  highest_pct: -21,
+  verdict: "worse",
+  not_comparable: 0,
+  reason: null,
+  ...patch,
 });
 
 describe("group compare state", () => {
   it("reads several values, filters, metrics and the pairing override from the URL", () => {
-    const state = parseGroupCompare(new URLSearchParams("workload=w&by=fs_version&value=6.1&value=6.5&value=6.8&filter=agent:x&metric=*.seconds&pair_ignore=target&min_effect=3"))!;
-    expect(state).toEqual({ workload: "w", by: "fs_version", values: ["6.1", "6.5", "6.8"], filter: ["agent:x"], metric: ["*.seconds"], pairIgnore: ["target"], minEffect: 3 });
+    const state = parseGroupCompare(
+      new URLSearchParams("workload=w&by=fs_version&value=6.1&value=6.5&value=6.8&filter=agent:x&metric=*.seconds&pair_ignore=target&min_effect=3"),
+    )!;
+    expect(state).toEqual({
+      workload: "w",
+      by: "fs_version",
+      values: ["6.1", "6.5", "6.8"],
+      filter: ["agent:x"],
+      metric: ["*.seconds"],
+      pairIgnore: ["target"],
+      minEffect: 3,
+    });
     expect(parseGroupCompare(groupCompareSearch(state))).toEqual(state);
     expect(groupCompareQuery(state)).toMatchObject({ value: ["6.1", "6.5", "6.8"], pair_ignore: ["target"], min_effect: 3 });
     expect(parseGroupCompare(new URLSearchParams("workload=w"))).toBeNull();

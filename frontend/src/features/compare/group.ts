@@ -1,6 +1,6 @@
 // Groups of runs (fs version 6.1 against 6.5 and 6.8, say), compared on the server series by
 // series: this module holds the page's URL state and the words of the per-series summary.
-import type { Schemas } from "../../api/client";
+import type { ApiQuery, Schemas } from "../../api/client";
 import { formatPercent } from "../../lib/format";
 import { parseMetrics } from "./diff";
 
@@ -25,7 +25,11 @@ export function parseGroupCompare(params: URLSearchParams): GroupCompareState | 
   // `a` and `b` are the links of the two-group page before several groups were possible.
   const values = [...params.getAll("value"), params.get("a") ?? "", params.get("b") ?? ""].filter((v, i, all) => v !== "" && all.indexOf(v) === i);
   // Repeated or comma-separated (`pair_ignore=agent,target`), as the API takes it.
-  const ignore = params.getAll("pair_ignore").flatMap((p) => p.split(",")).map((p) => p.trim()).filter(Boolean);
+  const ignore = params
+    .getAll("pair_ignore")
+    .flatMap((p) => p.split(","))
+    .map((p) => p.trim())
+    .filter(Boolean);
   const minEffect = Number.parseFloat(params.get("min_effect") ?? "");
   return {
     workload,
@@ -49,7 +53,7 @@ export function groupCompareSearch(state: GroupCompareState): URLSearchParams {
 }
 
 /** The API query of a state: the same names as the page's URL. */
-export function groupCompareQuery(state: GroupCompareState) {
+export function groupCompareQuery(state: GroupCompareState): ApiQuery<"/compare/groups"> {
   return {
     workload: state.workload,
     by: state.by,

@@ -3,23 +3,48 @@ import type { GroupCompare } from "./group";
 import { separating, unpairedGroups } from "./unpaired";
 
 const side = { value: 1, n: 3, runs: 1, flags: [], change: null };
-const emptyCell = { value: null, series: 0, runs: 0, samples: 0, flags: [], change_pct: null, pairs: 0, tested: 0, agree: 0, better: 0, worse: 0, not_comparable: 0, lowest_pct: null, highest_pct: null, verdict: null };
+const emptyCell = {
+  value: null,
+  series: 0,
+  runs: 0,
+  samples: 0,
+  flags: [],
+  change_pct: null,
+  pairs: 0,
+  tested: 0,
+  agree: 0,
+  better: 0,
+  worse: 0,
+  not_comparable: 0,
+  lowest_pct: null,
+  highest_pct: null,
+  verdict: null,
+};
 
 /** ext4 on /mnt/ext4 and xfs on /mnt/xfs, both with fsync file and none: never in one series. */
 function byFs(runs: number[]): GroupCompare {
   const key = (target: string, fsync: string) => ({ agent: "a", target, parameters: { fsync }, labels: { study: "s" } });
   return {
-    workload: "smallfile", by: "fs", values: ["ext4", "xfs", "btrfs"], filters: ["mount:sync"], pair_ignore: ["agent"],
+    workload: "smallfile",
+    by: "fs",
+    values: ["ext4", "xfs", "btrfs"],
+    filters: ["mount:sync"],
+    pair_ignore: ["agent"],
     groups: runs.map((r, i) => ({ value: ["ext4", "xfs", "btrfs"][i]!, runs: r, durability: {} })),
-    metrics: [{
-      metric: "create.seconds", unit: "s", direction: "lower", cells: [emptyCell, emptyCell, emptyCell],
-      pairs: [
-        { key: key("/mnt/ext4", "file"), cells: [side, null, null] },
-        { key: key("/mnt/ext4", "none"), cells: [side, null, null] },
-        { key: key("/mnt/xfs", "file"), cells: [null, side, null] },
-        { key: key("/mnt/xfs", "none"), cells: [null, side, null] },
-      ],
-    }],
+    metrics: [
+      {
+        metric: "create.seconds",
+        unit: "s",
+        direction: "lower",
+        cells: [emptyCell, emptyCell, emptyCell],
+        pairs: [
+          { key: key("/mnt/ext4", "file"), cells: [side, null, null] },
+          { key: key("/mnt/ext4", "none"), cells: [side, null, null] },
+          { key: key("/mnt/xfs", "file"), cells: [null, side, null] },
+          { key: key("/mnt/xfs", "none"), cells: [null, side, null] },
+        ],
+      },
+    ],
   } as unknown as GroupCompare;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Explore } from "./api/get-explore";
-import { categoryOrder, diffGrid, exploreFigure, groupName, heatmapFigure, heatmapOf, pointNote, toGrid } from "./figures";
+import { categoryOrder, exploreFigure, groupName, pointNote } from "./figures";
+import { diffGrid, heatmapFigure, heatmapOf, toGrid } from "./heatmap-figure";
 import { parseHeatmapState } from "./url-state";
 
 function point(x: number | string | null, median: number, n = 2, runs = ["r1", "r2"], flags: string[] = []) {
@@ -45,7 +46,9 @@ describe("exploreFigure", () => {
   });
 
   it("uses categories for non-numeric x and dates for time", () => {
-    expect(exploreFigure({ ...data, x: "fs_type", x_numeric: false }, { view: "lines", logx: true, logy: false, theme: "light" }).layout.xaxis).toMatchObject({ type: "category" });
+    expect(exploreFigure({ ...data, x: "fs_type", x_numeric: false }, { view: "lines", logx: true, logy: false, theme: "light" }).layout.xaxis).toMatchObject({
+      type: "category",
+    });
     const time = exploreFigure({ ...data, x: "time", x_numeric: false }, { view: "lines", logx: false, logy: false, theme: "light" });
     expect(time.layout.xaxis).toMatchObject({ type: "date" });
     expect(time.data[0]).toMatchObject({ mode: "markers" });
@@ -105,12 +108,23 @@ describe("order and units", () => {
   });
 
   it("keeps an order the server was asked for (trunk first)", () => {
-    const trunkFirst = { ...versions, traces: [{ group: "a", points: [point("trunk", 1), point("2.1.9", 2)] }, { group: "b", points: [point("trunk", 1), point("2.1.10", 2), point("2.2.0", 3)] }] };
+    const trunkFirst = {
+      ...versions,
+      traces: [
+        { group: "a", points: [point("trunk", 1), point("2.1.9", 2)] },
+        { group: "b", points: [point("trunk", 1), point("2.1.10", 2), point("2.2.0", 3)] },
+      ],
+    };
     expect(categoryOrder(trunkFirst)).toEqual(["trunk", "2.1.9", "2.1.10", "2.2.0"]);
   });
 
   it("writes sizes as people do on the ticks, in the hover and in the legend", () => {
-    const sizes: Explore = { ...data, x: "segsize", group: "blocksize", traces: [{ group: "1048576", points: [point(4096, 1), point(131072, 2), point(4194304, 3)] }] };
+    const sizes: Explore = {
+      ...data,
+      x: "segsize",
+      group: "blocksize",
+      traces: [{ group: "1048576", points: [point(4096, 1), point(131072, 2), point(4194304, 3)] }],
+    };
     const fig = exploreFigure(sizes, lines);
     expect(fig.layout.xaxis).toMatchObject({ type: "linear", tickmode: "array", tickvals: [4096, 131072, 4194304], ticktext: ["4 KiB", "128 KiB", "4 MiB"] });
     expect(fig.data[0]!.name).toBe("blocksize=1 MiB");
@@ -121,7 +135,15 @@ describe("order and units", () => {
   });
 
   it("orders the heatmap's axes naturally and writes its sizes", () => {
-    const grid = toGrid({ ...data, x: "version", group: "segsize", traces: [{ group: "131072", points: [point("2.1.10", 1), point("2.1.9", 2)] }, { group: "4096", points: [point("trunk", 3)] }] });
+    const grid = toGrid({
+      ...data,
+      x: "version",
+      group: "segsize",
+      traces: [
+        { group: "131072", points: [point("2.1.10", 1), point("2.1.9", 2)] },
+        { group: "4096", points: [point("trunk", 3)] },
+      ],
+    });
     expect(grid.xs).toEqual(["2.1.9", "2.1.10", "trunk"]);
     expect(grid.ys).toEqual(["4096", "131072"]);
     const fig = heatmapFigure(grid, { theme: "light", x: "version", y: "segsize", title: "t", diff: false });
@@ -136,7 +158,13 @@ describe("order and units", () => {
 
 describe("heatmap grids", () => {
   it("turns x by group into a sorted grid and diffs two of them in percent", () => {
-    const a = toGrid({ ...data, traces: [{ group: "131072", points: [point(2, 10), point(1, 20)] }, { group: "65536", points: [point(1, 10)] }] });
+    const a = toGrid({
+      ...data,
+      traces: [
+        { group: "131072", points: [point(2, 10), point(1, 20)] },
+        { group: "65536", points: [point(1, 10)] },
+      ],
+    });
     expect(a.xs).toEqual([1, 2]);
     expect(a.ys).toEqual(["65536", "131072"]);
     expect(a.z).toEqual([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Explore, ExplorePoint } from "./api/get-explore";
-import { DURABLE_SYMBOL, exploreFigure, heatmapOf, mixNote, traceName } from "./figures";
+import { DURABLE_SYMBOL, exploreFigure, mixNote, traceName } from "./figures";
+import { heatmapOf } from "./heatmap-figure";
 import { classifyDiff } from "./heatmap-diff";
 import { parseHeatmapState } from "./url-state";
 
@@ -120,8 +121,14 @@ describe("the heatmap's difference", () => {
     expect(coloured!.y).toEqual(["agent-a", "agent-b"]);
     // Only agent-a's ext4 drop is coloured.
     expect(coloured!.z[0]![0]).toBeCloseTo(-19, 6);
-    expect(coloured!.z).toEqual([[coloured!.z[0]![0], null, null], [null, null, null]]);
-    expect(neutral!.z).toEqual([[null, 0, 0], [0, null, null]]);
+    expect(coloured!.z).toEqual([
+      [coloured!.z[0]![0], null, null],
+      [null, null, null],
+    ]);
+    expect(neutral!.z).toEqual([
+      [null, 0, 0],
+      [0, null, null],
+    ]);
     expect(neutral!.text[0]).toEqual(["", "not comparable", "(+0.6%)"]);
     expect(neutral!.text[1]![0]).toBe("(+70.0%)");
     expect(neutral!.customdata[1]![0]).toBe("1 run, 1 repetition: too few to judge");
@@ -145,8 +152,20 @@ describe("explore names its splits and mixes and marks memory-backed points", ()
     const data = answer("x", {});
     data.x = "fs_version";
     data.traces = [
-      { group: "agent-a · fsync=file · memory_backed=true", group_value: "agent-a", split: { "param.fsync": "file", memory_backed: "true" }, mixes: {}, points: [tmpfs] },
-      { group: "agent-a · fsync=file · memory_backed=false", group_value: "agent-a", split: { "param.fsync": "file", memory_backed: "false" }, mixes: {}, points: [disk] },
+      {
+        group: "agent-a · fsync=file · memory_backed=true",
+        group_value: "agent-a",
+        split: { "param.fsync": "file", memory_backed: "true" },
+        mixes: {},
+        points: [tmpfs],
+      },
+      {
+        group: "agent-a · fsync=file · memory_backed=false",
+        group_value: "agent-a",
+        split: { "param.fsync": "file", memory_backed: "false" },
+        mixes: {},
+        points: [disk],
+      },
     ];
     expect(traceName(data.traces[0]!, data)).toBe("agent=agent-a · fsync=file · memory_backed=true");
     expect(mixNote(disk)).toBe("<br>mixes target: /mnt/ext4, /mnt/xfs<br>mixes size: 4k, not set");
@@ -166,10 +185,14 @@ describe("explore names its splits and mixes and marks memory-backed points", ()
 describe("split and pool in the URL", () => {
   it("reads, writes and asks the API for them, and leaves plain links alone", async () => {
     const { exploreQuery, exploreSearch, parseExploreState } = await import("./url-state");
-    const state = parseExploreState(new URLSearchParams("workload=create&metric=create.ops_per_s&x=fs_version&group=agent&split=label.study,none&pool=param.fsync"));
+    const state = parseExploreState(
+      new URLSearchParams("workload=create&metric=create.ops_per_s&x=fs_version&group=agent&split=label.study,none&pool=param.fsync"),
+    );
     expect(state.split).toEqual(["label.study", "none"]);
     expect(state.pool).toEqual(["param.fsync"]);
-    expect(exploreSearch(state).toString()).toBe("workload=create&metric=create.ops_per_s&x=fs_version&group=agent&split=label.study&split=none&pool=param.fsync");
+    expect(exploreSearch(state).toString()).toBe(
+      "workload=create&metric=create.ops_per_s&x=fs_version&group=agent&split=label.study&split=none&pool=param.fsync",
+    );
     expect(exploreQuery(state)).toMatchObject({ split: ["label.study", "none"], pool: ["param.fsync"] });
     const plain = parseExploreState(new URLSearchParams("workload=create&metric=m"));
     expect("split" in plain || "pool" in plain).toBe(false);

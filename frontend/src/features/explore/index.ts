@@ -8,5 +8,6 @@ export { ExploreSummary, FlagLegend } from "./components/ExploreSummary";
 export { ExploreTable } from "./components/ExploreTable";
 export { FilterEditor } from "./components/FilterEditor";
 export { DurabilityLegend, MixNote } from "./components/MixNote";
-export { exploreFigure, heatmapOf, shortName } from "./figures";
+export { exploreFigure, shortName } from "./figures";
+export { heatmapOf } from "./heatmap-figure";
 export { exploreLink, heatmapSearch, parseExploreState, parseHeatmapState, type ExploreState, type ExploreView, type HeatmapState } from "./url-state";

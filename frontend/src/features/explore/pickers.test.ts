@@ -38,7 +38,10 @@ describe("pickersOf", () => {
     expect(p.parameters.map((c) => c.value)).toEqual(["k", "segsize", "version"]);
     expect(p.labels.map((c) => c.value)).toEqual(["grid", "version"]);
     expect(values(p, "k")).toEqual(["1", "3", "10"]);
-    expect(p.values("segsize")).toEqual([{ value: "65536", label: "64 KiB" }, { value: "131072", label: "128 KiB" }]);
+    expect(p.values("segsize")).toEqual([
+      { value: "65536", label: "64 KiB" },
+      { value: "131072", label: "128 KiB" },
+    ]);
     // a name that is both: the kind asked for, or the prefix
     expect(values(p, "version", "label")).toEqual(["1.7.1", "1.8.2"]);
     expect(values(p, "label.version")).toEqual(["1.7.1", "1.8.2"]);
@@ -60,7 +63,6 @@ describe("pickersOf", () => {
     expect([p.metrics, p.parameters, p.labels, p.dimensions]).toEqual([[], [], [], []]);
   });
 });
-
 
 describe("the built-in agent", () => {
   it("has the workload's agents as its values, in natural order", () => {

@@ -31,7 +31,10 @@ export function pickersOf(api: ApiCatalog, workload: string): Pickers {
   for (const w of chosen) {
     metrics.push(...w.metrics.map((m) => m.name));
     agents.push(...(w.agents ?? []));
-    for (const [kind, table] of [["parameter", w.parameters], ["label", w.labels]] as const) {
+    for (const [kind, table] of [
+      ["parameter", w.parameters],
+      ["label", w.labels],
+    ] as const) {
       for (const [name, values] of Object.entries(table ?? {})) seen[kind].set(name, [...(seen[kind].get(name) ?? []), ...(values ?? [])]);
     }
   }

@@ -1,6 +1,7 @@
 // Explore's and Heatmap's state lives in the URL, in the API's own names, so a plot is a link:
 // /explore?workload=partialread&metric=read.mb_per_s&x=k&group=version&filter=segsize:128k&order=version:*,trunk
 import type { ExploreQuery } from "./api/get-explore";
+import { paths } from "../../lib/paths";
 
 export type ExploreView = "lines" | "box" | "points";
 
@@ -42,7 +43,14 @@ export const BY_METRIC = "metric";
 
 /** The metrics of a state: several only when grouped by metric. */
 export function metricList(metric: string): string[] {
-  return [...new Set(metric.split(",").map((m) => m.trim()).filter((m) => m !== ""))];
+  return [
+    ...new Set(
+      metric
+        .split(",")
+        .map((m) => m.trim())
+        .filter((m) => m !== ""),
+    ),
+  ];
 }
 
 /** A change of group that keeps the state meaningful: leaving group=metric keeps its first metric. */
@@ -56,7 +64,10 @@ function flag(value: string | null): boolean {
 }
 
 function filters(params: URLSearchParams): string[] {
-  return params.getAll("filter").map((f) => f.trim()).filter((f) => /^[^:]+:.*$/.test(f));
+  return params
+    .getAll("filter")
+    .map((f) => f.trim())
+    .filter((f) => /^[^:]+:.*$/.test(f));
 }
 
 export function parseExploreState(params: URLSearchParams): ExploreState {
@@ -74,7 +85,10 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
     logx: flag(params.get("logx")),
     logy: flag(params.get("logy")),
     exact: flag(params.get("exact")),
-    order: params.getAll("order").map((o) => o.trim()).filter((o) => /^[^:]+:.+$/.test(o)),
+    order: params
+      .getAll("order")
+      .map((o) => o.trim())
+      .filter((o) => /^[^:]+:.+$/.test(o)),
     // Only when asked: a plain link's state stays what it was.
     ...(params.has("split") ? { split: names(params, "split") } : {}),
     ...(params.has("pool") ? { pool: names(params, "pool") } : {}),
@@ -82,7 +96,15 @@ export function parseExploreState(params: URLSearchParams): ExploreState {
 }
 
 function names(params: URLSearchParams, key: string): string[] {
-  return [...new Set(params.getAll(key).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""))];
+  return [
+    ...new Set(
+      params
+        .getAll(key)
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter((v) => v !== ""),
+    ),
+  ];
 }
 
 /** The URL query for a state; defaults are left out so links stay short. */
@@ -105,13 +127,14 @@ export function exploreSearch(state: ExploreState): URLSearchParams {
 
 /** A link to Explore with these settings and the defaults for the rest. */
 export function exploreLink(settings: Partial<ExploreState>): string {
-  return `/explore?${exploreSearch({ ...parseExploreState(new URLSearchParams()), ...settings })}`;
+  return paths.explore(exploreSearch({ ...parseExploreState(new URLSearchParams()), ...settings }));
 }
 
 /** What to ask the API for, or null while workload or metric is missing. */
 export function exploreQuery(state: ExploreState): ExploreQuery | null {
   if (!state.workload || !state.metric) return null;
-  const query: ExploreQuery = { workload: state.workload, metric: state.metric, x: state.x || "time", filter: state.filter };
+  // The metrics go as the page's URL has them: one value, comma-separated with group=metric.
+  const query: ExploreQuery = { workload: state.workload, metric: [state.metric], x: state.x || "time", filter: state.filter };
   if (state.group) query.group = state.group;
   if (state.exact) query.exact = true;
   if (state.order?.length) query.order = state.order;
@@ -144,7 +167,7 @@ export function heatmapSearch(state: HeatmapState): URLSearchParams {
 /** The explore requests behind a heatmap: one grid, or two (a and b) when a difference is asked. */
 export function heatmapQueries(state: HeatmapState): ExploreQuery[] {
   if (!state.workload || !state.metric || !state.x || !state.y) return [];
-  const base = { workload: state.workload, metric: state.metric, x: state.x, group: state.y };
+  const base = { workload: state.workload, metric: [state.metric], x: state.x, group: state.y };
   const others = state.diff ? state.filter.filter((f) => !f.startsWith(`${state.diff}:`)) : state.filter;
   if (state.diff && state.a && state.b) {
     return [

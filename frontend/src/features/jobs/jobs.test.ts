@@ -5,7 +5,14 @@ import { jobsQuery, jobsSearch, parseJobsState } from "./url-state";
 
 describe("progress", () => {
   it("reads what the agent reported, refusing what is not of its type", () => {
-    const p = readProgress({ phase: "measure", percent: 37.5, point: { threads: 2, size: "64k", target: "/mnt/a", bad: [1] }, done: 3, total: 8, completed_by: 1 });
+    const p = readProgress({
+      phase: "measure",
+      percent: 37.5,
+      point: { threads: 2, size: "64k", target: "/mnt/a", bad: [1] },
+      done: 3,
+      total: 8,
+      completed_by: 1,
+    });
     expect(p).toEqual({ phase: "measure", percent: 37.5, point: { threads: 2, size: "64k", target: "/mnt/a" }, done: 3, total: 8 });
     // target first, then the parameters by name (the server keeps no key order)
     expect(progressText(p)).toBe("measure · target=/mnt/a size=64k threads=2 · run 3/8");
@@ -29,7 +36,9 @@ describe("progress", () => {
     // a finished job says what it left, not its last report
     expect(progressLine({ ...base, status: "succeeded", progress: doing, runs: ["a", "b", "c", "d"] })).toBe("finished · 4 runs stored");
     expect(progressLine({ ...base, status: "cancelled" })).toBe("cancelled before an agent started it");
-    expect(progressLine({ ...base, status: "failed", started_at: "2026-11-23T03:00:00Z", progress: doing, runs: ["a"] })).toBe("failed during: measure · size=4k · run 3/4 · 1 run stored");
+    expect(progressLine({ ...base, status: "failed", started_at: "2026-11-23T03:00:00Z", progress: doing, runs: ["a"] })).toBe(
+      "failed during: measure · size=4k · run 3/4 · 1 run stored",
+    );
     expect(progressLine({ ...base, status: "expired" })).toBe("expired: no agent took it in time");
   });
 
@@ -41,8 +50,12 @@ describe("progress", () => {
 
 describe("links from a job", () => {
   const job = {
-    spec: { workload: "smallfile" }, agent: "lab-1", leased_by: "lab-2", created_at: "2026-11-23T02:00:00Z",
-    started_at: "2026-11-23T03:00:00Z", finished_at: "2026-11-23T03:10:00Z",
+    spec: { workload: "smallfile" },
+    agent: "lab-1",
+    leased_by: "lab-2",
+    created_at: "2026-11-23T02:00:00Z",
+    started_at: "2026-11-23T03:00:00Z",
+    finished_at: "2026-11-23T03:10:00Z",
   };
   it("explores the workload on the agent that ran it, over its time a minute either side", () => {
     const url = new URL(jobExploreLink(job) ?? "", "http://x");

@@ -2,6 +2,7 @@
 // the time it ran) and Compare (its runs side by side).
 import { exploreLink } from "../explore";
 import type { Job } from "./progress";
+import { paths } from "../../lib/paths";
 
 export const COMPARE_MAX = 20; // the API compares 2 to 20 runs
 
@@ -26,5 +27,5 @@ export function jobExploreLink(job: Pick<Job, "spec" | "agent" | "leased_by" | "
 /** Compare of the job's runs (the first 20 when it made more); null with fewer than two. */
 export function jobCompareLink(runs: readonly string[]): string | null {
   if (runs.length < 2) return null;
-  return `/compare?runs=${runs.slice(0, COMPARE_MAX).join(",")}`;
+  return paths.compare({ runs: runs.slice(0, COMPARE_MAX).join(",") });
 }

@@ -1,4 +1,5 @@
 // The jobs list's filters live in the URL, in the API's names: /jobs?status=running&agent=lab-1&schedule=3
+import type { JobsQuery } from "./api/get-jobs";
 import type { JobStatus } from "./progress";
 import { JOB_STATUSES } from "./progress";
 
@@ -22,8 +23,8 @@ export function jobsSearch(state: JobsState): URLSearchParams {
 }
 
 /** The API query of the list. */
-export function jobsQuery(state: JobsState): Record<string, string | number> {
-  const query: Record<string, string | number> = { limit: 50 };
+export function jobsQuery(state: JobsState): JobsQuery {
+  const query: JobsQuery = { limit: 50 };
   if (state.status) query.status = state.status;
   if (state.agent) query.agent = state.agent;
   if (state.schedule) query.schedule = Number(state.schedule);

@@ -10,21 +10,60 @@ import { blockLink, pinFilters, type CompareBlock, type ExploreBlock, type Heatm
 const PRESENTATION = new Set(["kind", "title", "empty_note"]);
 
 const explore: Required<ExploreBlock> = {
-  kind: "explore", title: "t", empty_note: "n", workload: "smallfile", metric: "create.ops_per_s,delete.seconds", x: "fs_version",
-  group: "metric", filter: ["fsync:file", "label.fs:ext4"], view: "box", logx: true, logy: true,
-  order: ["label.version:*,trunk", "fs_version:2.2.2,*"], split: ["none", "fsync"], pool: ["segsize", "write_cache"], exact: true,
+  kind: "explore",
+  title: "t",
+  empty_note: "n",
+  workload: "smallfile",
+  metric: "create.ops_per_s,delete.seconds",
+  x: "fs_version",
+  group: "metric",
+  filter: ["fsync:file", "label.fs:ext4"],
+  view: "box",
+  logx: true,
+  logy: true,
+  order: ["label.version:*,trunk", "fs_version:2.2.2,*"],
+  split: ["none", "fsync"],
+  pool: ["segsize", "write_cache"],
+  exact: true,
 };
 const heatmap: Required<HeatmapBlock> = {
-  kind: "heatmap", title: "t", empty_note: "n", workload: "smallfile", metric: "create.ops_per_s", x: "threads", y: "agent",
-  filter: ["fsync:file"], diff: "fs_version", a: "2.1.9", b: "2.2.2",
+  kind: "heatmap",
+  title: "t",
+  empty_note: "n",
+  workload: "smallfile",
+  metric: "create.ops_per_s",
+  x: "threads",
+  y: "agent",
+  filter: ["fsync:file"],
+  diff: "fs_version",
+  a: "2.1.9",
+  b: "2.2.2",
 };
 const groups: Required<CompareBlock> = {
-  kind: "compare", title: "t", empty_note: "n", runs: null, workload: "smallfile", by: "fs", values: ["ext4", "xfs", "tmpfs"],
-  filter: ["study:smallfiles-000", "mount:default"], pair_ignore: ["agent", "target", "nfiles"], metric: ["*.seconds", "create.ops_per_s"], min_effect: 7.5,
+  kind: "compare",
+  title: "t",
+  empty_note: "n",
+  runs: null,
+  workload: "smallfile",
+  by: "fs",
+  values: ["ext4", "xfs", "tmpfs"],
+  filter: ["study:smallfiles-000", "mount:default"],
+  pair_ignore: ["agent", "target", "nfiles"],
+  metric: ["*.seconds", "create.ops_per_s"],
+  min_effect: 7.5,
 };
 const runs: Required<CompareBlock> = {
-  kind: "compare", title: "t", empty_note: null, runs: ["u1", "u2", "u3"], workload: null, by: null, values: null,
-  filter: [], pair_ignore: null, metric: ["create.*"], min_effect: 2,
+  kind: "compare",
+  title: "t",
+  empty_note: null,
+  runs: ["u1", "u2", "u3"],
+  workload: null,
+  by: null,
+  values: null,
+  filter: [],
+  pair_ignore: null,
+  metric: ["create.*"],
+  min_effect: 2,
 };
 const series: Required<SeriesBlock> = { kind: "series", title: "t", empty_note: null, series_id: 42, limit: 1000 };
 
@@ -36,7 +75,17 @@ function readBack(link: string): Record<string, unknown> {
   if (url.pathname === "/heatmap") return { ...parseHeatmapState(p) };
   if (url.pathname === "/compare") {
     const g = parseGroupCompare(p);
-    if (g) return { runs: null, workload: g.workload, by: g.by, values: g.values, filter: g.filter, metric: g.metric, pair_ignore: g.pairIgnore, min_effect: g.minEffect };
+    if (g)
+      return {
+        runs: null,
+        workload: g.workload,
+        by: g.by,
+        values: g.values,
+        filter: g.filter,
+        metric: g.metric,
+        pair_ignore: g.pairIgnore,
+        min_effect: g.minEffect,
+      };
     const r = parseRunsCompare(p)!;
     return { runs: r.runs, workload: null, by: null, values: null, filter: [], pair_ignore: null, metric: r.metric, min_effect: r.minEffect };
   }

@@ -3,6 +3,7 @@
 import type { Schemas } from "../../api/client";
 import { groupCompareSearch, runsCompareSearch } from "../compare";
 import { exploreLink, heatmapSearch, type ExploreState, type HeatmapState } from "../explore";
+import { paths } from "../../lib/paths";
 
 export type Block = Schemas["ReportRead"]["blocks"][number];
 export type ExploreBlock = Schemas["ExploreBlock"];
@@ -34,14 +35,46 @@ export function exploreBlock(state: ExploreState): ExploreBlock {
 }
 
 export function heatmapBlock(state: HeatmapState): HeatmapBlock {
-  return { kind: "heatmap", title: null, empty_note: null, workload: state.workload, metric: state.metric, x: state.x, y: state.y, filter: state.filter, diff: state.diff || null, a: state.a || null, b: state.b || null };
+  return {
+    kind: "heatmap",
+    title: null,
+    empty_note: null,
+    workload: state.workload,
+    metric: state.metric,
+    x: state.x,
+    y: state.y,
+    filter: state.filter,
+    diff: state.diff || null,
+    a: state.a || null,
+    b: state.b || null,
+  };
 }
 
 export function compareRunsBlock(runs: string[], metric: string[], minEffect: number | null): CompareBlock {
-  return { kind: "compare", title: null, empty_note: null, runs, workload: null, by: null, values: null, pair_ignore: null, metric, filter: [], min_effect: minEffect ?? 5 };
+  return {
+    kind: "compare",
+    title: null,
+    empty_note: null,
+    runs,
+    workload: null,
+    by: null,
+    values: null,
+    pair_ignore: null,
+    metric,
+    filter: [],
+    min_effect: minEffect ?? 5,
+  };
 }
 
-export type GroupsInput = { workload: string; by: string; values: string[]; filter: string[]; metric: string[]; pairIgnore: string[] | null; minEffect: number | null };
+export type GroupsInput = {
+  workload: string;
+  by: string;
+  values: string[];
+  filter: string[];
+  metric: string[];
+  pairIgnore: string[] | null;
+  minEffect: number | null;
+};
 
 export function compareGroupsBlock(state: GroupsInput): CompareBlock {
   return {
@@ -150,21 +183,28 @@ export function blockLink(block: Block, pinnedAt: string | null = null): string 
       return exploreLink(exploreStateOf(block, pinnedAt));
     case "heatmap": {
       const diff = block.diff && block.a && block.b ? { diff: block.diff, a: block.a, b: block.b } : { diff: "", a: "", b: "" };
-      return `/heatmap?${heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff })}`;
+      return paths.heatmap(
+        heatmapSearch({ workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: pinFilters(block.filter ?? [], pinnedAt), ...diff }),
+      );
     }
     case "compare": {
       const minEffect = block.min_effect ?? null;
-      if (block.runs) return `/compare?${runsCompareSearch({ runs: block.runs, metric: block.metric ?? [], minEffect })}`;
+      if (block.runs) return paths.compare(runsCompareSearch({ runs: block.runs, metric: block.metric ?? [], minEffect }));
       const filter = pinFilters(block.filter ?? [], pinnedAt);
-      const state = { workload: block.workload ?? "", by: block.by ?? "", values: block.values ?? [], filter, metric: block.metric ?? [], pairIgnore: block.pair_ignore ?? null, minEffect };
-      return `/compare?${groupCompareSearch(state)}`;
+      const state = {
+        workload: block.workload ?? "",
+        by: block.by ?? "",
+        values: block.values ?? [],
+        filter,
+        metric: block.metric ?? [],
+        pairIgnore: block.pair_ignore ?? null,
+        minEffect,
+      };
+      return paths.compare(groupCompareSearch(state));
     }
     case "series": {
       // The series page offers windows of 1,000 and 10,000 (its default) newest points.
-      const p = new URLSearchParams();
-      if ((block.limit ?? 1000) <= 1000) p.set("points", "1000");
-      if (pinnedAt) p.set("until", pinnedAt);
-      return `/series/${block.series_id}${p.size ? `?${p}` : ""}`;
+      return paths.series(block.series_id, { points: (block.limit ?? 1000) <= 1000 ? "1000" : undefined, until: pinnedAt });
     }
     case "markdown":
       return null;

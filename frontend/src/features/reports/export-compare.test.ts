@@ -13,34 +13,97 @@ function change(pct: number, low: number, high: number, verdict: "better" | "wor
 }
 
 const groups = {
-  workload: "smallfile", by: "fs_version", values: ["2.2.1", "2.2.2", "2.3.0"], filters: ["study:zfs"], pair_ignore: ["agent"],
-  min_effect_pct: 5, confidence: 0.95,
+  workload: "smallfile",
+  by: "fs_version",
+  values: ["2.2.1", "2.2.2", "2.3.0"],
+  filters: ["study:zfs"],
+  pair_ignore: ["agent"],
+  min_effect_pct: 5,
+  confidence: 0.95,
   groups: [
     { value: "2.2.1", runs: 12, durability: {} },
     { value: "2.2.2", runs: 12, durability: {} },
     { value: "2.3.0", runs: 0, durability: {} },
   ],
-  metrics: [{
-    metric: "create.ops_per_s", unit: "ops/s", direction: "higher",
-    cells: [
-      { value: 11175, series: 2, runs: 12, samples: 36, flags: [], change_pct: null, pairs: 0, tested: 0, agree: 0, better: 0, worse: 0, lowest_pct: null, highest_pct: null, verdict: null },
-      { value: 9052, series: 2, runs: 12, samples: 36, flags: ["busy"], change_pct: -19, pairs: 2, tested: 2, agree: 2, better: 0, worse: 2, lowest_pct: -19.5, highest_pct: -18.25, verdict: "worse" },
-      { value: null, series: 0, runs: 0, samples: 0, flags: [], change_pct: null, pairs: 0, tested: 0, agree: 0, better: 0, worse: 0, lowest_pct: null, highest_pct: null, verdict: null },
-    ],
-    pairs: [
-      { key: { target: "/mnt/a", parameters: { fsync: "file" }, labels: {} }, cells: [
-        { value: 11000, n: 18, runs: 6, flags: [], change: null },
-        { value: 8855, n: 18, runs: 6, flags: ["busy"], change: change(-19.5, -20.75, -18.25, "worse", 18) },
-        null,
-      ] },
-      { key: { target: "/mnt/b", parameters: { fsync: "file" }, labels: {} }, cells: [
-        { value: 11350, n: 18, runs: 6, flags: [], change: null },
-        { value: 9279, n: 18, runs: 6, flags: [], change: change(-18.25, -19.5, -17, "worse", 18) },
-        null,
-      ] },
-    ],
-  }],
-  durability_differs: true, warning: WARNING, durability: [], reasons,
+  metrics: [
+    {
+      metric: "create.ops_per_s",
+      unit: "ops/s",
+      direction: "higher",
+      cells: [
+        {
+          value: 11175,
+          series: 2,
+          runs: 12,
+          samples: 36,
+          flags: [],
+          change_pct: null,
+          pairs: 0,
+          tested: 0,
+          agree: 0,
+          better: 0,
+          worse: 0,
+          lowest_pct: null,
+          highest_pct: null,
+          verdict: null,
+        },
+        {
+          value: 9052,
+          series: 2,
+          runs: 12,
+          samples: 36,
+          flags: ["busy"],
+          change_pct: -19,
+          pairs: 2,
+          tested: 2,
+          agree: 2,
+          better: 0,
+          worse: 2,
+          lowest_pct: -19.5,
+          highest_pct: -18.25,
+          verdict: "worse",
+        },
+        {
+          value: null,
+          series: 0,
+          runs: 0,
+          samples: 0,
+          flags: [],
+          change_pct: null,
+          pairs: 0,
+          tested: 0,
+          agree: 0,
+          better: 0,
+          worse: 0,
+          lowest_pct: null,
+          highest_pct: null,
+          verdict: null,
+        },
+      ],
+      pairs: [
+        {
+          key: { target: "/mnt/a", parameters: { fsync: "file" }, labels: {} },
+          cells: [
+            { value: 11000, n: 18, runs: 6, flags: [], change: null },
+            { value: 8855, n: 18, runs: 6, flags: ["busy"], change: change(-19.5, -20.75, -18.25, "worse", 18) },
+            null,
+          ],
+        },
+        {
+          key: { target: "/mnt/b", parameters: { fsync: "file" }, labels: {} },
+          cells: [
+            { value: 11350, n: 18, runs: 6, flags: [], change: null },
+            { value: 9279, n: 18, runs: 6, flags: [], change: change(-18.25, -19.5, -17, "worse", 18) },
+            null,
+          ],
+        },
+      ],
+    },
+  ],
+  durability_differs: true,
+  warning: WARNING,
+  durability: [],
+  reasons,
 } as unknown as GroupCompare;
 
 const runs = {
@@ -48,17 +111,43 @@ const runs = {
     { uuid: "aaaaaaaa-0000-0000-0000-000000000001", agent: "zfs-a" },
     { uuid: "bbbbbbbb-0000-0000-0000-000000000002", agent: "zfs-a" },
   ],
-  metrics: [{
-    metric: "create.seconds", unit: "s", direction: "lower", values: [2.5, 2.4], spread: [[2.4, 2.6], [2.3, 2.45]], n: [5, 4],
-    diff_pct: [null, -4], better: [null, true], changes: [null, change(-4, -6.5, 1.5, "noise", 4)], flags: [[], ["few_repetitions"]],
-  }],
-  min_effect_pct: 5, confidence: 0.95, durability_differs: false, warning: null, durability: [], parameters: [], labels: [], environment: [], reasons,
+  metrics: [
+    {
+      metric: "create.seconds",
+      unit: "s",
+      direction: "lower",
+      values: [2.5, 2.4],
+      spread: [
+        [2.4, 2.6],
+        [2.3, 2.45],
+      ],
+      n: [5, 4],
+      diff_pct: [null, -4],
+      better: [null, true],
+      changes: [null, change(-4, -6.5, 1.5, "noise", 4)],
+      flags: [[], ["few_repetitions"]],
+    },
+  ],
+  min_effect_pct: 5,
+  confidence: 0.95,
+  durability_differs: false,
+  warning: null,
+  durability: [],
+  parameters: [],
+  labels: [],
+  environment: [],
+  reasons,
 } as unknown as Compare;
 
 const block = { title: null, empty_note: "the 2.3.0 machines were not set up yet", filter: [], metric: [], min_effect: 5 };
 const data = {
   report: {
-    slug: "zfs", title: "ZFS", notes: "", pinned_at: null, created_at: "2026-11-26T06:00:00Z", updated_at: "2026-11-26T06:00:00Z",
+    slug: "zfs",
+    title: "ZFS",
+    notes: "",
+    pinned_at: null,
+    created_at: "2026-11-26T06:00:00Z",
+    updated_at: "2026-11-26T06:00:00Z",
     blocks: [
       { ...block, kind: "compare", runs: null, workload: "smallfile", by: "fs_version", values: ["2.2.1", "2.2.2", "2.3.0"], pair_ignore: ["agent"] },
       { ...block, empty_note: null, kind: "compare", runs: runs.runs.map((r) => r.uuid), workload: null, by: null, values: null, pair_ignore: null },
@@ -116,20 +205,31 @@ describe("a split group compare in the offline HTML", () => {
   // The answer splits the headline by fsync when the series disagree: file worse, none level.
   const metric = groups.metrics[0]!;
   const cell = (value: number, pct: number | null, verdict: "worse" | "noise" | null, pairs: number) => ({
-    ...metric.cells[1]!, value, change_pct: pct, verdict, pairs, tested: pairs, agree: verdict === "worse" ? pairs : 0, series: 2, samples: 18, flags: [],
+    ...metric.cells[1]!,
+    value,
+    change_pct: pct,
+    verdict,
+    pairs,
+    tested: pairs,
+    agree: verdict === "worse" ? pairs : 0,
+    series: 2,
+    samples: 18,
+    flags: [],
   });
   const split = {
     ...groups,
-    metrics: [{
-      ...metric,
-      split: {
-        dimension: "fsync",
-        subsets: [
-          { value: "file", cells: [cell(11175, null, null, 0), cell(9052, -19, "worse", 2)] },
-          { value: "none", cells: [cell(11058, null, null, 0), cell(11060, 0.25, "noise", 2)] },
-        ],
+    metrics: [
+      {
+        ...metric,
+        split: {
+          dimension: "fsync",
+          subsets: [
+            { value: "file", cells: [cell(11175, null, null, 0), cell(9052, -19, "worse", 2)] },
+            { value: "none", cells: [cell(11058, null, null, 0), cell(11060, 0.25, "noise", 2)] },
+          ],
+        },
       },
-    }],
+    ],
   } as unknown as GroupCompare;
   const html = reportHtml({ ...data, blocks: [{ ...data.blocks[0]!, groups: split }, data.blocks[1]!] } as ReportData, "");
   const table = /<table data-table="groups">(.*?)<\/table>/s.exec(html)![1]!;

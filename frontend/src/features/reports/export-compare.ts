@@ -47,7 +47,9 @@ function legendHtml(minEffectPct: number, confidence: number): string {
 function changeLines(change: Change): string {
   // Not comparable (durability): no percentage at all, as the page shows it; the reason instead.
   if (change.verdict === "not_comparable") {
-    return line(`n ${change.n_base} vs ${change.n}`, "muted") + line(VERDICT_TEXT[change.verdict], "verdict") + (change.reason ? line(change.reason, "muted") : "");
+    return (
+      line(`n ${change.n_base} vs ${change.n}`, "muted") + line(VERDICT_TEXT[change.verdict], "verdict") + (change.reason ? line(change.reason, "muted") : "")
+    );
   }
   return line(`${changeText(change)} · n ${change.n_base} vs ${change.n}`, "diff") + line(VERDICT_TEXT[change.verdict], "verdict");
 }
@@ -60,8 +62,14 @@ export function compareTableHtml(data: Compare): string {
       const change = i > 0 ? (m.changes[i] ?? null) : null;
       const spread = m.spread[i];
       const n = m.n[i];
-      const detail = [spread ? `${formatNumber(spread[0])}–${formatNumber(spread[1])}` : "", n !== null && n !== undefined ? `n ${n}` : ""].filter(Boolean).join(" · ");
-      const body = line(`${formatNumber(v, 4)}${diff}`) + (detail ? line(detail, "muted") : "") + (change ? changeLines(change) : "") + flagsLine(m.flags[i] ?? [], data.reasons);
+      const detail = [spread ? `${formatNumber(spread[0])}–${formatNumber(spread[1])}` : "", n !== null && n !== undefined ? `n ${n}` : ""]
+        .filter(Boolean)
+        .join(" · ");
+      const body =
+        line(`${formatNumber(v, 4)}${diff}`) +
+        (detail ? line(detail, "muted") : "") +
+        (change ? changeLines(change) : "") +
+        flagsLine(m.flags[i] ?? [], data.reasons);
       return `<td class="num${tone(change?.verdict)}">${body}</td>`;
     });
     return `<tr><th>${escapeHtml(`${m.metric} (${m.unit})`)}</th>${cells.join("")}</tr>`;
@@ -90,7 +98,9 @@ function seriesHtml(data: GroupCompare, m: GroupMetric): string {
   const head = `<tr><th>series</th>${data.values.map((v) => `<th class="num">${escapeHtml(`${data.by} = ${v}`)}</th>`).join("")}</tr>`;
   const rows = m.pairs.map((pair) => {
     const key = Object.entries(pair.key)
-      .flatMap(([k, v]) => (v && typeof v === "object" ? Object.entries(v as Record<string, unknown>).map(([n, x]) => `${n}=${String(x)}`) : [`${k}=${String(v)}`]))
+      .flatMap(([k, v]) =>
+        v && typeof v === "object" ? Object.entries(v as Record<string, unknown>).map(([n, x]) => `${n}=${String(x)}`) : [`${k}=${String(v)}`],
+      )
       .join(" ");
     const cells = pair.cells.map((c) => {
       if (c === null) return `<td class="num muted">no runs</td>`;
@@ -109,11 +119,14 @@ export function groupsTableHtml(data: GroupCompare): string {
       const change = i > 0 && c.change_pct !== null ? ` (${formatPercent(c.change_pct)})` : "";
       const split = splitOf(m);
       let body = split ? subsetsHtml(split, i) : "";
-      body += line(`${split ? "pooled: " : ""}${formatNumber(c.value, 4)}${change}`) + line(`${c.series} series · ${plural(c.runs, "run")} · n ${c.samples}`, "muted");
+      body +=
+        line(`${split ? "pooled: " : ""}${formatNumber(c.value, 4)}${change}`) +
+        line(`${c.series} series · ${plural(c.runs, "run")} · n ${c.samples}`, "muted");
       if (i > 0) {
         body += line(groupSummary(c, m.cells[0]), "diff");
         if (c.verdict && c.pairs > 0) body += line(VERDICT_TEXT[c.verdict], "verdict");
-        if (c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1) body += line(`series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}`, "muted");
+        if (c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1)
+          body += line(`series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}`, "muted");
         const reason = reasonOf(c);
         if (reason) body += line(reason, "muted");
       }
@@ -121,7 +134,9 @@ export function groupsTableHtml(data: GroupCompare): string {
     });
     return `<tr><th>${escapeHtml(`${m.metric} (${m.unit}, ${m.direction} is better)`)}</th>${cells.join("")}</tr>`;
   });
-  const unpaired = unpairedGroups(data).map((u) => `<li>${escapeHtml(u.reason)}${u.pairIgnore ? escapeHtml(` (pair ignoring ${u.pairIgnore.join(", ")} pairs them)`) : ""}</li>`);
+  const unpaired = unpairedGroups(data).map(
+    (u) => `<li>${escapeHtml(u.reason)}${u.pairIgnore ? escapeHtml(` (pair ignoring ${u.pairIgnore.join(", ")} pairs them)`) : ""}</li>`,
+  );
   const why = unpaired.length ? `<ul class="unpaired">${unpaired.join("")}</ul>` : "";
   const table =
     data.metrics.length === 0

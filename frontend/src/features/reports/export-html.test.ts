@@ -16,7 +16,10 @@ const explore = {
   note: null,
   traces: [
     { group: "walk.seconds", points: [{ x: 1, n: 2, repetitions: 6, median: 20.5, mean: 20, min: 19, max: 22, p5: 19.1, p95: 21.9, flags: [], runs: ["r1"] }] },
-    { group: "find.seconds", points: [{ x: 1, n: 2, repetitions: 6, median: 12.25, mean: 12, min: 11, max: 13, p5: 11.1, p95: 12.9, flags: [], runs: ["r2"] }] },
+    {
+      group: "find.seconds",
+      points: [{ x: 1, n: 2, repetitions: 6, median: 12.25, mean: 12, min: 11, max: 13, p5: 11.1, p95: 12.9, flags: [], runs: ["r2"] }],
+    },
   ],
 };
 
@@ -29,7 +32,18 @@ const data = {
     created_at: "2026-11-26T06:00:00Z",
     updated_at: "2026-11-26T06:00:00Z",
     blocks: [
-      { kind: "explore", title: null, workload: "treeops", metric: "walk.seconds,find.seconds", x: "threads", group: "metric", filter: [], view: "lines", logx: false, logy: false },
+      {
+        kind: "explore",
+        title: null,
+        workload: "treeops",
+        metric: "walk.seconds,find.seconds",
+        x: "threads",
+        group: "metric",
+        filter: [],
+        view: "lines",
+        logx: false,
+        logy: false,
+      },
       { kind: "markdown", title: null, text: "between </script>" },
     ],
   },
@@ -51,8 +65,8 @@ describe("the report as one HTML file", () => {
       ["find.seconds", [12.25]],
     ]);
     expect(html).toContain('<div class="plot" id="plot-0" data-block="0"></div>');
-    expect(html).toContain("<td class=\"num\">20.5</td>");
-    expect(html).toContain("<td class=\"num\">12.25</td>");
+    expect(html).toContain('<td class="num">20.5</td>');
+    expect(html).toContain('<td class="num">12.25</td>');
     expect(html).toContain("<h1>Notes</h1>");
     expect(html).toContain("&lt;b&gt;raw&lt;/b&gt;");
   });
@@ -69,24 +83,52 @@ describe("the report as one HTML file", () => {
 
 describe("exploreTableHtml", () => {
   it("writes sizes as people do and keeps the server's order", () => {
-    const point = (x: number | string, median: number) => ({ x, n: 1, repetitions: 3, median, mean: median, min: median, max: median, p5: median, p95: median, flags: [], runs: ["r"] });
-    const sizes = { ...explore, x: "segsize", group: "version", traces: [
-      { group: "2.1.9", points: [point(4096, 1), point(131072, 2)] },
-      { group: "2.1.10", points: [point(4194304, 3)] },
-    ] } as unknown as Explore;
+    const point = (x: number | string, median: number) => ({
+      x,
+      n: 1,
+      repetitions: 3,
+      median,
+      mean: median,
+      min: median,
+      max: median,
+      p5: median,
+      p95: median,
+      flags: [],
+      runs: ["r"],
+    });
+    const sizes = {
+      ...explore,
+      x: "segsize",
+      group: "version",
+      traces: [
+        { group: "2.1.9", points: [point(4096, 1), point(131072, 2)] },
+        { group: "2.1.10", points: [point(4194304, 3)] },
+      ],
+    } as unknown as Explore;
     const html = exploreTableHtml(sizes);
     const cells = [...html.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
-    expect(cells).toEqual([["2.1.9", "4 KiB"], ["2.1.9", "128 KiB"], ["2.1.10", "4 MiB"]]);
+    expect(cells).toEqual([
+      ["2.1.9", "4 KiB"],
+      ["2.1.9", "128 KiB"],
+      ["2.1.10", "4 MiB"],
+    ]);
   });
 });
 
 describe("exploreMixHtml", () => {
   it("says what the lines split by and what the points pool, sizes as people write them", () => {
-    const sizes = { ...explore, split_by: ["param.sync"], pooled: ["param.segsize"], traces: [
-      { group: "a", split: { "param.sync": "file" }, mixes: { "param.segsize": ["1048576", "131072"] }, points: [] },
-      { group: "a", split: { "param.sync": "none" }, mixes: { "param.segsize": ["131072", null] }, points: [] },
-    ] } as unknown as Explore;
-    expect(exploreMixHtml(sizes)).toBe('<p class="muted mixes" data-mixes>Split by sync: each line holds runs alike in it. Mixes segsize: 1 MiB, 128 KiB, not set.</p>');
+    const sizes = {
+      ...explore,
+      split_by: ["param.sync"],
+      pooled: ["param.segsize"],
+      traces: [
+        { group: "a", split: { "param.sync": "file" }, mixes: { "param.segsize": ["1048576", "131072"] }, points: [] },
+        { group: "a", split: { "param.sync": "none" }, mixes: { "param.segsize": ["131072", null] }, points: [] },
+      ],
+    } as unknown as Explore;
+    expect(exploreMixHtml(sizes)).toBe(
+      '<p class="muted mixes" data-mixes>Split by sync: each line holds runs alike in it. Mixes segsize: 1 MiB, 128 KiB, not set.</p>',
+    );
     expect(exploreMixHtml({ ...explore, split_by: [], pooled: [] } as unknown as Explore)).toBe("");
   });
 });

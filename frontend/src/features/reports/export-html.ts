@@ -26,7 +26,10 @@ function cell(text: string, cls = ""): string {
 export function exploreTableHtml(data: Explore): string {
   const head = `<tr><th>${escapeHtml(data.group ?? "group")}</th><th>${escapeHtml(data.x)}</th><th class="num">runs</th><th class="num">median</th><th class="num">p5</th><th class="num">p95</th><th>flags</th></tr>`;
   const rows = data.traces.flatMap((t) =>
-    t.points.map((p) => `<tr>${cell(t.group === null ? "" : humanValue(data.group, t.group))}${cell(p.x === null ? "" : humanValue(data.x, p.x))}${cell(String(p.n), "num")}${cell(formatNumber(p.median, 4), "num")}${cell(formatNumber(p.p5, 4), "num")}${cell(formatNumber(p.p95, 4), "num")}${cell(p.flags.join(" "))}</tr>`),
+    t.points.map(
+      (p) =>
+        `<tr>${cell(t.group === null ? "" : humanValue(data.group, t.group))}${cell(p.x === null ? "" : humanValue(data.x, p.x))}${cell(String(p.n), "num")}${cell(formatNumber(p.median, 4), "num")}${cell(formatNumber(p.p5, 4), "num")}${cell(formatNumber(p.p95, 4), "num")}${cell(p.flags.join(" "))}</tr>`,
+    ),
   );
   return `<table data-table="explore"><thead>${head}</thead><tbody>${rows.join("")}</tbody></table>`;
 }
@@ -34,7 +37,8 @@ export function exploreTableHtml(data: Explore): string {
 /** What an explore answer split its lines by and what its points pool, as Explore's note says it. */
 export function exploreMixHtml(data: Explore): string {
   const parts: string[] = [];
-  if (data.split_by?.length) parts.push(`Split by ${data.split_by.map(shortName).join(", ")}: each line holds runs alike in ${data.split_by.length === 1 ? "it" : "them"}.`);
+  if (data.split_by?.length)
+    parts.push(`Split by ${data.split_by.map(shortName).join(", ")}: each line holds runs alike in ${data.split_by.length === 1 ? "it" : "them"}.`);
   for (const name of data.pooled ?? []) {
     const seen = new Set<string>();
     for (const t of data.traces) for (const v of t.mixes?.[name] ?? []) seen.add(v === null ? "not set" : humanValue(name, v));
@@ -55,7 +59,12 @@ function blockHtml(block: Block, data: BlockData, figures: unknown[]): string {
       figures.push(figure);
       parts.push(`<div class="plot" id="plot-${figures.length - 1}" data-block="${data.index}"></div>`);
     }
-    if (data.explore) parts.push(data.explore.traces.length ? exploreMixHtml(data.explore) + exploreTableHtml(data.explore) : `<p class="muted">No runs match${escapeHtml(data.explore.note ? `: ${data.explore.note}` : "")}.${note}</p>`);
+    if (data.explore)
+      parts.push(
+        data.explore.traces.length
+          ? exploreMixHtml(data.explore) + exploreTableHtml(data.explore)
+          : `<p class="muted">No runs match${escapeHtml(data.explore.note ? `: ${data.explore.note}` : "")}.${note}</p>`,
+      );
     if (data.compare) parts.push(compareTableHtml(data.compare));
     if (data.groups) parts.push(groupsTableHtml(data.groups));
     if (data.groups && note && data.groups.groups.some((g) => g.runs === 0)) parts.push(`<p class="muted">${note.trim()}</p>`);

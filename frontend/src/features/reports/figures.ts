@@ -11,7 +11,16 @@ export function blockFigure(block: Block, data: BlockData, theme: Theme): Figure
     return exploreFigure(data.explore, { view: block.view ?? "lines", logx: Boolean(block.logx), logy: Boolean(block.logy), theme });
   }
   if (block.kind === "heatmap" && data.heatmap) {
-    const state = { workload: block.workload, metric: block.metric, x: block.x, y: block.y, filter: block.filter ?? [], diff: block.diff ?? "", a: block.a ?? "", b: block.b ?? "" };
+    const state = {
+      workload: block.workload,
+      metric: block.metric,
+      x: block.x,
+      y: block.y,
+      filter: block.filter ?? [],
+      diff: block.diff ?? "",
+      a: block.a ?? "",
+      b: block.b ?? "",
+    };
     return heatmapOf(data.heatmap, state, theme);
   }
   if (block.kind === "series" && data.series) return seriesFigure(data.series as SeriesPoints, theme);

@@ -3,7 +3,9 @@ import { renderMarkdown } from "./markdown";
 
 describe("report notes as markdown", () => {
   it("renders headings, paragraphs, lists, emphasis, code and links", () => {
-    const html = renderMarkdown("# Tahoe\n\nMDMF is **fast**, CHK *slower*.\nSame paragraph.\n\n- one\n- `k=3`\n\n1. first\n2. second\n\n> quoted\n\n```\na < b\n```\n\n[trac](https://tahoe-lafs.org/trac) ---");
+    const html = renderMarkdown(
+      "# Tahoe\n\nMDMF is **fast**, CHK *slower*.\nSame paragraph.\n\n- one\n- `k=3`\n\n1. first\n2. second\n\n> quoted\n\n```\na < b\n```\n\n[trac](https://tahoe-lafs.org/trac) ---",
+    );
     expect(html).toBe(
       [
         "<h1>Tahoe</h1>",

@@ -37,5 +37,5 @@ export function downloadName(runUuid: string, name: string): string {
 
 /** The run with its JSON and files as one zip (GET /runs/{uuid}/export). */
 export function runExportUrl(runUuid: string): string {
-  return apiUrl(`/runs/${encodeURIComponent(runUuid)}/export`);
+  return apiUrl("/runs/{run_uuid}/export", { path: { run_uuid: runUuid } });
 }

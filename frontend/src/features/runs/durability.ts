@@ -10,13 +10,19 @@ export type Badge = { text: string; warn?: boolean; title: string };
  * are honoured is the normal, safe case and is not marked. */
 export function durabilityBadges(run: Facts): Badge[] {
   const items: Badge[] = [];
-  if (run.memory_backed) items.push({ text: "on memory", warn: true, title: "the target is memory (tmpfs, ramfs): nothing written is durable, and an fsync flushes nothing" });
-  if (run.fsync_policy) items.push({ text: `fsync ${run.fsync_policy}`, warn: run.fsync_policy === "none", title: "fsync policy: none, per file, once at the end" });
+  if (run.memory_backed)
+    items.push({ text: "on memory", warn: true, title: "the target is memory (tmpfs, ramfs): nothing written is durable, and an fsync flushes nothing" });
+  if (run.fsync_policy)
+    items.push({ text: `fsync ${run.fsync_policy}`, warn: run.fsync_policy === "none", title: "fsync policy: none, per file, once at the end" });
   if (run.o_direct) items.push({ text: "O_DIRECT", title: "O_DIRECT I/O" });
   if (run.sync_mount) items.push({ text: "sync mount", title: "mounted with sync" });
   if (run.write_cache) items.push({ text: `write cache: ${run.write_cache}`, title: "the kernel's write-cache mode for the device" });
   if (run.flush_to_device === false && !run.memory_backed) {
-    items.push({ text: "flushes dropped", warn: true, title: "flushes do not reach stable storage (a volatile cache in write-through mode): the unsafe service of seed 004" });
+    items.push({
+      text: "flushes dropped",
+      warn: true,
+      title: "flushes do not reach stable storage (a volatile cache in write-through mode): the unsafe service of seed 004",
+    });
   } else if (run.flush_to_device === true) {
     items.push({ text: "flushes reach the device", title: "an fsync reaches stable storage" });
   }

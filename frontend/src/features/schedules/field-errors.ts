@@ -1,13 +1,16 @@
 // A 422's fields (body.spec.targets[0], body.when) mapped to the form's inputs, to show each
 // error next to the input it is about.
 
-export type FormField =
-  | "name" | "workload" | "targets" | "params" | "repetitions" | "labels" | "min_seconds"
-  | "agents" | "when" | "timezone" | "other";
+export type FormField = "name" | "workload" | "targets" | "params" | "repetitions" | "labels" | "min_seconds" | "agents" | "when" | "timezone" | "other";
 
 const SPEC_FIELDS: Record<string, FormField> = {
-  workload: "workload", targets: "targets", params: "params", repetitions: "repetitions",
-  labels: "labels", min_seconds: "min_seconds", warmup: "other",
+  workload: "workload",
+  targets: "targets",
+  params: "params",
+  repetitions: "repetitions",
+  labels: "labels",
+  min_seconds: "min_seconds",
+  warmup: "other",
 };
 const TOP_FIELDS: Record<string, FormField> = { name: "name", agents: "agents", when: "when", timezone: "timezone" };
 

@@ -1,8 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { groupFieldErrors, formField } from "./field-errors";
 import {
-  createBody, emptyForm, formFromSchedule, missing, updateBody, paramsFromRows, parseLabels, parseValue, rowsFromParams,
-  sweepCount, whenFromForm, type ScheduleRead,
+  createBody,
+  emptyForm,
+  formFromSchedule,
+  missing,
+  updateBody,
+  paramsFromRows,
+  parseLabels,
+  parseValue,
+  rowsFromParams,
+  sweepCount,
+  whenFromForm,
+  type ScheduleRead,
 } from "./form";
 
 describe("parameter rows", () => {
@@ -67,14 +77,32 @@ describe("labels", () => {
 describe("the form and the API bodies", () => {
   it("builds the create body: spec, selector, when and zone", () => {
     const form = {
-      ...emptyForm("Europe/Paris"), name: " nightly ", workload: "smallfile", targets: ["/mnt/a", " "],
-      params: [{ name: "size", values: "4k,64k" }], repetitions: "5", labels: "version=1.2", minSeconds: "1",
-      agents: ["role=nightly"], cron: " 0  3 * * * ",
+      ...emptyForm("Europe/Paris"),
+      name: " nightly ",
+      workload: "smallfile",
+      targets: ["/mnt/a", " "],
+      params: [{ name: "size", values: "4k,64k" }],
+      repetitions: "5",
+      labels: "version=1.2",
+      minSeconds: "1",
+      agents: ["role=nightly"],
+      cron: " 0  3 * * * ",
     };
     expect(createBody(form)).toEqual({
       name: "nightly",
-      spec: { workload: "smallfile", targets: ["/mnt/a"], params: { size: ["4k", "64k"] }, repetitions: 5, labels: { version: "1.2" }, min_seconds: 1, warmup: true },
-      agents: ["role=nightly"], when: "cron:0 3 * * *", timezone: "Europe/Paris", paused: false,
+      spec: {
+        workload: "smallfile",
+        targets: ["/mnt/a"],
+        params: { size: ["4k", "64k"] },
+        repetitions: 5,
+        labels: { version: "1.2" },
+        min_seconds: 1,
+        warmup: true,
+      },
+      agents: ["role=nightly"],
+      when: "cron:0 3 * * *",
+      timezone: "Europe/Paris",
+      paused: false,
     });
     expect(whenFromForm({ ...form, whenKind: "now" })).toBe("now");
     expect(whenFromForm({ ...form, whenKind: "once", onceAt: "2026-12-01T06:00" })).toBe("2026-12-01T06:00");
@@ -82,9 +110,21 @@ describe("the form and the API bodies", () => {
 
   it("edits a schedule: the form from it gives back the same body", () => {
     const s = {
-      id: 1, name: "nightly", when: "cron:0 6 * * 1-5", timezone: "America/New_York", paused: true,
+      id: 1,
+      name: "nightly",
+      when: "cron:0 6 * * 1-5",
+      timezone: "America/New_York",
+      paused: true,
       agents: ["lab-1", "disk=nvme"],
-      spec: { workload: "seqio", targets: ["/mnt/x", "/mnt/y"], params: { bs: ["4k", "1m"], count: 10 }, repetitions: 2, labels: { v: "1" }, min_seconds: 0.5, warmup: true },
+      spec: {
+        workload: "seqio",
+        targets: ["/mnt/x", "/mnt/y"],
+        params: { bs: ["4k", "1m"], count: 10 },
+        repetitions: 2,
+        labels: { v: "1" },
+        min_seconds: 0.5,
+        warmup: true,
+      },
     } as unknown as ScheduleRead;
     const form = formFromSchedule(s);
     expect(form.whenKind).toBe("cron");
@@ -126,10 +166,12 @@ describe("422 fields to form inputs", () => {
   });
 
   it("groups messages by input, naming the field for the rest", () => {
-    expect(groupFieldErrors([
-      { field: "body.when", message: "in the past" },
-      { field: "body.when", message: "again" },
-      { field: "body.spec.warmup", message: "bad" },
-    ])).toEqual({ when: ["in the past", "again"], other: ["spec.warmup: bad"] });
+    expect(
+      groupFieldErrors([
+        { field: "body.when", message: "in the past" },
+        { field: "body.when", message: "again" },
+        { field: "body.spec.warmup", message: "bad" },
+      ]),
+    ).toEqual({ when: ["in the past", "again"], other: ["spec.warmup: bad"] });
   });
 });

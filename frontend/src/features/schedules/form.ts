@@ -1,5 +1,5 @@
 // The schedule form's state and the API bodies it stands for (and back, to edit a schedule).
-import type { Schemas } from "../../api/client";
+import type { ApiBody, Schemas } from "../../api/client";
 import type { WhenKind } from "./cron";
 import { whenKind } from "./cron";
 
@@ -31,8 +31,19 @@ export type ScheduleForm = {
 
 export function emptyForm(timezone: string): ScheduleForm {
   return {
-    name: "", workload: "", targets: [], params: [{ name: "", values: "" }], repetitions: "3", labels: "",
-    minSeconds: "0.5", agents: [], whenKind: "cron", onceAt: "", cron: "0 3 * * *", timezone, paused: false,
+    name: "",
+    workload: "",
+    targets: [],
+    params: [{ name: "", values: "" }],
+    repetitions: "3",
+    labels: "",
+    minSeconds: "0.5",
+    agents: [],
+    whenKind: "cron",
+    onceAt: "",
+    cron: "0 3 * * *",
+    timezone,
+    paused: false,
   };
 }
 
@@ -54,7 +65,11 @@ export const WHOLE_VALUE_PARAMS: ReadonlySet<string> = new Set(["cmd", "archive"
 /** Comma-separated values, empty ones dropped; a whole-value parameter's text is one value. */
 export function parseValues(text: string, name = ""): ParamValue[] {
   if (WHOLE_VALUE_PARAMS.has(name.trim())) return text.trim() === "" ? [] : [text.trim()];
-  return text.split(",").map((v) => v.trim()).filter((v) => v !== "").map(parseValue);
+  return text
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "")
+    .map(parseValue);
 }
 
 /** Parameter rows as the spec's params: one value stays a value, several sweep (a list). */
@@ -94,7 +109,9 @@ export function parseLabels(text: string): Record<string, string> {
 }
 
 export function labelsText(labels: Record<string, string> | undefined): string {
-  return Object.entries(labels ?? {}).map(([k, v]) => `${k}=${v}`).join(", ");
+  return Object.entries(labels ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
 }
 
 function number(text: string, fallback: number): number {
@@ -129,7 +146,7 @@ export function createBody(form: ScheduleForm): ScheduleCreate {
   return { name: form.name.trim(), ...previewBody(form), paused: form.paused };
 }
 
-export type ScheduleUpdate = Partial<Schemas["ScheduleUpdate"]>;
+export type ScheduleUpdate = ApiBody<"/schedules/{schedule_id}", "patch">;
 
 /** The PATCH of an edit: only what changed, so that saving a renamed "now" schedule does not fire it again. */
 export function updateBody(before: ScheduleForm, after: ScheduleForm): ScheduleUpdate {

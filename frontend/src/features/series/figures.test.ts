@@ -10,7 +10,19 @@ function points(n: number, samples = false): SeriesPoints {
   const t = Array.from({ length: n }, (_, i) => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString());
   const value = t.map((_, i) => 1000 + ((i * 37) % 101) - (i % 7) * 3.5);
   return {
-    series: { id: 7, workload: "w", metric: "create.ops_per_s", unit: "ops/s", direction: "higher", agent: "a", target: "/t", parameters: {}, labels: {}, points: n, last_at: t[n - 1] ?? null },
+    series: {
+      id: 7,
+      workload: "w",
+      metric: "create.ops_per_s",
+      unit: "ops/s",
+      direction: "higher",
+      agent: "a",
+      target: "/t",
+      parameters: {},
+      labels: {},
+      points: n,
+      last_at: t[n - 1] ?? null,
+    },
     older: false,
     t,
     value,
@@ -26,7 +38,20 @@ function points(n: number, samples = false): SeriesPoints {
   };
 }
 
-type Trace = { name: string; type: string; mode: string; x: (number | string)[]; y: number[]; fill?: string; hoverinfo?: string; showlegend?: boolean; customdata?: string[]; text?: string[]; error_y?: unknown; marker?: unknown };
+type Trace = {
+  name: string;
+  type: string;
+  mode: string;
+  x: (number | string)[];
+  y: number[];
+  fill?: string;
+  hoverinfo?: string;
+  showlegend?: boolean;
+  customdata?: string[];
+  text?: string[];
+  error_y?: unknown;
+  marker?: unknown;
+};
 
 describe("a series' figure", () => {
   for (const n of [1, 40, DENSE_POINTS, DENSE_POINTS + 1, 10_000]) {

@@ -117,12 +117,22 @@ export const CHANGE_FLAG_PLACES = 12;
  * wide), and the change points' lines and flags. Layout only: the plot applies them again by
  * Plotly.relayout when the change points arrive or its width changes, without drawing its
  * points again (components/charts/Plot.tsx's overlay). */
-export function seriesMarks(points: SeriesPoints, theme: Theme, changePoints: SeriesChangePoint[], width: number): { shapes: Record<string, unknown>[]; annotations: Record<string, unknown>[] } {
+export function seriesMarks(
+  points: SeriesPoints,
+  theme: Theme,
+  changePoints: SeriesChangePoint[],
+  width: number,
+): { shapes: Record<string, unknown>[]; annotations: Record<string, unknown>[] } {
   const changes = versionChanges(points.versions ?? [], points.t).slice(0, MAX_VERSION_MARKS);
   const muted = theme === "dark" ? "rgba(216,222,233,0.55)" : "rgba(31,41,51,0.45)";
   const from = Date.parse(points.t[0] ?? "");
   const to = Date.parse(points.t[points.t.length - 1] ?? "");
-  const places = placeNames(changes.map((c) => ({ at: Date.parse(c.t), text: c.text })), from, to, Math.max(width - PLOT_AREA_INSET, 50));
+  const places = placeNames(
+    changes.map((c) => ({ at: Date.parse(c.t), text: c.text })),
+    from,
+    to,
+    Math.max(width - PLOT_AREA_INSET, 50),
+  );
   const cps = changePointMarks(changePoints, points.series.unit);
   // As many annotations whatever the change points and the width, and all visible: a name that
   // fits nowhere has no text, and the flags fill places held by empty ones. Plot.tsx lays them
@@ -133,9 +143,17 @@ export function seriesMarks(points: SeriesPoints, theme: Theme, changePoints: Se
     const place = places[i];
     return {
       visible: true,
-      x: c.t, xref: "x", y: 1, yref: "paper", yanchor: "bottom", xanchor: place?.xanchor ?? "left",
-      yshift: 14 * (place?.row ?? 0), text: place ? c.text : "", showarrow: false,
-      font: { size: 10, color: muted }, name: `version:${c.at}`,
+      x: c.t,
+      xref: "x",
+      y: 1,
+      yref: "paper",
+      yanchor: "bottom",
+      xanchor: place?.xanchor ?? "left",
+      yshift: 14 * (place?.row ?? 0),
+      text: place ? c.text : "",
+      showarrow: false,
+      font: { size: 10, color: muted },
+      name: `version:${c.at}`,
     };
   });
   const hidden = { visible: true, x: points.t[0] ?? null, xref: "x", y: 1, yref: "paper", text: "", showarrow: false };
@@ -143,8 +161,15 @@ export function seriesMarks(points: SeriesPoints, theme: Theme, changePoints: Se
   return {
     shapes: [
       ...changes.map((c) => ({
-        type: "line", xref: "x", yref: "paper", x0: c.t, x1: c.t, y0: 0, y1: 1,
-        line: { color: muted, width: 1, dash: "dot" }, name: `version:${c.at}`,
+        type: "line",
+        xref: "x",
+        yref: "paper",
+        x0: c.t,
+        x1: c.t,
+        y0: 0,
+        y1: 1,
+        line: { color: muted, width: 1, dash: "dot" },
+        name: `version:${c.at}`,
       })),
       ...cps.shapes,
     ],

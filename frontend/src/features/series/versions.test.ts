@@ -14,7 +14,19 @@ const SPANS: VersionSpan[] = [
 
 function points(spans: VersionSpan[] = SPANS): SeriesPoints {
   return {
-    series: { id: 1, workload: "w", metric: "m", unit: "ops/s", direction: "higher", agent: "a", target: "/t", parameters: {}, labels: {}, points: T.length, last_at: T[7] ?? null },
+    series: {
+      id: 1,
+      workload: "w",
+      metric: "m",
+      unit: "ops/s",
+      direction: "higher",
+      agent: "a",
+      target: "/t",
+      parameters: {},
+      labels: {},
+      points: T.length,
+      last_at: T[7] ?? null,
+    },
     older: false,
     t: T,
     value: T.map((_, i) => 100 + i),
@@ -29,9 +41,13 @@ describe("version labels of a series' points", () => {
   it("gives each point its span's labels", () => {
     const texts = versionTexts(SPANS, T.length);
     expect(texts).toEqual([
-      "fs_version 2.1.9 · kernel 6.1", "fs_version 2.1.9 · kernel 6.1", "fs_version 2.1.9 · kernel 6.1",
-      "fs_version 2.1.10 · kernel 6.1", "fs_version 2.1.10 · kernel 6.1",
-      "fs_version 2.1.10 · kernel 6.10", "fs_version 2.1.10 · kernel 6.10",
+      "fs_version 2.1.9 · kernel 6.1",
+      "fs_version 2.1.9 · kernel 6.1",
+      "fs_version 2.1.9 · kernel 6.1",
+      "fs_version 2.1.10 · kernel 6.1",
+      "fs_version 2.1.10 · kernel 6.1",
+      "fs_version 2.1.10 · kernel 6.10",
+      "fs_version 2.1.10 · kernel 6.10",
       "fs_version 2.1.10",
     ]);
     expect(describeVersions({})).toBe("");
@@ -54,7 +70,11 @@ describe("version labels of a series' points", () => {
     const shapes = figure.layout.shapes as { x0: string; name: string }[];
     expect(shapes.map((s) => s.x0)).toEqual([T[3], T[5], T[7]]);
     const names = (figure.layout.annotations as { x: string; text: string; visible: boolean }[]).filter((a) => a.text !== "");
-    expect(names.map((a) => [a.x, a.text])).toEqual([[T[3], "fs_version 2.1.10"], [T[5], "kernel 6.10"], [T[7], "no kernel"]]);
+    expect(names.map((a) => [a.x, a.text])).toEqual([
+      [T[3], "fs_version 2.1.10"],
+      [T[5], "kernel 6.10"],
+      [T[7], "no kernel"],
+    ]);
   });
 
   it("marks nothing, and hovers no versions, for points without version labels", () => {
@@ -136,7 +156,18 @@ describe("version names above the plot", () => {
     const shown = (notes: unknown[]) => (notes as Note[]).filter((a) => a.text !== "");
     const wide = seriesMarks(points(), "light", [], 1200);
     expect(shown(wide.annotations).map((a) => a.text)).toEqual(["fs_version 2.1.10", "kernel 6.10", "no kernel"]);
-    const change = { run_uuid: "run-4", started_at: T[4] ?? "", before: 1, after: 2, change_pct: 100, confidence: 0.99, kind: "improvement" as const, tentative: false, cause: null, alert_id: 5 };
+    const change = {
+      run_uuid: "run-4",
+      started_at: T[4] ?? "",
+      before: 1,
+      after: 2,
+      change_pct: 100,
+      confidence: 0.99,
+      kind: "improvement" as const,
+      tentative: false,
+      cause: null,
+      alert_id: 5,
+    };
     const narrow = seriesMarks(points(), "light", [change], 200);
     expect(narrow.shapes).toHaveLength(4);
     const texts = shown(narrow.annotations).map((a) => a.text);
@@ -145,7 +176,12 @@ describe("version names above the plot", () => {
     // The same count of annotations (plotly draws a change of them alone only so): the
     // names' places, then CHANGE_FLAG_PLACES flags' places, all visible, empty ones without
     // text; more change points than places, each its flag.
-    const many = seriesMarks(points(), "light", Array.from({ length: CHANGE_FLAG_PLACES + 5 }, () => change), 390);
+    const many = seriesMarks(
+      points(),
+      "light",
+      Array.from({ length: CHANGE_FLAG_PLACES + 5 }, () => change),
+      390,
+    );
     expect(shown(many.annotations).filter((a) => a.text === "▼")).toHaveLength(CHANGE_FLAG_PLACES + 5);
     for (const marks of [wide, narrow]) {
       expect(marks.annotations).toHaveLength(3 + CHANGE_FLAG_PLACES);

@@ -35,7 +35,9 @@ export function versionChanges(spans: VersionSpan[], t: string[]): VersionChange
     const changed = Object.entries(span.labels)
       .filter(([name, value]) => before[name] !== value)
       .map(([name, value]) => `${name} ${value}`);
-    const gone = Object.keys(before).filter((name) => !(name in span.labels)).map((name) => `no ${name}`);
+    const gone = Object.keys(before)
+      .filter((name) => !(name in span.labels))
+      .map((name) => `no ${name}`);
     changes.push({ at: span.at, t: t[span.at] ?? "", text: [...changed, ...gone].join(" · ") });
   }
   return changes;

@@ -9,7 +9,9 @@ function form(fields: Record<string, string>): FormData {
 
 describe("alert rule form", () => {
   it("sends empty fields as null and confidence as a fraction", () => {
-    expect(ruleFromForm(form({ name: " quiet ", workload: "", agent: "lab-1", min_change_pct: "12.5", min_confidence: "99", series_id: "", mute: "on" }))).toEqual({
+    expect(
+      ruleFromForm(form({ name: " quiet ", workload: "", agent: "lab-1", min_change_pct: "12.5", min_confidence: "99", series_id: "", mute: "on" })),
+    ).toEqual({
       name: "quiet",
       workload: null,
       metric: null,
@@ -26,6 +28,8 @@ describe("alert rule form", () => {
 
   it("says what a rule matches", () => {
     expect(ruleScope({ workload: null, metric: null, agent: null, label_key: null, label_value: null, series_id: null })).toBe("every series");
-    expect(ruleScope({ workload: "w", metric: null, agent: "a", label_key: "k", label_value: "v", series_id: 4 })).toBe("workload=w agent=a label k=v series #4");
+    expect(ruleScope({ workload: "w", metric: null, agent: "a", label_key: "k", label_value: "v", series_id: 4 })).toBe(
+      "workload=w agent=a label k=v series #4",
+    );
   });
 });

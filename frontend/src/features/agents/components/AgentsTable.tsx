@@ -6,6 +6,7 @@ import { JobStatusBadge, toneOf } from "../../jobs";
 import type { Agent } from "../api/get-agents";
 import { agentState, heartbeatText, lastSeen } from "../liveness";
 import { RevokeAgent } from "./RevokeAgent";
+import { paths } from "../../../lib/paths";
 
 function StateBadge({ agent }: { agent: Agent }) {
   const state = agentState(agent);
@@ -21,7 +22,7 @@ function CurrentJob({ agent }: { agent: Agent }) {
   if (!job) return <span className="muted">–</span>;
   return (
     <div className="current-job">
-      <Link to={`/jobs/${job.id}`}>#{job.id}</Link> <JobStatusBadge status={job.status} />
+      <Link to={paths.job(job.id)}>#{job.id}</Link> <JobStatusBadge status={job.status} />
       <ProgressBar percent={job.status === "leased" ? 0 : job.percent} tone={toneOf(job.status)} label={`job ${job.id}`} />
     </div>
   );
@@ -48,7 +49,7 @@ export function AgentsTable({ agents, compact = false }: { agents: Agent[]; comp
         {agents.map((a) => (
           <tr key={a.name} data-agent={a.name} className={a.revoked ? "revoked" : undefined}>
             <td>
-              <Link to={`/runs?agent=${encodeURIComponent(a.name)}`}>{a.name}</Link>
+              <Link to={paths.runs({ agent: a.name })}>{a.name}</Link>
             </td>
             <td>
               <StateBadge agent={a} />
@@ -71,7 +72,7 @@ export function AgentsTable({ agents, compact = false }: { agents: Agent[]; comp
               <td className="nowrap">
                 {a.enrolled && !a.revoked && (
                   <span className="actions">
-                    <Link className="button small" to={`/jobs?agent=${encodeURIComponent(a.name)}`}>
+                    <Link className="button small" to={paths.jobs({ agent: a.name })}>
                       Jobs
                     </Link>
                     <RevokeAgent name={a.name} />

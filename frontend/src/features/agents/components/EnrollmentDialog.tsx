@@ -10,7 +10,8 @@ function Created({ token }: { token: EnrollmentTokenCreated }) {
   return (
     <div data-testid="enrollment-created">
       <p>
-        <strong>This token is shown only now.</strong> It enrolls one machine, once, until {formatInZone(token.expires_at, userTimeZone())} ({userTimeZone()}). On the test machine run:
+        <strong>This token is shown only now.</strong> It enrolls one machine, once, until {formatInZone(token.expires_at, userTimeZone())} ({userTimeZone()}).
+        On the test machine run:
       </p>
       <pre className="code wrap" data-testid="enroll-command">
         {command}
@@ -20,7 +21,12 @@ function Created({ token }: { token: EnrollmentTokenCreated }) {
       </div>
       <p className="muted small">
         Then start <code>perfatlas-agent daemon</code> (or its systemd unit): it appears here online, with the labels{" "}
-        {Object.keys(token.labels).length > 0 ? Object.entries(token.labels).map(([k, v]) => `${k}=${String(v)}`).join(", ") + " and" : ""} any it adds.
+        {Object.keys(token.labels).length > 0
+          ? Object.entries(token.labels)
+              .map(([k, v]) => `${k}=${String(v)}`)
+              .join(", ") + " and"
+          : ""}{" "}
+        any it adds.
       </p>
     </div>
   );
@@ -58,7 +64,13 @@ export function EnrollmentDialog() {
             <p>A one-time token a machine enrolls with; the agent then gets its own token and takes jobs from schedules.</p>
             <label className="field">
               <span>labels the agent gets (schedules pick agents by them)</span>
-              <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="role=nightly, disk=nvme" className="mono" data-testid="enroll-labels" />
+              <input
+                value={labels}
+                onChange={(e) => setLabels(e.target.value)}
+                placeholder="role=nightly, disk=nvme"
+                className="mono"
+                data-testid="enroll-labels"
+              />
             </label>
             {typeof parsed === "string" && <div className="field-error">{parsed}</div>}
             <label className="field small-input">

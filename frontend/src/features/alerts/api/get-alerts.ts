@@ -1,28 +1,19 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { alertKeys } from "../../../api/query-keys";
 
 export type Alert = Schemas["AlertRead"];
 export type AlertPage = Schemas["AlertPage"];
 export type AlertStatus = Alert["status"];
 
-export type AlertsFilter = {
-  status?: AlertStatus[];
-  workload?: string;
-  metric?: string;
-  agent?: string;
-  label?: string[];
-  series_id?: number;
-  incident_id?: number;
-  limit?: number;
-  cursor?: string;
-};
+export type AlertsFilter = ApiQuery<"/alerts">;
 
 export function getAlerts(filter: AlertsFilter, signal?: AbortSignal): Promise<AlertPage> {
-  return apiGet<AlertPage>("/alerts", { ...filter, series_id: filter.series_id, incident_id: filter.incident_id }, signal);
+  return apiGet("/alerts", { query: filter, signal });
 }
 
 export function alertsQueryOptions(filter: AlertsFilter) {
-  return queryOptions({ queryKey: ["alerts", filter], queryFn: ({ signal }) => getAlerts(filter, signal) });
+  return queryOptions({ queryKey: alertKeys.list(filter), queryFn: ({ signal }) => getAlerts(filter, signal) });
 }
 
 export function useAlerts(filter: AlertsFilter, enabled = true) {

@@ -6,13 +6,14 @@ import { useTheme } from "../../../lib/use-theme";
 import type { AlertDetail } from "../api/get-alert";
 import { alertFigure } from "../figures";
 import { confidenceText, levelText } from "../format";
+import { paths } from "../../../lib/paths";
 
 /** The levels and confidence in a line, and the series around the change; a point opens its run. */
 export function AlertChart({ alert }: { alert: AlertDetail }) {
   const { theme } = useTheme();
   const navigate = useNavigate();
   const figure = useMemo(() => alertFigure(alert, theme), [alert, theme]);
-  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(`/runs/${p.customdata}`), [navigate]);
+  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(paths.run(p.customdata)), [navigate]);
   return (
     <section className="card">
       <p className="summary-line" data-testid="alert-summary">
@@ -27,8 +28,8 @@ export function AlertChart({ alert }: { alert: AlertDetail }) {
       </p>
       <Plot figure={figure} onPointClick={onClick} label={`the series around alert ${alert.id}`} height={400} />
       <p className="muted small">
-        Each point is one run's median, the bars its p5–p95; the vertical line is the change, the dotted lines the levels before and
-        after. Click a point to open its run.
+        Each point is one run's median, the bars its p5–p95; the vertical line is the change, the dotted lines the levels before and after. Click a point to
+        open its run.
       </p>
     </section>
   );

@@ -1,6 +1,7 @@
 import { Link } from "react-router-dom";
 import { formatTime, shortId } from "../../../lib/format";
 import type { AlertDetail } from "../api/get-alert";
+import { paths } from "../../../lib/paths";
 
 /** The last run before the change, the first after it, and the incident the alert is part of. */
 export function AlertRuns({ alert }: { alert: AlertDetail }) {
@@ -15,7 +16,7 @@ export function AlertRuns({ alert }: { alert: AlertDetail }) {
           <dd>
             {before ? (
               <>
-                <Link className="mono" to={`/runs/${before.uuid}`}>
+                <Link className="mono" to={paths.run(before.uuid)}>
                   {shortId(before.uuid)}
                 </Link>{" "}
                 <span className="muted small">{formatTime(before.started_at)}</span>
@@ -28,7 +29,7 @@ export function AlertRuns({ alert }: { alert: AlertDetail }) {
         <div>
           <dt>first run after</dt>
           <dd>
-            <Link className="mono" to={`/runs/${after.uuid}`}>
+            <Link className="mono" to={paths.run(after.uuid)}>
               {shortId(after.uuid)}
             </Link>{" "}
             <span className="muted small">{formatTime(after.started_at)}</span>
@@ -36,7 +37,13 @@ export function AlertRuns({ alert }: { alert: AlertDetail }) {
         </div>
         <div>
           <dt>incident</dt>
-          <dd>{alert.incident_id !== null ? <Link to={`/incidents/${alert.incident_id}`}>incident #{alert.incident_id}</Link> : <span className="muted">none</span>}</dd>
+          <dd>
+            {alert.incident_id !== null ? (
+              <Link to={paths.incident(alert.incident_id)}>incident #{alert.incident_id}</Link>
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </dd>
         </div>
       </dl>
     </section>

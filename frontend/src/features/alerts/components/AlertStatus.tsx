@@ -4,6 +4,7 @@ import type { AlertDetail } from "../api/get-alert";
 import { useSetAlertStatus } from "../api/set-status";
 import { StatusBadge } from "./AlertsTable";
 import { Triage } from "./Triage";
+import { paths } from "../../../lib/paths";
 
 const RESOLUTION: Record<string, string> = {
   stepped_back: "the series stepped back to its level before the change",
@@ -26,7 +27,7 @@ function StatusLine({ alert }: { alert: AlertDetail }) {
         {alert.resolved_by_run && (
           <>
             {" "}
-            (run <Link to={`/runs/${alert.resolved_by_run.uuid}`}>{shortId(alert.resolved_by_run.uuid)}</Link>)
+            (run <Link to={paths.run(alert.resolved_by_run.uuid)}>{shortId(alert.resolved_by_run.uuid)}</Link>)
           </>
         )}
       </span>

@@ -5,11 +5,27 @@ import type { AlertStatus } from "../api/get-alerts";
 import { STATUS_LABEL, STATUSES, type AlertsState } from "../format";
 
 /** One tab per status, with how many alerts each holds (… while loading). */
-export function AlertStatusTabs({ status, counts, onSelect }: { status: AlertStatus; counts: Record<string, number> | undefined; onSelect: (status: AlertStatus) => void }) {
+export function AlertStatusTabs({
+  status,
+  counts,
+  onSelect,
+}: {
+  status: AlertStatus;
+  counts: Record<string, number> | undefined;
+  onSelect: (status: AlertStatus) => void;
+}) {
   return (
     <div className="tabs" role="tablist" aria-label="Alert status">
       {STATUSES.map((s) => (
-        <button key={s} type="button" role="tab" aria-selected={status === s} className={status === s ? "tab active" : "tab"} data-testid={`tab-${s}`} onClick={() => onSelect(s)}>
+        <button
+          key={s}
+          type="button"
+          role="tab"
+          aria-selected={status === s}
+          className={status === s ? "tab active" : "tab"}
+          data-testid={`tab-${s}`}
+          onClick={() => onSelect(s)}
+        >
           {STATUS_LABEL[s]} <span className="count">{counts ? (counts[s] ?? 0) : "…"}</span>
         </button>
       ))}

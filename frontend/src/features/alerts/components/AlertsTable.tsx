@@ -3,6 +3,7 @@ import { formatPairs, formatPercent, formatTime, timeAgo } from "../../../lib/fo
 import type { Alert } from "../api/get-alerts";
 import { confirmingText } from "../confirmation";
 import { causeSummary, changeTone, confidenceText, levelText, seriesTitle, STATUS_LABEL } from "../format";
+import { paths } from "../../../lib/paths";
 
 export function StatusBadge({ status }: { status: Alert["status"] }) {
   return <span className={`badge status-${status}`}>{STATUS_LABEL[status]}</span>;
@@ -33,11 +34,11 @@ export function AlertsTable({ alerts, showStatus = false, showIncident = true }:
             data-alert-id={a.id}
             onClick={(e) => {
               if ((e.target as HTMLElement).closest("a, button")) return;
-              navigate(`/alerts/${a.id}`);
+              navigate(paths.alert(a.id));
             }}
           >
             <td>
-              <Link to={`/alerts/${a.id}`} className="strong">
+              <Link to={paths.alert(a.id)} className="strong">
                 {seriesTitle(a.series)}
               </Link>
               <div className="muted mono small">
@@ -46,7 +47,7 @@ export function AlertsTable({ alerts, showStatus = false, showIncident = true }:
               {a.status === "confirming" && (
                 <div className="small" data-testid="confirming-note">
                   {a.confirmation ? (
-                    <Link className="badge status-confirming" to={`/jobs/${a.confirmation.job_id}`} title="the job re-running it before anyone is told">
+                    <Link className="badge status-confirming" to={paths.job(a.confirmation.job_id)} title="the job re-running it before anyone is told">
                       {confirmingText(a.confirmation)}
                     </Link>
                   ) : (
@@ -78,7 +79,9 @@ export function AlertsTable({ alerts, showStatus = false, showIncident = true }:
                 <StatusBadge status={a.status} />
               </td>
             )}
-            {showIncident && <td>{a.incident_id !== null ? <Link to={`/incidents/${a.incident_id}`}>#{a.incident_id}</Link> : <span className="muted">–</span>}</td>}
+            {showIncident && (
+              <td>{a.incident_id !== null ? <Link to={paths.incident(a.incident_id)}>#{a.incident_id}</Link> : <span className="muted">–</span>}</td>
+            )}
           </tr>
         ))}
       </tbody>

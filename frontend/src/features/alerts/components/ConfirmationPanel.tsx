@@ -5,6 +5,7 @@ import { formatNumber, shortId } from "../../../lib/format";
 import { useTheme } from "../../../lib/use-theme";
 import type { AlertDetail } from "../api/get-alert";
 import { confirmationFigure, levelWithUnit, signedChangeText, VARIANT_LABEL, verdictText, withRounds, type Confirmation } from "../confirmation";
+import { paths } from "../../../lib/paths";
 
 function tone(c: Confirmation): string {
   if (c.verdict === "different") return "tone-text-worse";
@@ -20,7 +21,7 @@ export function ConfirmationPanel({ alert }: { alert: AlertDetail }) {
   const c = alert.confirmation;
   const unit = alert.series.unit;
   const figure = useMemo(() => (c ? confirmationFigure(c, unit, theme) : null), [c, unit, theme]);
-  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(`/runs/${p.customdata}`), [navigate]);
+  const onClick = useCallback((p: PointClick) => typeof p.customdata === "string" && navigate(paths.run(p.customdata)), [navigate]);
   if (!c || !figure) return null;
   const runs = withRounds(c.runs);
   const baseline = c.mode === "baseline" ? "baseline (old) median" : "history median (before the change)";
@@ -48,7 +49,7 @@ export function ConfirmationPanel({ alert }: { alert: AlertDetail }) {
           <div>
             <dt>job</dt>
             <dd>
-              <Link to={`/jobs/${c.job_id}`}>job #{c.job_id}</Link> <span className="muted">({c.status})</span>
+              <Link to={paths.job(c.job_id)}>job #{c.job_id}</Link> <span className="muted">({c.status})</span>
             </dd>
           </div>
           <div>
@@ -100,7 +101,7 @@ export function ConfirmationPanel({ alert }: { alert: AlertDetail }) {
                 <td>{r.round}</td>
                 <td>{VARIANT_LABEL[r.variant] ?? r.variant}</td>
                 <td>
-                  <Link className="mono" to={`/runs/${r.uuid}`}>
+                  <Link className="mono" to={paths.run(r.uuid)}>
                     {shortId(r.uuid)}
                   </Link>
                 </td>

@@ -20,8 +20,8 @@ export function IncidentHeader({ incident }: { incident: IncidentDetail }) {
           Incident #{incident.id}: {incident.title}
         </h1>
         <p className="muted" data-testid="incident-status">
-          <span className={`badge status-${incident.status}`}>{incident.status}</span> since the change at {formatTime(incident.opened_at)} ({timeAgo(incident.opened_at)})
-          {incident.agent && ` on ${incident.agent}`}
+          <span className={`badge status-${incident.status}`}>{incident.status}</span> since the change at {formatTime(incident.opened_at)} (
+          {timeAgo(incident.opened_at)}){incident.agent && ` on ${incident.agent}`}
           {incident.resolved_at && ` · resolved ${formatTime(incident.resolved_at)}`} ·{" "}
           {STATUSES.filter((s) => (incident.alert_counts[s] ?? 0) > 0)
             .map((s) => `${incident.alert_counts[s]} ${STATUS_LABEL[s].toLowerCase()}`)

@@ -5,6 +5,7 @@ import { formatTime, timeAgo } from "../../../lib/format";
 import type { Incident, IncidentPage } from "../api/get-incidents";
 import { causeSummary, STATUS_LABEL, STATUSES } from "../format";
 import { NoAlertsHelp } from "./NoAlertsHelp";
+import { paths } from "../../../lib/paths";
 
 export type IncidentTab = "open" | "resolved" | "all";
 
@@ -37,11 +38,17 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
         {incidents.map((i) => (
           <tr key={i.id}>
             <td>
-              <Link to={`/incidents/${i.id}`} className="strong">
+              <Link to={paths.incident(i.id)} className="strong">
                 #{i.id} {i.title}
               </Link>
             </td>
-            <td>{i.agent ?? <span className="muted" title="the incident is not tied to one host">–</span>}</td>
+            <td>
+              {i.agent ?? (
+                <span className="muted" title="the incident is not tied to one host">
+                  –
+                </span>
+              )}
+            </td>
             <td className="small">{causeSummary(i.cause, 3) || <span className="muted">unknown</span>}</td>
             <td className="small">
               {STATUSES.filter((s) => (i.alert_counts[s] ?? 0) > 0)
@@ -62,7 +69,15 @@ function IncidentsTable({ incidents }: { incidents: Incident[] }) {
 }
 
 /** One page of incidents with a link to the next, or why there are none. */
-export function IncidentsList({ incidents, status, onCursor }: { incidents: UseQueryResult<IncidentPage>; status: IncidentTab; onCursor: (cursor: string) => void }) {
+export function IncidentsList({
+  incidents,
+  status,
+  onCursor,
+}: {
+  incidents: UseQueryResult<IncidentPage>;
+  status: IncidentTab;
+  onCursor: (cursor: string) => void;
+}) {
   return (
     <QueryView query={incidents} what="incidents">
       {(page) =>
@@ -71,7 +86,7 @@ export function IncidentsList({ incidents, status, onCursor }: { incidents: UseQ
             {status === "open" ? (
               <p className="state-body">
                 An incident opens when an alert does; alerts with the same cause on the same host join it. See{" "}
-                <Link to="/incidents?status=all">every incident</Link> or <Link to="/alerts">the alerts</Link>.
+                <Link to={paths.incidents({ status: "all" })}>every incident</Link> or <Link to={paths.alerts()}>the alerts</Link>.
               </p>
             ) : (
               <NoAlertsHelp />

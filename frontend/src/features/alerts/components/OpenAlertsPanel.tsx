@@ -3,6 +3,7 @@ import { QueryView } from "../../../components/ui/States";
 import { formatPercent, timeAgo } from "../../../lib/format";
 import { OPEN_ALERTS, useAlerts } from "../api/get-alerts";
 import { causeSummary, changeTone, seriesTitle } from "../format";
+import { paths } from "../../../lib/paths";
 
 /** The newest open alerts, for the Overview. */
 export function OpenAlertsPanel() {
@@ -10,11 +11,8 @@ export function OpenAlertsPanel() {
   return (
     <section className="card" data-testid="open-alerts-panel">
       <div className="card-head">
-        <h2>
-          Open alerts{" "}
-          {alerts.data && <span className={alerts.data.counts.open ? "count-pill hot" : "count-pill"}>{alerts.data.counts.open ?? 0}</span>}
-        </h2>
-        <Link to="/alerts">all alerts →</Link>
+        <h2>Open alerts {alerts.data && <span className={alerts.data.counts.open ? "count-pill hot" : "count-pill"}>{alerts.data.counts.open ?? 0}</span>}</h2>
+        <Link to={paths.alerts()}>all alerts →</Link>
       </div>
       <QueryView query={alerts} what="open alerts">
         {(page) =>
@@ -28,7 +26,7 @@ export function OpenAlertsPanel() {
             <ul className="alert-list">
               {page.items.map((a) => (
                 <li key={a.id}>
-                  <Link to={`/alerts/${a.id}`}>
+                  <Link to={paths.alert(a.id)}>
                     <span className={`diff tone-text-${changeTone(a.kind, a.change_pct)}`}>{formatPercent(a.change_pct)}</span> {seriesTitle(a.series)}
                   </Link>
                   <div className="muted small">

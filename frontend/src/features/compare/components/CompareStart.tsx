@@ -37,8 +37,8 @@ export function RunPicker({ initial }: { initial: string[] }) {
         </button>
       </div>
       <p className="muted">
-        The first run you pick is the baseline: the others are shown as a change against it. Explore&apos;s point panel and the Runs page can start a
-        comparison too.
+        The first run you pick is the baseline: the others are shown as a change against it. Explore&apos;s point panel and the Runs page can start a comparison
+        too.
       </p>
       <div className="toolbar">
         <label className="field inline">
@@ -72,7 +72,14 @@ export function RunPicker({ initial }: { initial: string[] }) {
           ) : (
             <>
               <p className="muted" data-testid="picker-count">
-                {describePage({ noun: ["run", "runs"], total: page.total ?? null, at: 1 + pages.depth * PICKER_PAGE, shown: page.items.length, filtered: Boolean(workload || agent), order: "newest first" })}
+                {describePage({
+                  noun: ["run", "runs"],
+                  total: page.total ?? null,
+                  at: 1 + pages.depth * PICKER_PAGE,
+                  shown: page.items.length,
+                  filtered: Boolean(workload || agent),
+                  order: "newest first",
+                })}
               </p>
               <RunsTable runs={page.items} selected={selected} onToggle={toggle} />
               <CursorPager stack={pages} next={page.next_cursor} />
@@ -91,13 +98,16 @@ export function GroupStart({ workload: initial }: { workload: string }) {
   const [by, setBy] = useState("fs_version");
   const catalog = useCatalog(workload).data;
   const [workloads, workloadList] = useChoiceList(choicesOf(catalog?.workloads ?? []), "group-start-workload-choices");
-  const [dims, dimList] = useChoiceList((catalog?.dimensions ?? []).filter((d) => d.kind !== "time").map((d) => ({ value: d.name, label: d.kind })), "group-start-by-choices");
+  const [dims, dimList] = useChoiceList(
+    (catalog?.dimensions ?? []).filter((d) => d.kind !== "time").map((d) => ({ value: d.name, label: d.kind })),
+    "group-start-by-choices",
+  );
   return (
     <section className="card">
       <h2>Compare groups</h2>
       <p className="muted">
-        Every metric of a workload across values of a label, parameter or built-in dimension (filesystem version 6.1 against 6.5 and 6.8, ext4 against
-        xfs): the runs are paired series by series, so agents, targets and parameters are never pooled.
+        Every metric of a workload across values of a label, parameter or built-in dimension (filesystem version 6.1 against 6.5 and 6.8, ext4 against xfs): the
+        runs are paired series by series, so agents, targets and parameters are never pooled.
       </p>
       <form
         className="toolbar"

@@ -15,6 +15,7 @@ import { GroupMetricCell } from "./GroupMetricCell";
 import { Legend } from "./Legend";
 import { MetricPicker } from "./MetricPicker";
 import { SeriesBreakdown } from "./SeriesBreakdown";
+import { paths } from "../../../lib/paths";
 
 /** The groups: values of `by`, the stored ones offered (sizes in their units), any other typed;
  * a value typed in human units (128k) is kept as the stored one it means. */
@@ -146,7 +147,9 @@ export function GroupResult({ data, fixLink, note }: { data: Data; fixLink?: (pa
       )}
       <section className="card">
         {data.metrics.length === 0 ? (
-          <Empty title={`No runs of ${data.workload} have ${data.by} = ${data.values.join(" or ")}${data.filters.length ? ` where ${data.filters.join(", ")}` : ""}.`}>
+          <Empty
+            title={`No runs of ${data.workload} have ${data.by} = ${data.values.join(" or ")}${data.filters.length ? ` where ${data.filters.join(", ")}` : ""}.`}
+          >
             <Unpaired data={data} note={note} />
           </Empty>
         ) : (
@@ -158,9 +161,9 @@ export function GroupResult({ data, fixLink, note }: { data: Data; fixLink?: (pa
         <p className="muted small">
           Runs are paired series by series: a series is the runs that share agent, target, parameters and labels; the pairs differ only in {data.by}
           {data.pair_ignore.length > 0 && ` (and ${data.pair_ignore.join(", ")}, left out of the pairing)`}. Each value is the median of its series&apos;
-          medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is real in the same
-          direction. Where the series disagree, the headline is given per subset of the dimension that separates them, and the pooled figure (which
-          no run has) follows. A memory-backed or no-flush side against a durable one is not comparable (durability).
+          medians over every sample; each change is the median of the per-series changes, and a series agrees when its own change is real in the same direction.
+          Where the series disagree, the headline is given per subset of the dimension that separates them, and the pooled figure (which no run has) follows. A
+          memory-backed or no-flush side against a durable one is not comparable (durability).
         </p>
         <Legend minEffectPct={data.min_effect_pct} confidence={data.confidence} />
       </section>
@@ -177,8 +180,14 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
   // A plain name (not label.NAME or env.KEY) that no run of the workload has: there is nothing to
   // choose, so say so, and what there is.
   const absent = catalog.data !== undefined && !state.by.includes(".") && !dims.some((d) => d.name === state.by);
-  const own = dims.filter((d) => d.kind === "label" || d.kind === "parameter").map((d) => d.name).sort();
-  const [pairList, pairChoices] = useChoiceList(dims.map((d) => ({ value: d.name, label: d.kind })), "pair-ignore-choices");
+  const own = dims
+    .filter((d) => d.kind === "label" || d.kind === "parameter")
+    .map((d) => d.name)
+    .sort();
+  const [pairList, pairChoices] = useChoiceList(
+    dims.map((d) => ({ value: d.name, label: d.kind })),
+    "pair-ignore-choices",
+  );
   const update = (patch: Partial<GroupCompareState>) => setParams(groupCompareSearch({ ...state, ...patch }));
   return (
     <>
@@ -197,7 +206,12 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
         </div>
         <div className="toolbar">
           <FilterEditor filters={state.filter} dimensions={dims} onChange={(filter) => update({ filter })} />
-          <MetricPicker key={state.metric.join(",")} value={state.metric} metrics={(catalog.data?.metrics ?? []).map((m) => m.name)} onChange={(metric) => update({ metric })} />
+          <MetricPicker
+            key={state.metric.join(",")}
+            value={state.metric}
+            metrics={(catalog.data?.metrics ?? []).map((m) => m.name)}
+            onChange={(metric) => update({ metric })}
+          />
           <label className="field">
             <span>pair ignoring</span>
             <input
@@ -207,7 +221,10 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
               defaultValue={(state.pairIgnore ?? []).join(", ")}
               placeholder="default"
               onBlur={(e) => {
-                const v = e.target.value.split(",").map((s) => s.trim()).filter(Boolean);
+                const v = e.target.value
+                  .split(",")
+                  .map((s) => s.trim())
+                  .filter(Boolean);
                 update({ pairIgnore: v.length ? v : null });
               }}
             />
@@ -230,16 +247,13 @@ export function GroupCompare({ state }: { state: GroupCompareState }) {
       </section>
       {absent ? (
         <Empty title={`No run of ${state.workload} has ${state.by}.`}>
-          <p>
-            Group by {own.length > 0 ? `one of its labels or parameters (${own.join(", ")}), or ` : ""}a built-in dimension such as fs_type or
-            agent.
-          </p>
+          <p>Group by {own.length > 0 ? `one of its labels or parameters (${own.join(", ")}), or ` : ""}a built-in dimension such as fs_type or agent.</p>
         </Empty>
       ) : state.values.length < 2 ? (
         <Empty title={`Choose two or more values of ${state.by} to compare.`} />
       ) : (
         <QueryView query={result} what="the comparison">
-          {(data) => <GroupResult data={data} fixLink={(pairIgnore) => `/compare?${groupCompareSearch({ ...state, pairIgnore })}`} />}
+          {(data) => <GroupResult data={data} fixLink={(pairIgnore) => paths.compare(groupCompareSearch({ ...state, pairIgnore }))} />}
         </QueryView>
       )}
     </>

@@ -12,7 +12,8 @@ type Metric = GroupCompare["metrics"][number];
 function rangeTitle(c: GroupCell): string | undefined {
   const parts = [];
   if (c.reason) parts.push(c.reason);
-  if (c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1) parts.push(`series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}`);
+  if (c.lowest_pct !== null && c.highest_pct !== null && c.pairs > 1)
+    parts.push(`series from ${formatPercent(c.lowest_pct)} to ${formatPercent(c.highest_pct)}`);
   return parts.length ? parts.join("; ") : undefined;
 }
 
@@ -30,7 +31,10 @@ function Subsets({ metric, index }: { metric: Metric; index: number }) {
             {index === 0 ? (
               <>
                 {split.dimension}={s.value}: <span className="strong">{formatNumber(c.value)}</span>
-                <span className="muted small"> · {c.series} series · n {c.samples}</span>
+                <span className="muted small">
+                  {" "}
+                  · {c.series} series · n {c.samples}
+                </span>
               </>
             ) : (
               <>

@@ -7,6 +7,7 @@ import { VERDICT_TEXT, changeText, changeTitle, verdictTone } from "../diff";
 import { DurabilityWarning } from "./DurabilityWarning";
 import { Legend } from "./Legend";
 import { TrustMark } from "./TrustMark";
+import { paths } from "../../../lib/paths";
 
 function Differences({ title, items, runs }: { title: string; items: Compare["durability"]; runs: Compare["runs"] }) {
   if (items.length === 0) return null;
@@ -67,11 +68,15 @@ function CompareTable({ data }: { data: Compare }) {
           <th>metric</th>
           {data.runs.map((r, i) => (
             <th key={r.uuid} className="num">
-              <Link to={`/runs/${r.uuid}`} className="mono">
+              <Link to={paths.run(r.uuid)} className="mono">
                 {shortId(r.uuid)}
               </Link>
               <div className="muted small">{i === 0 ? "baseline" : formatTime(r.started_at).slice(0, 10)}</div>
-              <div className="small">{Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(" ")}</div>
+              <div className="small">
+                {Object.entries(r.labels)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(" ")}
+              </div>
             </th>
           ))}
         </tr>
@@ -129,7 +134,7 @@ export function RunCompare({ data }: { data: Compare }) {
           {data.runs.map((r, i) => (
             <div key={r.uuid} className="run-tile">
               <div>
-                <Link to={`/runs/${r.uuid}`} className="mono">
+                <Link to={paths.run(r.uuid)} className="mono">
                   {shortId(r.uuid)}
                 </Link>{" "}
                 {i === 0 && <span className="badge">baseline</span>}

@@ -5,7 +5,13 @@ export function TrustMark({ flags, reasons }: { flags: string[]; reasons: Record
   if (flags.length === 0) return null;
   const title = flagsTitle(flags, reasons);
   return (
-    <span className="trust-mark" title={title} aria-label={`trust: ${flags.join(", ").replace(/_/g, " ")}`} data-testid="trust-mark" data-flags={flags.join(" ")}>
+    <span
+      className="trust-mark"
+      title={title}
+      aria-label={`trust: ${flags.join(", ").replace(/_/g, " ")}`}
+      data-testid="trust-mark"
+      data-flags={flags.join(" ")}
+    >
       ⚑
     </span>
   );

@@ -2,15 +2,16 @@ import { useQuery } from "@tanstack/react-query";
 import { apiGet } from "../../../api/client";
 import { buildCatalog, type ApiCatalog } from "../catalog";
 import { pickersOf } from "../pickers";
+import { catalogKeys } from "../../../api/query-keys";
 
 export function getCatalog(signal?: AbortSignal): Promise<ApiCatalog> {
-  return apiGet<ApiCatalog>("/catalog", {}, signal);
+  return apiGet("/catalog", { signal });
 }
 
 /** `enabled` lets a page ask for its plot first: the catalog only fills the pickers. */
 export function useCatalog(workload: string, enabled = true) {
   return useQuery({
-    queryKey: ["catalog"],
+    queryKey: catalogKeys.all,
     queryFn: ({ signal }) => getCatalog(signal),
     staleTime: 60_000,
     enabled,
@@ -22,7 +23,7 @@ export function useCatalog(workload: string, enabled = true) {
  * their values of `workload` (of every workload when it is ""). */
 export function usePickers(workload: string) {
   return useQuery({
-    queryKey: ["catalog"],
+    queryKey: catalogKeys.all,
     queryFn: ({ signal }) => getCatalog(signal),
     staleTime: 60_000,
     select: (api) => pickersOf(api, workload),

@@ -28,7 +28,9 @@ export function DimensionInput({ label, value, dimensions, onChange, allowEmpty,
               {items.map((d) => (
                 <option key={d.name} value={d.name}>
                   {d.name}
-                  {d.values.length > 0 && kind !== "time" ? ` (${d.values.length > 8 ? `${d.values.length} values` : d.values.map((v) => humanValue(d.name, v)).join(", ")})` : ""}
+                  {d.values.length > 0 && kind !== "time"
+                    ? ` (${d.values.length > 8 ? `${d.values.length} values` : d.values.map((v) => humanValue(d.name, v)).join(", ")})`
+                    : ""}
                 </option>
               ))}
             </optgroup>

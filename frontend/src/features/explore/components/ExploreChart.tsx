@@ -13,6 +13,7 @@ import { exploreSearch, type ExploreState } from "../url-state";
 import { ExploreSummary, FlagLegend } from "./ExploreSummary";
 import { DurabilityLegend, MixNote } from "./MixNote";
 import { PickedRuns } from "./PickedRuns";
+import { paths } from "../../../lib/paths";
 
 type Props = {
   state: ExploreState;
@@ -39,7 +40,7 @@ export function ExploreChart({ state, query, explore, catalog }: Props) {
     (p: PointClick) => {
       const pick = pickPoint(data, p);
       if (pick.runs.length === 1 && pick.runs[0]) {
-        navigate(`/runs/${pick.runs[0]}`);
+        navigate(paths.run(pick.runs[0]));
         return;
       }
       setPicked({ settings, picked: pick });
@@ -75,7 +76,7 @@ export function ExploreChart({ state, query, explore, catalog }: Props) {
         </Empty>
       ) : (
         <>
-          <ExploreSummary data={data} exactHref={`/explore?${exploreSearch({ ...state, exact: true })}`} />
+          <ExploreSummary data={data} exactHref={paths.explore(exploreSearch({ ...state, exact: true }))} />
           <MixNote data={data} state={state} />
           <div className={explore.isFetching ? "refreshing" : undefined}>
             <Plot figure={figure} onPointClick={onPointClick} label={`${state.metric} against ${state.x}`} />
@@ -83,7 +84,8 @@ export function ExploreChart({ state, query, explore, catalog }: Props) {
           <FlagLegend data={data} />
           <DurabilityLegend data={data} />
           <p className="muted small">
-            Each point is the median of its runs (a run: the median of its repetitions); bars span p5–p95 of the repetitions behind it. Hover a point for its spread and runs; click it to open the run.
+            Each point is the median of its runs (a run: the median of its repetitions); bars span p5–p95 of the repetitions behind it. Hover a point for its
+            spread and runs; click it to open the run.
           </p>
         </>
       )}

@@ -45,7 +45,7 @@ function MetricChecklist({ catalog, chosen, onChange }: { catalog: Catalog | und
 
 /** Explore's settings: what to plot, against what, one line per what, filters and the view. */
 export function ExploreControls({ state, catalog, xNumeric, onChange }: Props) {
-  const dims = (catalog.data?.dimensions ?? []);
+  const dims = catalog.data?.dimensions ?? [];
   return (
     <aside className="controls card" aria-label="Plot settings">
       {catalog.isError && <ErrorState error={catalog.error} what="workloads and metrics" />}

@@ -10,9 +10,14 @@ export function ExploreSummary({ data, exactHref }: { data: Explore; exactHref?:
   const reps = data.traces.reduce((s, t) => s + t.points.reduce((a, p) => a + p.repetitions, 0), 0);
   return (
     <p className="muted small" data-testid="explore-summary">
-      {formatCount(data.traces.length)} {data.traces.length === 1 ? "group" : "groups"}, {formatCount(points)} points, {formatCount(runs)} runs, {formatCount(reps)} repetitions
+      {formatCount(data.traces.length)} {data.traces.length === 1 ? "group" : "groups"}, {formatCount(points)} points, {formatCount(runs)} runs,{" "}
+      {formatCount(reps)} repetitions
       {data.unit ? `; unit ${data.unit}` : ""}
-      {data.truncated && <span className="badge warn">only the newest {formatCount(points)} points are shown: narrow the filters, or step back through a series&apos; older points on its page</span>}
+      {data.truncated && (
+        <span className="badge warn">
+          only the newest {formatCount(points)} points are shown: narrow the filters, or step back through a series&apos; older points on its page
+        </span>
+      )}
       {data.approximate && (
         <span data-testid="explore-approximate">
           {" "}

@@ -3,7 +3,7 @@ import { Plot } from "../../../components/charts/Plot";
 import { Empty, ErrorState, Loading } from "../../../components/ui/States";
 import { useTheme } from "../../../lib/use-theme";
 import type { useHeatmap } from "../api/get-heatmap";
-import { heatmapOf } from "../figures";
+import { heatmapOf } from "../heatmap-figure";
 import type { HeatmapState } from "../url-state";
 
 /** The heatmap, or what is missing for one. */
@@ -16,7 +16,10 @@ export function HeatmapChart({ state, heatmap }: { state: HeatmapState; heatmap:
     <section className="card plot-card">
       {heatmap.asked === 0 ? (
         <Empty title="Choose a workload, a metric and two dimensions (for example segsize × k).">
-          <p>Each cell is the median of the runs with that pair of values; ⚠ marks a cell whose numbers need care (hover for why). Pick a dimension and two of its values (two versions, say) to see their difference, coloured around zero: blue is better, red worse.</p>
+          <p>
+            Each cell is the median of the runs with that pair of values; ⚠ marks a cell whose numbers need care (hover for why). Pick a dimension and two of
+            its values (two versions, say) to see their difference, coloured around zero: blue is better, red worse.
+          </p>
         </Empty>
       ) : heatmap.error ? (
         <ErrorState error={heatmap.error} what="the heatmap" />

@@ -9,7 +9,15 @@ import { FilterEditor } from "./FilterEditor";
 import { WorkloadMetricFields } from "./WorkloadMetricFields";
 
 /** The heatmap's settings: what to plot over which two dimensions, filters, and a difference to show. */
-export function HeatmapControls({ state, catalog, onChange }: { state: HeatmapState; catalog: UseQueryResult<Catalog>; onChange: (patch: Partial<HeatmapState>) => void }) {
+export function HeatmapControls({
+  state,
+  catalog,
+  onChange,
+}: {
+  state: HeatmapState;
+  catalog: UseQueryResult<Catalog>;
+  onChange: (patch: Partial<HeatmapState>) => void;
+}) {
   const dims = (catalog.data?.dimensions ?? []).filter((d) => d.kind !== "time");
   const diffValues = dims.find((d) => d.name === state.diff)?.values ?? [];
   return (
@@ -27,7 +35,13 @@ export function HeatmapControls({ state, catalog, onChange }: { state: HeatmapSt
       <FilterEditor filters={state.filter} dimensions={dims} onChange={(filter) => onChange({ filter })} />
       <fieldset className="field">
         <legend>difference between two values of</legend>
-        <DimensionInput label="dimension" value={state.diff} dimensions={dims} allowEmpty="none: plot the values" onChange={(diff) => onChange({ diff, a: "", b: "" })} />
+        <DimensionInput
+          label="dimension"
+          value={state.diff}
+          dimensions={dims}
+          allowEmpty="none: plot the values"
+          onChange={(diff) => onChange({ diff, a: "", b: "" })}
+        />
         {state.diff && (
           <div className="row">
             {(["a", "b"] as const).map((key) => (

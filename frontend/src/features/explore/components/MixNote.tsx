@@ -4,6 +4,7 @@ import { humanValue } from "../../../lib/units";
 import type { Explore } from "../api/get-explore";
 import { shortName } from "../figures";
 import { exploreSearch, type ExploreState } from "../url-state";
+import { paths } from "../../../lib/paths";
 
 const NONE = "none";
 
@@ -15,7 +16,7 @@ function mixedValues(data: Explore, name: string): string[] {
 }
 
 function href(state: ExploreState, patch: Partial<ExploreState>): string {
-  return `/explore?${exploreSearch({ ...state, ...patch })}`;
+  return paths.explore(exploreSearch({ ...state, ...patch }));
 }
 
 /** What the plot split its lines by and what its points still pool, each with the one click
@@ -53,10 +54,7 @@ export function MixNote({ data, state }: { data: Explore; state: ExploreState })
               <span className="badge warn">
                 mixes {shortName(name)}: {mixedValues(data, name).join(", ")}
               </span>{" "}
-              <Link
-                className="button small"
-                to={href(state, { split: [...split.filter((s) => s !== name), name], pool: pool.filter((p) => p !== name) })}
-              >
+              <Link className="button small" to={href(state, { split: [...split.filter((s) => s !== name), name], pool: pool.filter((p) => p !== name) })}>
                 split by {shortName(name)}
               </Link>
             </li>

@@ -1,6 +1,7 @@
 import { Link } from "react-router-dom";
 import { plural, shortId } from "../../../lib/format";
 import type { Picked } from "../picked";
+import { paths } from "../../../lib/paths";
 
 /** The runs behind a clicked point: links to each, and to compare them. */
 export function PickedRuns({ picked, x, onClose }: { picked: Picked; x: string; onClose: () => void }) {
@@ -17,13 +18,13 @@ export function PickedRuns({ picked, x, onClose }: { picked: Picked; x: string; 
       </div>
       <p>
         {picked.runs.map((r) => (
-          <Link key={r} className="chip mono" to={`/runs/${r}`}>
+          <Link key={r} className="chip mono" to={paths.run(r)}>
             {shortId(r)}
           </Link>
         ))}
       </p>
       {picked.runs.length >= 2 && (
-        <Link className="button small" to={`/compare?runs=${picked.runs.slice(0, 6).join(",")}`}>
+        <Link className="button small" to={paths.compare({ runs: picked.runs.slice(0, 6).join(",") })}>
           Compare these runs
         </Link>
       )}

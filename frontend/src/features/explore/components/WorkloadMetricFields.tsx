@@ -28,18 +28,20 @@ export function WorkloadMetricFields({ catalog, workload, metric, onWorkload, on
           {workload && !catalog?.workloads.includes(workload) && <option value={workload}>{workload}</option>}
         </select>
       </label>
-      {!hideMetric && <label className="field">
-        <span>metric</span>
-        <select data-testid={testIds ? "metric" : undefined} value={metric} disabled={!workload} onChange={(e) => onMetric(e.target.value)}>
-          <option value="">choose…</option>
-          {(catalog?.metrics ?? []).map((m) => (
-            <option key={m.name} value={m.name}>
-              {m.name} ({m.unit})
-            </option>
-          ))}
-          {metric && !catalog?.metrics.some((m) => m.name === metric) && <option value={metric}>{metric}</option>}
-        </select>
-      </label>}
+      {!hideMetric && (
+        <label className="field">
+          <span>metric</span>
+          <select data-testid={testIds ? "metric" : undefined} value={metric} disabled={!workload} onChange={(e) => onMetric(e.target.value)}>
+            <option value="">choose…</option>
+            {(catalog?.metrics ?? []).map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name} ({m.unit})
+              </option>
+            ))}
+            {metric && !catalog?.metrics.some((m) => m.name === metric) && <option value={metric}>{metric}</option>}
+          </select>
+        </label>
+      )}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet } from "../../../api/client";
 import { firstRunAgent } from "../progress";
+import { agentKeys, jobKeys } from "../../../api/query-keys";
 
 const POLL_MS = 2000;
 
@@ -8,8 +9,9 @@ const POLL_MS = 2000;
  * seconds after `make up` starts the server). */
 export function useFirstRunAgent() {
   return useQuery({
-    queryKey: ["agents"],
-    queryFn: ({ signal }) => apiGet<Schemas["AgentRead"][]>("/agents", {}, signal),
+    // the Agents page's query: one cache, one request
+    queryKey: agentKeys.list(),
+    queryFn: ({ signal }) => apiGet("/agents", { signal }),
     refetchInterval: (q) => (q.state.data && firstRunAgent(q.state.data) ? false : 5000),
     select: (agents) => firstRunAgent(agents),
   });
@@ -19,8 +21,8 @@ export function useFirstRunAgent() {
  * still change. */
 export function useFirstRunJobs(agent: string | null) {
   return useQuery({
-    queryKey: ["jobs", { agent, limit: 500 }],
-    queryFn: ({ signal }) => apiGet<Schemas["JobPage"]>("/jobs", { agent: agent ?? "", limit: 500 }, signal),
+    queryKey: jobKeys.list({ agent: agent ?? "", limit: 500 }),
+    queryFn: ({ signal }) => apiGet("/jobs", { query: { agent: agent ?? "", limit: 500 }, signal }),
     enabled: agent !== null,
     refetchInterval: (q) => (q.state.data?.items.some((j) => ["queued", "leased", "running"].includes(j.status)) ? POLL_MS : false),
   });

@@ -2,6 +2,7 @@ import { Link } from "react-router-dom";
 import { useReports } from "../../reports";
 import { useFirstRunAgent, useFirstRunJobs } from "../api/get-first-run";
 import { firstRunState, studiesText } from "../progress";
+import { paths } from "../../../lib/paths";
 
 /** The Overview's card about `make up`'s first run: its progress, then the studies' reports. */
 export function FirstRunCard() {
@@ -9,9 +10,13 @@ export function FirstRunCard() {
   const name = agent.data?.name ?? null;
   const jobs = useFirstRunJobs(name);
   const reports = useReports();
-  const state = firstRunState(name, jobs.data?.items ?? [], (reports.data?.items ?? []).map((r) => r.slug));
+  const state = firstRunState(
+    name,
+    jobs.data?.items ?? [],
+    (reports.data?.items ?? []).map((r) => r.slug),
+  );
   if (state.state === "none") return null;
-  const jobsLink = `/jobs?agent=${encodeURIComponent(state.agent)}`;
+  const jobsLink = paths.jobs({ agent: state.agent });
   if (state.state === "running") {
     const pct = Math.round((100 * state.done) / state.total);
     return (
@@ -46,7 +51,8 @@ export function FirstRunCard() {
       <ul>
         {state.studies.map((s) => (
           <li key={s.study}>
-            {s.exists ? <Link to={`/reports/${s.slug}`}>{s.study}</Link> : <span>{s.study}</span>} — {s.succeeded} of {s.total} {s.total === 1 ? "job" : "jobs"} succeeded
+            {s.exists ? <Link to={paths.report(s.slug)}>{s.study}</Link> : <span>{s.study}</span>} — {s.succeeded} of {s.total} {s.total === 1 ? "job" : "jobs"}{" "}
+            succeeded
             {s.exists ? null : <span className="muted"> — the report will appear when the server has its defaults</span>}
           </li>
         ))}

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { apiUrl, type Schemas } from "../../../api/client";
+import { readyKeys } from "../../../api/query-keys";
 
 const POLL_MS = 15_000;
 
@@ -23,7 +24,7 @@ export async function getReady(signal?: AbortSignal): Promise<Schemas["Ready"] |
 
 export function useReady() {
   return useQuery({
-    queryKey: ["ready"],
+    queryKey: readyKeys.all,
     queryFn: ({ signal }) => getReady(signal),
     refetchInterval: POLL_MS,
   });

@@ -10,7 +10,12 @@ export function CancelJob({ job }: { job: Pick<Job, "id" | "status" | "cancel_re
   if (job.cancel_requested) return <span className="muted small">cancel requested: the agent stops at its next report</span>;
   return (
     <span className="cancel-job">
-      <ConfirmButton label="Cancel job" confirm={job.status === "queued" ? "Really cancel" : "Really cancel (the agent stops)"} pending={cancel.isPending} onConfirm={() => cancel.mutate(job.id)} />
+      <ConfirmButton
+        label="Cancel job"
+        confirm={job.status === "queued" ? "Really cancel" : "Really cancel (the agent stops)"}
+        pending={cancel.isPending}
+        onConfirm={() => cancel.mutate(job.id)}
+      />
       <WriteError error={cancel.error} scope="admin" action="Cancelling a job" />
     </span>
   );

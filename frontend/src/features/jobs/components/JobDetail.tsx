@@ -8,6 +8,7 @@ import { isActive, type Job } from "../progress";
 import { CancelJob } from "./CancelJob";
 import { JobLog } from "./JobLog";
 import { JobProgress, JobStatusBadge } from "./JobStatus";
+import { paths } from "../../../lib/paths";
 
 function When({ iso, zone }: { iso: string | null; zone: string }) {
   if (!iso) return <>–</>;
@@ -34,11 +35,11 @@ export function JobHeader({ job }: { job: Job }) {
     <div className="page-head">
       <div>
         <p className="crumbs small">
-          <Link to="/jobs">Jobs</Link>
+          <Link to={paths.jobs()}>Jobs</Link>
           {job.schedule_id && (
             <>
               {" · schedule "}
-              <Link to={`/schedules/${job.schedule_id}`}>{job.schedule_name ?? `#${job.schedule_id}`}</Link>
+              <Link to={paths.schedule(job.schedule_id)}>{job.schedule_name ?? `#${job.schedule_id}`}</Link>
             </>
           )}
         </p>
@@ -63,18 +64,76 @@ export function JobFacts({ job }: { job: Job }) {
   const held = job.status === "leased" || job.status === "running";
   return (
     <dl className="kv">
-      <div><dt>workload</dt><dd className="mono">{s.workload}</dd></div>
-      <div><dt>targets</dt><dd className="mono">{s.targets}</dd></div>
-      <div><dt>parameters</dt><dd className="mono">{s.params}</dd></div>
-      <div><dt>runs per agent</dt><dd>{job.points} × {s.repetitions} repetitions</dd></div>
-      <div><dt>made for</dt><dd>{job.agent}</dd></div>
-      <div><dt>run by</dt><dd>{job.leased_by ?? "–"}</dd></div>
-      <div><dt>attempts</dt><dd>{job.attempts} of {job.max_attempts}</dd></div>
-      <div><dt>lease</dt><dd>{held && job.lease_until ? <>until <When iso={job.lease_until} zone={zone} /></> : "–"}</dd></div>
-      <div><dt>created ({zone})</dt><dd><When iso={job.created_at} zone={zone} /></dd></div>
-      <div><dt>started</dt><dd><When iso={job.started_at} zone={zone} /></dd></div>
-      <div><dt>finished</dt><dd><When iso={job.finished_at} zone={zone} /></dd></div>
-      {job.status === "queued" && job.expires_at && <div><dt>expires</dt><dd><When iso={job.expires_at} zone={zone} /></dd></div>}
+      <div>
+        <dt>workload</dt>
+        <dd className="mono">{s.workload}</dd>
+      </div>
+      <div>
+        <dt>targets</dt>
+        <dd className="mono">{s.targets}</dd>
+      </div>
+      <div>
+        <dt>parameters</dt>
+        <dd className="mono">{s.params}</dd>
+      </div>
+      <div>
+        <dt>runs per agent</dt>
+        <dd>
+          {job.points} × {s.repetitions} repetitions
+        </dd>
+      </div>
+      <div>
+        <dt>made for</dt>
+        <dd>{job.agent}</dd>
+      </div>
+      <div>
+        <dt>run by</dt>
+        <dd>{job.leased_by ?? "–"}</dd>
+      </div>
+      <div>
+        <dt>attempts</dt>
+        <dd>
+          {job.attempts} of {job.max_attempts}
+        </dd>
+      </div>
+      <div>
+        <dt>lease</dt>
+        <dd>
+          {held && job.lease_until ? (
+            <>
+              until <When iso={job.lease_until} zone={zone} />
+            </>
+          ) : (
+            "–"
+          )}
+        </dd>
+      </div>
+      <div>
+        <dt>created ({zone})</dt>
+        <dd>
+          <When iso={job.created_at} zone={zone} />
+        </dd>
+      </div>
+      <div>
+        <dt>started</dt>
+        <dd>
+          <When iso={job.started_at} zone={zone} />
+        </dd>
+      </div>
+      <div>
+        <dt>finished</dt>
+        <dd>
+          <When iso={job.finished_at} zone={zone} />
+        </dd>
+      </div>
+      {job.status === "queued" && job.expires_at && (
+        <div>
+          <dt>expires</dt>
+          <dd>
+            <When iso={job.expires_at} zone={zone} />
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }
@@ -144,7 +203,7 @@ function JobRunLinks({ job, explore, compare }: { job: Job; explore: string | nu
       <ul className="run-list" data-testid="job-runs">
         {job.runs.map((uuid) => (
           <li key={uuid}>
-            <Link to={`/runs/${uuid}`} className="mono">
+            <Link to={paths.run(uuid)} className="mono">
               {uuid}
             </Link>
           </li>

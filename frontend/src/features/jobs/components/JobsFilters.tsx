@@ -20,8 +20,20 @@ export function JobsFilters({ state, onChange }: { state: JobsState; onChange: (
           ))}
         </select>
       </label>
-      <FilterInput label="agent" value={state.agent} placeholder="made for or run by" onApply={(agent) => onChange({ agent })} choices={agents} testId="jobs-agent" />
-      <FilterInput label="schedule" value={state.schedule} placeholder="schedule id" onApply={(schedule) => onChange({ schedule: /^\d+$/.test(schedule) ? schedule : "" })} />
+      <FilterInput
+        label="agent"
+        value={state.agent}
+        placeholder="made for or run by"
+        onApply={(agent) => onChange({ agent })}
+        choices={agents}
+        testId="jobs-agent"
+      />
+      <FilterInput
+        label="schedule"
+        value={state.schedule}
+        placeholder="schedule id"
+        onApply={(schedule) => onChange({ schedule: /^\d+$/.test(schedule) ? schedule : "" })}
+      />
       {filtered && (
         <button type="button" className="button small" onClick={() => onChange({ status: "", agent: "", schedule: "" })}>
           Clear filters

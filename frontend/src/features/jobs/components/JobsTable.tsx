@@ -2,6 +2,7 @@ import { Link } from "react-router-dom";
 import { formatInZone, relativeTime, userTimeZone } from "../../../lib/time";
 import type { Job } from "../progress";
 import { JobProgress, JobStatusBadge } from "./JobStatus";
+import { paths } from "../../../lib/paths";
 
 function workload(job: Job): string {
   return typeof job.spec.workload === "string" ? job.spec.workload : "–";
@@ -27,7 +28,7 @@ export function JobsTable({ jobs }: { jobs: Job[] }) {
         {jobs.map((j) => (
           <tr key={j.id} data-job={j.id}>
             <td>
-              <Link to={`/jobs/${j.id}`}>#{j.id}</Link>
+              <Link to={paths.job(j.id)}>#{j.id}</Link>
             </td>
             <td>
               <JobStatusBadge status={j.status} cancelRequested={j.cancel_requested} />
@@ -37,7 +38,9 @@ export function JobsTable({ jobs }: { jobs: Job[] }) {
               {j.agent}
               {j.leased_by && j.leased_by !== j.agent && <span className="muted small"> (run by {j.leased_by})</span>}
             </td>
-            <td>{j.schedule_id ? <Link to={`/schedules/${j.schedule_id}`}>{j.schedule_name ?? `#${j.schedule_id}`}</Link> : <span className="muted">–</span>}</td>
+            <td>
+              {j.schedule_id ? <Link to={paths.schedule(j.schedule_id)}>{j.schedule_name ?? `#${j.schedule_id}`}</Link> : <span className="muted">–</span>}
+            </td>
             <td className="progress-col">
               <JobProgress job={j} />
             </td>

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
+import { reportKeys } from "../../../api/query-keys";
 
 export type ReportData = Schemas["ReportData"];
 export type Report = Schemas["ReportRead"];
@@ -7,11 +8,11 @@ export type BlockData = Schemas["BlockData"];
 
 /** The report with every block's data, as each block's page would answer it. */
 export function getReportData(slug: string, signal?: AbortSignal): Promise<ReportData> {
-  return apiGet<ReportData>(`/reports/${encodeURIComponent(slug)}/data`, {}, signal);
+  return apiGet("/reports/{slug}/data", { path: { slug }, signal });
 }
 
 export function reportDataQueryOptions(slug: string) {
-  return queryOptions({ queryKey: ["reports", slug, "data"], queryFn: ({ signal }) => getReportData(slug, signal) });
+  return queryOptions({ queryKey: reportKeys.data(slug), queryFn: ({ signal }) => getReportData(slug, signal) });
 }
 
 export function useReportData(slug: string) {
@@ -19,9 +20,9 @@ export function useReportData(slug: string) {
 }
 
 export function getReport(slug: string, signal?: AbortSignal): Promise<Report> {
-  return apiGet<Report>(`/reports/${encodeURIComponent(slug)}`, {}, signal);
+  return apiGet("/reports/{slug}", { path: { slug }, signal });
 }
 
 export function useReport(slug: string) {
-  return useQuery({ queryKey: ["reports", slug], queryFn: ({ signal }) => getReport(slug, signal), enabled: slug !== "" });
+  return useQuery({ queryKey: reportKeys.detail(slug), queryFn: ({ signal }) => getReport(slug, signal), enabled: slug !== "" });
 }

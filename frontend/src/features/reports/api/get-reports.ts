@@ -1,14 +1,15 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, type Schemas } from "../../../api/client";
+import { reportKeys } from "../../../api/query-keys";
 
 export type ReportSummary = Schemas["ReportSummary"];
 
 export function getReports(signal?: AbortSignal): Promise<Schemas["ReportList"]> {
-  return apiGet<Schemas["ReportList"]>("/reports", {}, signal);
+  return apiGet("/reports", { signal });
 }
 
 export function reportsQueryOptions() {
-  return queryOptions({ queryKey: ["reports"], queryFn: ({ signal }) => getReports(signal) });
+  return queryOptions({ queryKey: reportKeys.list(), queryFn: ({ signal }) => getReports(signal) });
 }
 
 export function useReports() {

@@ -4,6 +4,7 @@ import { WriteError } from "../../../components/ui/WriteError";
 import { useReports } from "../api/get-reports";
 import { useAddBlock } from "../api/write-report";
 import { slugify, type Block } from "../blocks";
+import { paths } from "../../../lib/paths";
 
 const NEW = "__new";
 
@@ -22,7 +23,7 @@ export function AddToReport({ block }: { block: Block | null }) {
   const submit = () => {
     const isNew = chosen === NEW;
     const slug = isNew ? slugify(title) : chosen;
-    add.mutate({ slug, title: isNew ? title.trim() : null, block }, { onSuccess: (report) => navigate(`/reports/${report.slug}`) });
+    add.mutate({ slug, title: isNew ? title.trim() : null, block }, { onSuccess: (report) => navigate(paths.report(report.slug)) });
   };
   return (
     <div className="add-to-report">

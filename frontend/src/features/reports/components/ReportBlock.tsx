@@ -1,5 +1,6 @@
 import { useMemo } from "react";
 import { Link } from "react-router-dom";
+import { apiUrl } from "../../../api/client";
 import { Plot } from "../../../components/charts/Plot";
 import { CsvDownload } from "../../../components/ui/CsvDownload";
 import { Empty } from "../../../components/ui/States";
@@ -11,6 +12,7 @@ import type { BlockData } from "../api/get-report-data";
 import { blockLabel, blockLink, exploreStateOf, type Block } from "../blocks";
 import { blockFigure } from "../figures";
 import { renderMarkdown } from "../markdown";
+import { paths } from "../../../lib/paths";
 
 const NO_CHANGE_POINTS: never[] = [];
 
@@ -32,7 +34,9 @@ function Content({ block, data, pinnedAt }: { block: Block; data: BlockData; pin
   if (data.explore) {
     if (data.explore.traces.length === 0 || !figure)
       return (
-        <Empty title={`No runs of ${data.explore.workload} match${block.kind === "explore" && block.filter?.length ? ` ${block.filter.join(", ")}` : ""}${data.explore.note ? `: ${data.explore.note}` : ""}.`}>
+        <Empty
+          title={`No runs of ${data.explore.workload} match${block.kind === "explore" && block.filter?.length ? ` ${block.filter.join(", ")}` : ""}${data.explore.note ? `: ${data.explore.note}` : ""}.`}
+        >
           <Note block={block} />
         </Empty>
       );
@@ -60,7 +64,8 @@ function Content({ block, data, pinnedAt }: { block: Block; data: BlockData; pin
   if (data.groups) {
     // The compare page's own rendering: banner, table, why a group has nothing, legend; the
     // one-click pairing opens the page with the block's settings and the keys that pair them.
-    const fixLink = block.kind === "compare" ? (pairIgnore: string[]) => blockLink({ ...block, pair_ignore: pairIgnore }, pinnedAt) ?? "/compare" : undefined;
+    const fixLink =
+      block.kind === "compare" ? (pairIgnore: string[]) => blockLink({ ...block, pair_ignore: pairIgnore }, pinnedAt) ?? paths.compare() : undefined;
     return <GroupResult data={data.groups} fixLink={fixLink} note={block.empty_note} />;
   }
   if (data.series) return <SeriesChart points={data.series as SeriesPoints} changePoints={NO_CHANGE_POINTS} />;
@@ -82,7 +87,12 @@ export function ReportBlock({ slug, block, data, pinnedAt = null }: { slug: stri
                 Open
               </Link>
             )}
-            {block.kind !== "markdown" && !data.error && <CsvDownload path={`/reports/${slug}/blocks/${data.index}.csv`} query={{}} filename={`${slug}-block-${data.index}.csv`} />}
+            {block.kind !== "markdown" && !data.error && (
+              <CsvDownload
+                url={apiUrl("/reports/{slug}/blocks/{index}.csv", { path: { slug, index: data.index } })}
+                filename={`${slug}-block-${data.index}.csv`}
+              />
+            )}
           </div>
         </div>
       )}

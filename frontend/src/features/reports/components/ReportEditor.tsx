@@ -6,6 +6,7 @@ import type { Report } from "../api/get-report-data";
 import { useDeleteReport, useUpdateReport } from "../api/write-report";
 import { blockLabel, blockLink, markdownBlock, moveBlock, type Block } from "../blocks";
 import { renderMarkdown } from "../markdown";
+import { paths } from "../../../lib/paths";
 
 /** A date input's value (YYYY-MM-DD, UTC) from a stored time, and back to the start of that day. */
 function dayOf(iso: string | null): string {
@@ -26,7 +27,7 @@ export function ReportEditor({ report }: { report: Report }) {
   const save = () =>
     update.mutate(
       { slug: report.slug, body: { title, notes, blocks, pinned_at: pinned ? `${pinned}T00:00:00Z` : null } },
-      { onSuccess: () => navigate(`/reports/${report.slug}`) },
+      { onSuccess: () => navigate(paths.report(report.slug)) },
     );
   const setCaption = (i: number, caption: string) => setBlocks(blocks.map((b, j) => (j === i ? { ...b, title: caption || null } : b)));
   return (
@@ -66,13 +67,30 @@ export function ReportEditor({ report }: { report: Report }) {
                 <span className="badge">{b.kind}</span> {link ? <Link to={link}>{blockLabel(b)}</Link> : blockLabel(b)}
                 <input aria-label={`caption of block ${i + 1}`} placeholder="caption" value={b.title ?? ""} onChange={(e) => setCaption(i, e.target.value)} />
                 <span className="actions">
-                  <button type="button" className="button small" aria-label={`move block ${i + 1} up`} disabled={i === 0} onClick={() => setBlocks(moveBlock(blocks, i, -1))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`move block ${i + 1} up`}
+                    disabled={i === 0}
+                    onClick={() => setBlocks(moveBlock(blocks, i, -1))}
+                  >
                     ↑
                   </button>
-                  <button type="button" className="button small" aria-label={`move block ${i + 1} down`} disabled={i === blocks.length - 1} onClick={() => setBlocks(moveBlock(blocks, i, 1))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`move block ${i + 1} down`}
+                    disabled={i === blocks.length - 1}
+                    onClick={() => setBlocks(moveBlock(blocks, i, 1))}
+                  >
                     ↓
                   </button>
-                  <button type="button" className="button small" aria-label={`remove block ${i + 1}`} onClick={() => setBlocks(blocks.filter((_, j) => j !== i))}>
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={`remove block ${i + 1}`}
+                    onClick={() => setBlocks(blocks.filter((_, j) => j !== i))}
+                  >
                     Remove
                   </button>
                 </span>
@@ -100,10 +118,15 @@ export function ReportEditor({ report }: { report: Report }) {
         <button type="submit" className="button primary" disabled={update.isPending} data-testid="save-report">
           {update.isPending ? "Saving…" : "Save"}
         </button>
-        <Link className="button" to={`/reports/${report.slug}`}>
+        <Link className="button" to={paths.report(report.slug)}>
           Cancel
         </Link>
-        <ConfirmButton label="Delete report" confirm="Really delete" pending={remove.isPending} onConfirm={() => remove.mutate(report.slug, { onSuccess: () => navigate("/reports") })} />
+        <ConfirmButton
+          label="Delete report"
+          confirm="Really delete"
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate(report.slug, { onSuccess: () => navigate(paths.reports()) })}
+        />
       </div>
       <WriteError error={update.error ?? remove.error} scope="upload" action="Saving the report" />
     </form>

@@ -2,14 +2,15 @@ import { Link } from "react-router-dom";
 import { Empty } from "../../../components/ui/States";
 import { formatTime } from "../../../lib/format";
 import type { ReportSummary } from "../api/get-reports";
+import { paths } from "../../../lib/paths";
 
 export function ReportList({ items }: { items: ReportSummary[] }) {
   if (items.length === 0) {
     return (
       <Empty title="No reports yet.">
         <p className="state-body">
-          Open <Link to="/explore">Explore</Link> or <Link to="/compare">Compare</Link>, set up a view, and press <strong>Add to report</strong>; or import one
-          with <code>perfatlas report import FILE.json</code>.
+          Open <Link to={paths.explore()}>Explore</Link> or <Link to={paths.compare()}>Compare</Link>, set up a view, and press <strong>Add to report</strong>;
+          or import one with <code>perfatlas report import FILE.json</code>.
         </p>
       </Empty>
     );
@@ -29,7 +30,7 @@ export function ReportList({ items }: { items: ReportSummary[] }) {
         {items.map((r) => (
           <tr key={r.slug}>
             <td>
-              <Link to={`/reports/${r.slug}`}>{r.title}</Link>
+              <Link to={paths.report(r.slug)}>{r.title}</Link>
             </td>
             <td className="mono small">/reports/{r.slug}</td>
             <td className="num">{r.blocks}</td>

@@ -6,6 +6,7 @@ import type { ReportData } from "../api/get-report-data";
 import { downloadReportHtml } from "../download";
 import { renderMarkdown } from "../markdown";
 import { ReportBlock } from "./ReportBlock";
+import { paths } from "../../../lib/paths";
 
 /** A report as a page: title, whether it is live or pinned, the notes, then each block. */
 export function ReportView({ data }: { data: ReportData }) {
@@ -38,10 +39,10 @@ export function ReportView({ data }: { data: ReportData }) {
           </p>
         </div>
         <div className="actions">
-          <Link className="button" to="/reports">
+          <Link className="button" to={paths.reports()}>
             All reports
           </Link>
-          <Link className="button" to={`/reports/${r.slug}/edit`} data-testid="edit-report">
+          <Link className="button" to={paths.editReport(r.slug)} data-testid="edit-report">
             Edit
           </Link>
           <button type="button" className="button primary" onClick={exportHtml} disabled={exporting} data-testid="export-html">

@@ -4,6 +4,7 @@ import { AgentHelp } from "../../../components/ui/AgentHelp";
 import { Empty, QueryView } from "../../../components/ui/States";
 import type { RunPage } from "../api/get-runs";
 import { RunsTable } from "./RunsTable";
+import { paths } from "../../../lib/paths";
 
 /** The newest runs, for the Overview; how to upload one when there is none. */
 export function RecentRuns({ runs }: { runs: UseQueryResult<RunPage> }) {
@@ -11,7 +12,7 @@ export function RecentRuns({ runs }: { runs: UseQueryResult<RunPage> }) {
     <section className="card">
       <div className="card-head">
         <h2>Recent runs</h2>
-        <Link to="/runs">all runs →</Link>
+        <Link to={paths.runs()}>all runs →</Link>
       </div>
       <QueryView query={runs} what="recent runs">
         {(page) =>

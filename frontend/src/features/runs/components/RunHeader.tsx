@@ -1,5 +1,6 @@
 import { Link } from "react-router-dom";
 import type { Run } from "../api/get-run";
+import { paths } from "../../../lib/paths";
 
 export function RunHeader({ run }: { run: Run }) {
   return (
@@ -13,10 +14,10 @@ export function RunHeader({ run }: { run: Run }) {
         </p>
       </div>
       <div className="actions">
-        <Link className="button" to={`/runs?workload=${encodeURIComponent(run.workload)}&agent=${encodeURIComponent(run.agent)}`}>
+        <Link className="button" to={paths.runs({ workload: run.workload, agent: run.agent })}>
           Similar runs
         </Link>
-        <Link className="button" to={`/compare?pick=${run.uuid}`}>
+        <Link className="button" to={paths.compare({ pick: run.uuid })}>
           Compare with…
         </Link>
       </div>

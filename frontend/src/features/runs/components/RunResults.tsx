@@ -4,10 +4,14 @@ import { formatNumber } from "../../../lib/format";
 import type { Run, RunResult } from "../api/get-run";
 import { seriesExploreLink } from "../links";
 import { FLAG_TEXT, resultFlags } from "../trust";
+import { paths } from "../../../lib/paths";
 
 function Samples({ result }: { result: RunResult }) {
   if (result.samples.length === 0) return <span className="muted">none</span>;
-  const shown = result.samples.slice(0, 12).map((s) => formatNumber(s)).join(", ");
+  const shown = result.samples
+    .slice(0, 12)
+    .map((s) => formatNumber(s))
+    .join(", ");
   return (
     <span className="mono small" title={result.samples.join(", ")}>
       {shown}
@@ -61,7 +65,7 @@ export function RunResults({ run }: { run: Run }) {
               <Samples result={r} />
             </td>
             <td className="nowrap">
-              <Link to={`/series/${r.series_id}`}>series</Link> · <Link to={seriesExploreLink(run, r.metric)}>explore</Link>
+              <Link to={paths.series(r.series_id)}>series</Link> · <Link to={seriesExploreLink(run, r.metric)}>explore</Link>
             </td>
           </tr>
         ))}

@@ -9,13 +9,24 @@ export type RunsFilterState = { workload: string; agent: string; status: string;
 
 /** The runs list's filters: workload, agent and status, and parameters' and labels' values; each
  * offers what is stored (the workload's parameters and labels, or every workload's). */
-export function RunsFilters({ state, onChange, onClear }: { state: RunsFilterState; onChange: (patch: Partial<RunsFilterState>) => void; onClear: () => void }) {
+export function RunsFilters({
+  state,
+  onChange,
+  onClear,
+}: {
+  state: RunsFilterState;
+  onChange: (patch: Partial<RunsFilterState>) => void;
+  onClear: () => void;
+}) {
   const pickers = usePickers(state.workload).data;
   // the workload's agents once one is chosen, else every enrolled agent
   const everyAgent = useAgentChoices().data ?? [];
   const agents = state.workload ? (pickers?.agents ?? []) : everyAgent;
   const parameters = (pickers?.dimensions ?? []).filter((d) => d.kind === "parameter").map((d) => d.name);
-  const dimensions = (pickers?.dimensions ?? []).map((d) => ({ value: d.kind === "label" && parameters.includes(d.name) ? `label.${d.name}` : d.name, label: d.kind }));
+  const dimensions = (pickers?.dimensions ?? []).map((d) => ({
+    value: d.kind === "label" && parameters.includes(d.name) ? `label.${d.name}` : d.name,
+    label: d.kind,
+  }));
   const filtered = Boolean(state.workload || state.agent || state.status || state.label.length > 0 || state.param.length > 0);
   const add = (dim: string, value: string) => {
     const [kind, name] = filterKind(dim, parameters);

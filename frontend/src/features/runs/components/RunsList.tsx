@@ -52,4 +52,3 @@ export function RunsList({ runs, filtered, selected, onToggle, pageLink, paged, 
     </QueryView>
   );
 }
-

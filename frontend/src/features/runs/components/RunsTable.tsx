@@ -4,6 +4,7 @@ import { formatPairs, formatTime, shortId } from "../../../lib/format";
 import { formatParams } from "../../../lib/units";
 import type { RunSummary } from "../api/get-runs";
 import { DurabilityBadges } from "./DurabilityBadges";
+import { paths } from "../../../lib/paths";
 
 type Props = {
   runs: RunSummary[];
@@ -37,11 +38,16 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
           <tr key={r.uuid} className={selected?.includes(r.uuid) ? "selected" : undefined}>
             {onToggle && (
               <td>
-                <input type="checkbox" aria-label={`select run ${shortId(r.uuid)}`} checked={selected?.includes(r.uuid) ?? false} onChange={() => onToggle(r.uuid)} />
+                <input
+                  type="checkbox"
+                  aria-label={`select run ${shortId(r.uuid)}`}
+                  checked={selected?.includes(r.uuid) ?? false}
+                  onChange={() => onToggle(r.uuid)}
+                />
               </td>
             )}
             <td className="mono">
-              <Link to={`/runs/${r.uuid}`}>{shortId(r.uuid)}</Link>
+              <Link to={paths.run(r.uuid)}>{shortId(r.uuid)}</Link>
             </td>
             <td className="nowrap">{formatTime(r.started_at)}</td>
             <td>
@@ -56,7 +62,11 @@ export function RunsTable({ runs, selected, onToggle, compact = false, labelLink
               )}
             </td>
             <td>{r.agent}</td>
-            {!compact && <td className="mono ellipsis" title={r.target}>{r.target}</td>}
+            {!compact && (
+              <td className="mono ellipsis" title={r.target}>
+                {r.target}
+              </td>
+            )}
             {!compact && <ParamsCell params={r.parameters} />}
             <td className="mono small">
               {labelLink

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ApiError, apiSend, type Schemas } from "../../../api/client";
+import { scheduleKeys } from "../../../api/query-keys";
 
 export type SchedulePreview = Schemas["SchedulePreview"];
 export type SchedulePreviewIn = Schemas["SchedulePreviewIn"];
@@ -7,8 +8,8 @@ export type SchedulePreviewIn = Schemas["SchedulePreviewIn"];
 /** What a schedule would do (POST /schedules/preview): asked again whenever `body` changes, null while it is incomplete. */
 export function usePreview(body: SchedulePreviewIn | null) {
   return useQuery({
-    queryKey: ["schedule-preview", body],
-    queryFn: () => apiSend<SchedulePreview>("POST", "/schedules/preview", body),
+    queryKey: scheduleKeys.preview(body),
+    queryFn: () => apiSend("POST", "/schedules/preview", { body: body! }),
     enabled: body !== null,
     placeholderData: keepPreviousData,
     staleTime: 10_000,

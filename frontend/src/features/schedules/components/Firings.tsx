@@ -4,6 +4,7 @@ import { Empty, QueryView } from "../../../components/ui/States";
 import { formatInZone, relativeTime, userTimeZone } from "../../../lib/time";
 import { JobStatusBadge } from "../../jobs";
 import { useFirings } from "../api/get-schedules";
+import { paths } from "../../../lib/paths";
 
 /** The schedule's firings, newest first, each with its jobs (agent, status, percent) linked. */
 export function Firings({ scheduleId }: { scheduleId: number }) {
@@ -35,7 +36,7 @@ export function Firings({ scheduleId }: { scheduleId: number }) {
                       <ul className="firing-jobs">
                         {f.jobs.map((j) => (
                           <li key={j.id}>
-                            <Link to={`/jobs/${j.id}`}>#{j.id}</Link> {j.agent} <JobStatusBadge status={j.status} />
+                            <Link to={paths.job(j.id)}>#{j.id}</Link> {j.agent} <JobStatusBadge status={j.status} />
                             {j.percent !== null && j.status === "running" && <span className="muted small"> {Math.round(j.percent)} %</span>}
                           </li>
                         ))}

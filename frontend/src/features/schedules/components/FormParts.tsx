@@ -16,15 +16,43 @@ export function FieldErrors({ messages, testId }: { messages: string[] | undefin
   );
 }
 
-function ParamRowFields({ row, index, pickers, set, onRemove }: { row: ParamRow; index: number; pickers: Pickers | undefined; set: (patch: Partial<ParamRow>) => void; onRemove: () => void }) {
+function ParamRowFields({
+  row,
+  index,
+  pickers,
+  set,
+  onRemove,
+}: {
+  row: ParamRow;
+  index: number;
+  pickers: Pickers | undefined;
+  set: (patch: Partial<ParamRow>) => void;
+  onRemove: () => void;
+}) {
   const n = parseValues(row.values, row.name).length;
   const [names, nameList] = useChoiceList(pickers?.parameters ?? [], `param-${index + 1}-name-choices`);
-  const [values, valueList] = useChoiceList(commaCompletions(row.values, pickers?.values(row.name.trim(), "parameter") ?? []), `param-${index + 1}-value-choices`);
+  const [values, valueList] = useChoiceList(
+    commaCompletions(row.values, pickers?.values(row.name.trim(), "parameter") ?? []),
+    `param-${index + 1}-value-choices`,
+  );
   return (
     <div className="param-row">
-      <input aria-label={`parameter ${index + 1} name`} placeholder="name (size)" value={row.name} onChange={(e) => set({ name: e.target.value })} list={names} />
+      <input
+        aria-label={`parameter ${index + 1} name`}
+        placeholder="name (size)"
+        value={row.name}
+        onChange={(e) => set({ name: e.target.value })}
+        list={names}
+      />
       {nameList}
-      <input aria-label={`parameter ${index + 1} values`} className="grow" placeholder="values, comma-separated (4k, 64k)" value={row.values} onChange={(e) => set({ values: e.target.value })} list={values} />
+      <input
+        aria-label={`parameter ${index + 1} values`}
+        className="grow"
+        placeholder="values, comma-separated (4k, 64k)"
+        value={row.values}
+        onChange={(e) => set({ values: e.target.value })}
+        list={values}
+      />
       {valueList}
       <span className="muted small sweep-note">{n > 1 ? `sweeps ${n} values` : n === 1 ? "fixed" : ""}</span>
       <button type="button" className="button small" aria-label={`remove parameter ${index + 1}`} onClick={onRemove}>
@@ -65,7 +93,15 @@ const KINDS: { kind: WhenKind; label: string }[] = [
 ];
 
 /** Now, once at a local date and time, or a cron with presets; and the time zone they are read in. */
-export function WhenFields({ form, set, errors }: { form: ScheduleForm; set: (patch: Partial<ScheduleForm>) => void; errors: { when?: string[]; timezone?: string[] } }) {
+export function WhenFields({
+  form,
+  set,
+  errors,
+}: {
+  form: ScheduleForm;
+  set: (patch: Partial<ScheduleForm>) => void;
+  errors: { when?: string[]; timezone?: string[] };
+}) {
   const zonesId = useId();
   const words = form.whenKind === "cron" ? describeCron(form.cron) : null;
   return (

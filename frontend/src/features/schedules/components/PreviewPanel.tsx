@@ -7,7 +7,17 @@ import type { SchedulePreview } from "../api/preview-schedule";
 
 /** What the schedule would do, from POST /schedules/preview: runs per agent × agents, the agents
  * it picks, its next five firings in the user's zone (and the schedule's, when they differ). */
-export function PreviewPanel({ preview, missing, fresh, timezone }: { preview: UseQueryResult<SchedulePreview>; missing: string[]; fresh: boolean; timezone: string }) {
+export function PreviewPanel({
+  preview,
+  missing,
+  fresh,
+  timezone,
+}: {
+  preview: UseQueryResult<SchedulePreview>;
+  missing: string[];
+  fresh: boolean;
+  timezone: string;
+}) {
   const zone = userTimeZone();
   if (missing.length > 0) {
     return <p className="muted">The preview needs {missing.join(", ")}.</p>;

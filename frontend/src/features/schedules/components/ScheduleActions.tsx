@@ -3,6 +3,7 @@ import { ConfirmButton } from "../../../components/ui/ConfirmButton";
 import { WriteError } from "../../../components/ui/WriteError";
 import type { Schedule } from "../api/get-schedules";
 import { useDeleteSchedule, usePauseSchedule } from "../api/write-schedule";
+import { paths } from "../../../lib/paths";
 
 /** Edit, pause or resume, delete (confirmed; its queued jobs are cancelled, its history kept). */
 export function ScheduleActions({ schedule, afterDelete }: { schedule: Pick<Schedule, "id" | "name" | "paused" | "next_fire_at">; afterDelete?: string }) {
@@ -11,7 +12,7 @@ export function ScheduleActions({ schedule, afterDelete }: { schedule: Pick<Sche
   const navigate = useNavigate();
   return (
     <span className="actions">
-      <Link className="button small" to={`/schedules/${schedule.id}/edit`}>
+      <Link className="button small" to={paths.editSchedule(schedule.id)}>
         Edit
       </Link>
       {/* a one-off that has fired has nothing left to pause */}

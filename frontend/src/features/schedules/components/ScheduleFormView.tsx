@@ -24,7 +24,17 @@ function selectorCheck(item: string): string | null {
 
 /** Create or edit a schedule. The preview is asked as the form changes; Save waits for the
  * preview of what the form says now, so what is saved is what was previewed. */
-export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: ScheduleForm; id: number | null; onSaved: (s: Schedule) => void; onCancel: () => void }) {
+export function ScheduleFormView({
+  initial,
+  id,
+  onSaved,
+  onCancel,
+}: {
+  initial: ScheduleForm;
+  id: number | null;
+  onSaved: (s: Schedule) => void;
+  onCancel: () => void;
+}) {
   const [form, setForm] = useState(initial);
   const save = useSaveSchedule();
   const set = (patch: Partial<ScheduleForm>) => {
@@ -35,7 +45,9 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
   const [workloads, workloadList] = useChoiceList(usePickers("").data?.workloads ?? [], "workload-choices");
   // the labels the workload's runs have, as name=value, completing the last of the list
   const stored = usePickers(form.workload.trim()).data;
-  const labelPairs = form.workload.trim() ? (stored?.dimensions ?? []).filter((d) => d.kind === "label").flatMap((d) => d.values.map((v) => ({ value: `${d.name}=${v}` }))) : [];
+  const labelPairs = form.workload.trim()
+    ? (stored?.dimensions ?? []).filter((d) => d.kind === "label").flatMap((d) => d.values.map((v) => ({ value: `${d.name}=${v}` })))
+    : [];
   const [labelsList, labelChoices] = useChoiceList(commaCompletions(form.labels, labelPairs), "labels-choices");
   const suggestions = useMemo(() => selectorSuggestions(agents.data ?? []), [agents.data]);
 
@@ -80,13 +92,26 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
             <FieldErrors messages={errs("name")} testId="error-name" />
             <label className="field">
               <span>workload</span>
-              <input value={form.workload} onChange={(e) => set({ workload: e.target.value })} list={workloads} placeholder="smallfile" className="mono" data-testid="workload" />
+              <input
+                value={form.workload}
+                onChange={(e) => set({ workload: e.target.value })}
+                list={workloads}
+                placeholder="smallfile"
+                className="mono"
+                data-testid="workload"
+              />
               {workloadList}
             </label>
             <FieldErrors messages={errs("workload")} testId="error-workload" />
             <div className="field">
               <span>targets (directories on the test machine; each is measured)</span>
-              <ChipsInput label="targets" values={form.targets} onChange={(targets) => set({ targets })} placeholder="/mnt/ext4/bench, then Enter" testId="targets" />
+              <ChipsInput
+                label="targets"
+                values={form.targets}
+                onChange={(targets) => set({ targets })}
+                placeholder="/mnt/ext4/bench, then Enter"
+                testId="targets"
+              />
             </div>
             <FieldErrors messages={errs("targets")} testId="error-targets" />
             <div className="field">
@@ -95,20 +120,43 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
             </div>
             <FieldErrors messages={errs("params")} testId="error-params" />
             <p className="small muted" data-testid="sweep-count">
-              {spec.targets.length} target{spec.targets.length === 1 ? "" : "s"} × the sweep = {points} run{points === 1 ? "" : "s"} per agent, each repeated {spec.repetitions} times
+              {spec.targets.length} target{spec.targets.length === 1 ? "" : "s"} × the sweep = {points} run{points === 1 ? "" : "s"} per agent, each repeated{" "}
+              {spec.repetitions} times
             </p>
             <div className="form-row">
               <label className="field small-input">
                 <span>repetitions</span>
-                <input type="number" min={1} max={1000} value={form.repetitions} onChange={(e) => set({ repetitions: e.target.value })} data-testid="repetitions" />
+                <input
+                  type="number"
+                  min={1}
+                  max={1000}
+                  value={form.repetitions}
+                  onChange={(e) => set({ repetitions: e.target.value })}
+                  data-testid="repetitions"
+                />
               </label>
               <label className="field small-input">
                 <span>min seconds per sample</span>
-                <input type="number" min={0} max={3600} step="any" value={form.minSeconds} onChange={(e) => set({ minSeconds: e.target.value })} data-testid="min-seconds" />
+                <input
+                  type="number"
+                  min={0}
+                  max={3600}
+                  step="any"
+                  value={form.minSeconds}
+                  onChange={(e) => set({ minSeconds: e.target.value })}
+                  data-testid="min-seconds"
+                />
               </label>
               <label className="field grow">
                 <span>labels on every run</span>
-                <input value={form.labels} onChange={(e) => set({ labels: e.target.value })} placeholder="version=1.2, build=nightly" className="mono" data-testid="labels" list={labelsList} />
+                <input
+                  value={form.labels}
+                  onChange={(e) => set({ labels: e.target.value })}
+                  placeholder="version=1.2, build=nightly"
+                  className="mono"
+                  data-testid="labels"
+                  list={labelsList}
+                />
                 {labelChoices}
               </label>
             </div>
@@ -131,7 +179,11 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
           </section>
           <section className="card">
             <h2>When</h2>
-            <WhenFields form={form} set={set} errors={{ when: errs("when"), timezone: localZoneError ? [localZoneError, ...(errs("timezone") ?? [])] : errs("timezone") }} />
+            <WhenFields
+              form={form}
+              set={set}
+              errors={{ when: errs("when"), timezone: localZoneError ? [localZoneError, ...(errs("timezone") ?? [])] : errs("timezone") }}
+            />
             <label className="check">
               <input type="checkbox" checked={form.paused} onChange={(e) => set({ paused: e.target.checked })} /> paused (saved, but fires only when resumed)
             </label>
@@ -153,9 +205,14 @@ export function ScheduleFormView({ initial, id, onSaved, onCancel }: { initial: 
               </button>
             </div>
             {!canSave && !save.isPending && (
-              <p className="small muted">{!form.name.trim() ? "Give it a name. " : ""}{fresh && preview.isSuccess ? "" : "Saving waits for the preview of what the form says."}</p>
+              <p className="small muted">
+                {!form.name.trim() ? "Give it a name. " : ""}
+                {fresh && preview.isSuccess ? "" : "Saving waits for the preview of what the form says."}
+              </p>
             )}
-            {save.error && !(save.error instanceof ApiError && save.error.status === 422) && <WriteError error={save.error} scope="admin" action="Saving a schedule" />}
+            {save.error && !(save.error instanceof ApiError && save.error.status === 422) && (
+              <WriteError error={save.error} scope="admin" action="Saving a schedule" />
+            )}
             {save.error instanceof ApiError && save.error.status === 422 && <p className="error-text">Not saved: see the fields marked in red.</p>}
           </section>
         </div>

@@ -6,6 +6,7 @@ import type { Schedule } from "../api/get-schedules";
 import { describeWhen } from "../cron";
 import { describeSelector } from "../selector";
 import { ScheduleActions } from "./ScheduleActions";
+import { paths } from "../../../lib/paths";
 
 /** A firing's jobs by status: "2 running · 1 queued". */
 export function JobCounts({ jobs }: { jobs: Record<string, number> }) {
@@ -22,14 +23,10 @@ export function JobCounts({ jobs }: { jobs: Record<string, number> }) {
   );
 }
 
-export function NextFiring({ schedule, zone }: { schedule: Pick<Schedule, "next_fire_at" | "paused"> ; zone: string }) {
+export function NextFiring({ schedule, zone }: { schedule: Pick<Schedule, "next_fire_at" | "paused">; zone: string }) {
   if (!schedule.next_fire_at) return <span className="muted">none (fired)</span>;
   if (schedule.paused) {
-    return (
-      <span>
-        none while paused
-      </span>
-    );
+    return <span>none while paused</span>;
   }
   return (
     <span>
@@ -57,7 +54,7 @@ export function SchedulesTable({ schedules }: { schedules: Schedule[] }) {
         {schedules.map((s) => (
           <tr key={s.id} data-schedule={s.name}>
             <td>
-              <Link to={`/schedules/${s.id}`} className="strong">
+              <Link to={paths.schedule(s.id)} className="strong">
                 {s.name}
               </Link>
               {s.paused && <span className="badge warn">paused</span>}
@@ -80,7 +77,7 @@ export function SchedulesTable({ schedules }: { schedules: Schedule[] }) {
               {s.last_firing ? (
                 <>
                   <div className="small muted">{formatInZone(s.last_firing.fire_at, zone)}</div>
-                  <Link to={`/jobs?schedule=${s.id}`} className="plain">
+                  <Link to={paths.jobs({ schedule: s.id })} className="plain">
                     <JobCounts jobs={s.last_firing.jobs} />
                   </Link>
                 </>

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet, apiUrl, type Schemas } from "../../../api/client";
+import { seriesKeys } from "../../../api/query-keys";
 
 /** The columns the series page asks for besides t and value: the run behind each point (a click
  * opens it), p5/p95 for the error bars and the spans of the points' version labels (hover and
@@ -20,22 +21,23 @@ export const DEFAULT_WINDOW = WINDOW_SIZES[0];
  * window of a long series). */
 export type SeriesWindow = { until?: string; limit?: number };
 
-function pointsQuery(samples: boolean, window: SeriesWindow) {
-  return { samples, fields: SERIES_POINT_FIELDS.join(","), until: window.until, limit: window.limit };
+function pointsRequest(id: number, samples: boolean, window: SeriesWindow) {
+  return { path: { series_id: id }, query: { samples, fields: [SERIES_POINT_FIELDS.join(",")], until: window.until, limit: window.limit } };
 }
 
 export function getSeriesPoints(id: number, samples: boolean, window: SeriesWindow = {}, signal?: AbortSignal): Promise<SeriesPoints> {
-  return apiGet<SeriesPoints>(`/series/${id}/points`, pointsQuery(samples, window), signal);
+  // Asked for, these fields are there (the API leaves out only what is not asked).
+  return apiGet("/series/{series_id}/points", { ...pointsRequest(id, samples, window), signal }) as Promise<SeriesPoints>;
 }
 
 /** The request's address (index.html may have sent it before the app's code arrived). */
 export function seriesPointsUrl(id: number, samples: boolean, window: SeriesWindow = {}): string {
-  return apiUrl(`/series/${id}/points`, pointsQuery(samples, window));
+  return apiUrl("/series/{series_id}/points", pointsRequest(id, samples, window));
 }
 
 export function seriesPointsQueryOptions(id: number, samples: boolean, window: SeriesWindow = {}) {
   return queryOptions({
-    queryKey: ["series-points", id, samples, window.until ?? null, window.limit ?? DEFAULT_WINDOW],
+    queryKey: seriesKeys.points(id, samples, window.until ?? null, window.limit ?? DEFAULT_WINDOW),
     queryFn: ({ signal }) => getSeriesPoints(id, samples, window, signal),
     // Stepping to another window of the same series keeps the one shown until the next arrives.
     placeholderData: (previous) => (previous?.series.id === id ? previous : undefined),

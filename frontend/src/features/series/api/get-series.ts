@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { apiGet, type Schemas } from "../../../api/client";
+import { apiGet, type ApiQuery, type Schemas } from "../../../api/client";
+import { seriesKeys } from "../../../api/query-keys";
 
 export type Series = Schemas["SeriesRead"];
 export type SeriesPage = Schemas["SeriesPage"];
@@ -8,14 +9,14 @@ export type SeriesListed = Schemas["SeriesListed"];
 /** The series list's orders (the API's `sort`); the page opens on "newest". */
 export const SERIES_SORTS = ["newest", "alerts", "points", "name", "id"] as const;
 export type SeriesSort = (typeof SERIES_SORTS)[number];
-export type SeriesFilter = { workload?: string; metric?: string; agent?: string; sort?: SeriesSort; limit?: number; cursor?: string };
+export type SeriesFilter = ApiQuery<"/series">;
 
 export function getSeries(filter: SeriesFilter, signal?: AbortSignal): Promise<SeriesPage> {
-  return apiGet<SeriesPage>("/series", { ...filter }, signal);
+  return apiGet("/series", { query: filter, signal });
 }
 
 export function seriesQueryOptions(filter: SeriesFilter) {
-  return queryOptions({ queryKey: ["series", filter], queryFn: ({ signal }) => getSeries(filter, signal) });
+  return queryOptions({ queryKey: seriesKeys.list(filter), queryFn: ({ signal }) => getSeries(filter, signal) });
 }
 
 export function useSeriesList(filter: SeriesFilter, enabled = true) {

@@ -9,6 +9,7 @@ import type { SeriesChangePoint } from "../../alerts";
 import { DEFAULT_WINDOW, WINDOW_SIZES, type SeriesPoints } from "../api/get-series-points";
 import { seriesFigure, seriesMarks } from "../figures";
 import { holdsNewest } from "../window";
+import { paths } from "../../../lib/paths";
 
 type Props = {
   points: SeriesPoints;
@@ -44,7 +45,7 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
   const onClick = useCallback(
     (p: PointClick) => {
       if (typeof p.customdata !== "string") return;
-      navigate(p.customdata.startsWith("alert:") ? `/alerts/${p.customdata.slice(6)}` : `/runs/${p.customdata}`);
+      navigate(p.customdata.startsWith("alert:") ? paths.alert(p.customdata.slice(6)) : paths.run(p.customdata));
     },
     [navigate],
   );
@@ -63,8 +64,8 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
           {until !== null && values.length === 0
             ? ` · none before ${formatTime(until)} · last of all ${formatTime(s.last_at)}`
             : older
-            ? ` · ${formatCount(values.length)} shown, ${points.older ? "" : "the oldest, "}from ${formatTime(points.t[0])} to ${formatTime(points.t[points.t.length - 1])} · last of all ${formatTime(s.last_at)}`
-            : `${values.length < s.points ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}` : ` · first ${formatTime(points.t[0])}`} · last ${formatTime(s.last_at)}`}
+              ? ` · ${formatCount(values.length)} shown, ${points.older ? "" : "the oldest, "}from ${formatTime(points.t[0])} to ${formatTime(points.t[points.t.length - 1])} · last of all ${formatTime(s.last_at)}`
+              : `${values.length < s.points ? ` (the newest ${formatCount(values.length)} shown) · first shown ${formatTime(points.t[0])}` : ` · first ${formatTime(points.t[0])}`} · last ${formatTime(s.last_at)}`}
           {!older && first !== undefined && last !== undefined && ` · newest median ${formatNumber(last)} ${s.unit}`}
           {" · "}
           {s.direction === "higher" ? "higher is better" : s.direction === "lower" ? "lower is better" : ""}
@@ -75,11 +76,13 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
               <label className="field inline">
                 <span>points shown</span>
                 <select value={limit} disabled={loading} onChange={(e) => onLimit(Number(e.target.value))}>
-                  {[...WINDOW_SIZES].sort((a, b) => a - b).map((n) => (
-                    <option key={n} value={n}>
-                      {formatCount(n)}
-                    </option>
-                  ))}
+                  {[...WINDOW_SIZES]
+                    .sort((a, b) => a - b)
+                    .map((n) => (
+                      <option key={n} value={n}>
+                        {formatCount(n)}
+                      </option>
+                    ))}
                 </select>
               </label>
             )}
@@ -105,7 +108,8 @@ export function SeriesChart({ points, changePoints, until = null, loading = fals
           </div>
           <p className="muted small">
             The shaded band spans p5 to p95 of each run's samples; click a point to open its run.
-            {(points.versions?.length ?? 0) > 1 && " Dotted lines mark where a version changes, named at the top where the name fits (a point's hover names its versions)."}
+            {(points.versions?.length ?? 0) > 1 &&
+              " Dotted lines mark where a version changes, named at the top where the name fits (a point's hover names its versions)."}
             {shownChanges.length > 0 &&
               " Triangles and vertical lines mark change points (red worse, green better, dashed while tentative); hover a triangle for the change, click it to open its alert."}
           </p>

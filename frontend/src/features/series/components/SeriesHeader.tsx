@@ -10,12 +10,13 @@ export function SeriesHeader({ series: s, samples, onSamples }: { series: Series
     <div className="page-head">
       <div>
         <h1>
-          {s.metric} <span className="muted">· {s.workload} on {s.agent}</span>
+          {s.metric}{" "}
+          <span className="muted">
+            · {s.workload} on {s.agent}
+          </span>
         </h1>
         <p className="muted mono small">
-          {s.target}{" "}
-          {formatParams(s.parameters).text}{" "}
-          {formatPairs(s.labels)}
+          {s.target} {formatParams(s.parameters).text} {formatPairs(s.labels)}
         </p>
       </div>
       <div className="actions">

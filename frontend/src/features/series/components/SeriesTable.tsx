@@ -2,6 +2,7 @@ import { Link } from "react-router-dom";
 import { formatCount, formatPairs, formatTime } from "../../../lib/format";
 import { formatParams } from "../../../lib/units";
 import type { SeriesListed } from "../api/get-series";
+import { paths } from "../../../lib/paths";
 
 export function SeriesTable({ series }: { series: SeriesListed[] }) {
   return (
@@ -24,7 +25,7 @@ export function SeriesTable({ series }: { series: SeriesListed[] }) {
           <tr key={s.id}>
             <td>{s.workload}</td>
             <td className="mono">
-              <Link to={`/series/${s.id}`}>{s.metric}</Link>
+              <Link to={paths.series(s.id)}>{s.metric}</Link>
               {s.reference && (
                 <span className="badge series-reference" title="published figures entered by hand: every point is a reference run">
                   reference
@@ -33,12 +34,8 @@ export function SeriesTable({ series }: { series: SeriesListed[] }) {
             </td>
             <td>{s.agent}</td>
             <td className="mono ellipsis">{s.target}</td>
-            <td className="mono small">
-              {formatParams(s.parameters).text}
-            </td>
-            <td className="mono small">
-              {formatPairs(s.labels)}
-            </td>
+            <td className="mono small">{formatParams(s.parameters).text}</td>
+            <td className="mono small">{formatPairs(s.labels)}</td>
             <td className="num">{formatCount(s.points)}</td>
             <td className="nowrap">{formatTime(s.last_at)}</td>
             <td className="num" data-testid="open-alerts">

@@ -14,6 +14,7 @@ import {
   type Channel,
   type ChannelCreate,
 } from "../api/channels";
+import { paths } from "../../../lib/paths";
 
 /** A 401/403 on an admin-only read: say which token it takes. */
 export function AdminNeeded({ error, what }: { error: unknown; what: string }) {
@@ -91,7 +92,10 @@ function ChannelRow({ channel }: { channel: Channel }) {
       <tr data-channel={channel.name}>
         <td className="strong">{channel.name}</td>
         <td>{channel.kind}</td>
-        <td className="mono small ellipsis wide" title={channel.kind === "webhook" ? "the URL's path is a secret: only its scheme and host are shown" : channel.target}>
+        <td
+          className="mono small ellipsis wide"
+          title={channel.kind === "webhook" ? "the URL's path is a secret: only its scheme and host are shown" : channel.target}
+        >
           {channel.target}
         </td>
         <td>
@@ -107,7 +111,13 @@ function ChannelRow({ channel }: { channel: Channel }) {
           </label>
         </td>
         <td className="nowrap">
-          <button type="button" className="button small" disabled={test.isPending || !channel.enabled} title={channel.enabled ? "queue a test notification" : "enable the channel first"} onClick={() => test.mutate(channel.id)}>
+          <button
+            type="button"
+            className="button small"
+            disabled={test.isPending || !channel.enabled}
+            title={channel.enabled ? "queue a test notification" : "enable the channel first"}
+            onClick={() => test.mutate(channel.id)}
+          >
             {test.isSuccess ? "Test queued ✓" : "Send test"}
           </button>{" "}
           {confirming ? (
@@ -145,8 +155,8 @@ function DeliveryLog() {
     return (
       <Empty title="Nothing sent yet.">
         <p className="state-body">
-          Notifications go out when an alert or incident opens, changes status or resolves, and on <strong>Send test</strong>. The worker
-          (<code>perfatlas worker</code>) delivers them and retries failures.
+          Notifications go out when an alert or incident opens, changes status or resolves, and on <strong>Send test</strong>. The worker (
+          <code>perfatlas worker</code>) delivers them and retries failures.
         </p>
       </Empty>
     );
@@ -172,8 +182,8 @@ function DeliveryLog() {
             <td>{n.channel}</td>
             <td className="mono small">{n.event}</td>
             <td>
-              {n.alert_id !== null && <Link to={`/alerts/${n.alert_id}`}>alert #{n.alert_id}</Link>}
-              {n.incident_id !== null && <Link to={`/incidents/${n.incident_id}`}>incident #{n.incident_id}</Link>}
+              {n.alert_id !== null && <Link to={paths.alert(n.alert_id)}>alert #{n.alert_id}</Link>}
+              {n.incident_id !== null && <Link to={paths.incident(n.incident_id)}>incident #{n.incident_id}</Link>}
               {n.alert_id === null && n.incident_id === null && <span className="muted">test</span>}
             </td>
             <td>

@@ -8,6 +8,7 @@ import { useAgentChoices } from "../../agents";
 import { usePickers } from "../../explore";
 import { useDeleteRule, useRules, useSaveRule, type Rule } from "../api/rules";
 import { ruleFromForm, ruleScope } from "../rules";
+import { paths } from "../../../lib/paths";
 
 function pct(value: number | null | undefined, fallback: number | undefined): string {
   if (value !== null && value !== undefined) return `${value} %`;
@@ -162,13 +163,13 @@ export function Rules() {
       </div>
       <p data-testid="rule-defaults">
         Without a rule, an alert opens for a change of at least <strong>{defaults.min_change_pct ?? "?"} %</strong> found with at least{" "}
-        <strong>{conf(defaults.min_confidence, undefined)}</strong> confidence. Rules raise or lower these for the series they match, or
-        mute them. Writing rules needs an admin token.
+        <strong>{conf(defaults.min_confidence, undefined)}</strong> confidence. Rules raise or lower these for the series they match, or mute them. Writing
+        rules needs an admin token.
       </p>
       {items.length === 0 ? (
         <Empty title="No rules: the defaults apply to every series.">
           <p className="state-body">
-            Add one to quiet a noisy host, or to mute a series you know moves (a <Link to="/series">series</Link>' id is in its address).
+            Add one to quiet a noisy host, or to mute a series you know moves (a <Link to={paths.seriesList()}>series</Link>' id is in its address).
           </p>
         </Empty>
       ) : (
