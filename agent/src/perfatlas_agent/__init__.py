@@ -19,7 +19,7 @@ The public API is `__all__`; every other name is the agent's own and may change.
 - measuring: `RunRequest`, `run_sweep` (one request's sweep; every finished run handed to
   on_run at once), `plan_runs` (the request checked, nothing run), `PlainReporter`; the
   workloads (`all_workloads`, `get_workload`); a spec (`WorkloadSpec`, `parse_spec`,
-  `load_specs`: the server's JSON shape);
+  `load_specs`: the server's JSON shape, checked against its published JSON Schema);
 - keeping and sending: `Spool` (runs on disk until the server has them), `Client` and `flush`
   (upload with retries, never a duplicate), `UploadReport`; `run_requests` with `Upload`;
 - configuration: `AgentConfig`, `load_config` (agent.json, written by `perfatlas-agent enroll`);

@@ -1,6 +1,8 @@
-"""The workload spec: what to run, where, with which sweep. The same JSON as the server's
-WorkloadSpec (backend/perfatlas/jobs/spec.py; the agent imports no server code, so the shape
-and bounds are mirrored here): a schedule's jobs and `perfatlas-agent run --spec FILE.json`.
+"""The workload spec: what to run, where, with which sweep. The server's WorkloadSpec
+(backend/perfatlas/jobs/spec.py), checked against the JSON Schema the server publishes for it
+(components.schemas.WorkloadSpec of its OpenAPI document), a copy of which is kept beside this
+module (workload_spec.schema.json; a test fails when the two differ): a schedule's jobs and
+`perfatlas-agent run --spec FILE.json`. The agent imports no server code.
 
 {"workload": "smallfile", "targets": ["/mnt/a", "/mnt/b"],
  "params": {"size": ["4k", "64k"], "count": 1000}, "repetitions": 3,
@@ -10,6 +12,7 @@ Lists sweep (cartesian product); runs = len(targets) × the product of the list 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -19,12 +22,24 @@ from pathlib import Path
 from typing import Any
 
 from perfatlas_agent.errors import ParameterError, SpecError
+from perfatlas_agent.measure.schema import Checker
 from perfatlas_agent.measure.sweep import RunRequest
 
+SCHEMA_FILE = "workload_spec.schema.json"
+# The words of the messages, by field (the bounds are the schema's).
+NOUNS = {
+    "": "a JSON object",
+    "workload": "a workload name",
+    "targets": "folders",
+    "targets[]": "a folder path",
+    "params": "an object of name: value or [values]",
+    "labels": "an object of name: text",
+    "min_seconds": "seconds",
+}
+# What the server checks in code (its WorkloadSpec's validators), which no JSON Schema says;
+# tests/agent/measure/test_spec_schema.py runs the same specs through both.
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
-_WORKLOAD = re.compile(r"^[a-z][a-z0-9_\-]*$")
 MAX_POINTS = 10_000
-FIELDS = ("workload", "targets", "params", "repetitions", "labels", "min_seconds", "warmup")
 
 Scalar = str | int | float | bool
 
@@ -80,88 +95,45 @@ def _texts(value: Scalar | list[Scalar]) -> list[str]:
     return [_text(v) for v in value] if isinstance(value, list) else [_text(value)]
 
 
-def _scalar(where: str, value: Any) -> Scalar:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        if abs(value) >= 2**63:
-            raise SpecError(where, f"{value} is out of range")
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise SpecError(where, f"{value} is not a finite number")
-        return value
-    if isinstance(value, str):
-        if len(value) > 4096:
-            raise SpecError(where, "longer than 4096 characters")
-        return value
-    raise SpecError(where, f"expected a string, number or boolean, not {type(value).__name__}")
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The server's published schema of a spec, as kept in the package."""
+    loaded: dict[str, Any] = json.loads(Path(__file__).with_name(SCHEMA_FILE).read_text())
+    return loaded
 
 
-def _name(where: str, name: Any) -> str:
-    if not isinstance(name, str) or not _NAME.match(name) or len(name) > 64:
-        raise SpecError(where, f"bad name {name!r}: letters, digits, . _ - (at most 64)")
-    return name
+@functools.cache
+def _checker() -> Checker:
+    return Checker(schema(), NOUNS)
 
 
-def _int(where: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise SpecError(where, f"expected a whole number from {low} to {high}, not {value!r}")
-    return value
+def _in_range(where: str, value: Scalar) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SpecError(where, f"{value} is not a finite number")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
+        raise SpecError(where, f"{value} is out of range")
 
 
 def parse_spec(data: Any) -> WorkloadSpec:
     """Check a spec's shape and bounds (as the server does); the workload's own parameters are
     checked when it is planned (plan_runs), where the workloads are known."""
-    if not isinstance(data, dict):
-        raise SpecError("(spec)", "expected a JSON object")
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        raise SpecError(unknown[0], f"unknown field; known: {', '.join(FIELDS)}")
-    workload = data.get("workload")
-    if not isinstance(workload, str) or not _WORKLOAD.match(workload) or len(workload) > 64:
-        raise SpecError("workload", f"expected a workload name, not {workload!r}")
-    targets = data.get("targets")
-    if not isinstance(targets, list) or not 1 <= len(targets) <= 64:
-        raise SpecError("targets", "expected a list of 1 to 64 folders")
-    for i, target in enumerate(targets):
-        if not isinstance(target, str) or not 1 <= len(target) <= 1024:
-            raise SpecError(f"targets[{i}]", f"expected a folder path, not {target!r}")
-    raw_params = data.get("params", {})
-    if not isinstance(raw_params, dict):
-        raise SpecError("params", "expected an object of name: value or [values]")
-    params: dict[str, Scalar | list[Scalar]] = {}
-    for key, given in raw_params.items():
-        name = _name(f"params.{key}", key)
+    checked = _checker().check(data)
+    for section in ("params", "labels"):
+        for name in checked.get(section, {}):
+            if not _NAME.match(name) or len(name) > 64:
+                raise SpecError(f"{section}.{name}",
+                                f"bad name {name!r}: letters, digits, . _ - (at most 64)")  # fmt: skip
+    params: dict[str, Scalar | list[Scalar]] = checked.get("params", {})
+    for name, given in params.items():
         if isinstance(given, list):
-            if not 1 <= len(given) <= 1000:
-                raise SpecError(f"params.{name}", "a list sweeps 1 to 1000 values")
-            params[name] = [_scalar(f"params.{name}[{i}]", v) for i, v in enumerate(given)]
+            for i, value in enumerate(given):
+                _in_range(f"params.{name}[{i}]", value)
         else:
-            params[name] = _scalar(f"params.{name}", given)
-    raw_labels = data.get("labels", {})
-    if not isinstance(raw_labels, dict):
-        raise SpecError("labels", "expected an object of name: text")
-    labels: dict[str, str] = {}
-    for key, value in raw_labels.items():
-        name = _name(f"labels.{key}", key)
-        if not isinstance(value, str) or len(value) > 256:
-            raise SpecError(f"labels.{name}", "expected a text of at most 256 characters")
-        labels[name] = value
-    min_seconds = data.get("min_seconds", 0.5)
-    if (
-        isinstance(min_seconds, bool)
-        or not isinstance(min_seconds, int | float)
-        or not 0 <= min_seconds <= 3600
-    ):
-        raise SpecError("min_seconds", f"expected seconds from 0 to 3600, not {min_seconds!r}")
-    warmup = data.get("warmup", True)
-    if not isinstance(warmup, bool):
-        raise SpecError("warmup", f"expected true or false, not {warmup!r}")
+            _in_range(f"params.{name}", given)
     spec = WorkloadSpec(
-        workload=workload, targets=list(targets), params=params,
-        repetitions=_int("repetitions", data.get("repetitions", 3), 1, 1000), labels=labels,
-        min_seconds=float(min_seconds), warmup=warmup,
+        workload=checked["workload"], targets=list(checked["targets"]), params=dict(params),
+        repetitions=checked["repetitions"], labels=dict(checked.get("labels", {})),
+        min_seconds=float(checked["min_seconds"]), warmup=checked["warmup"],
     )  # fmt: skip
     if spec.points() > MAX_POINTS:
         raise SpecError(
