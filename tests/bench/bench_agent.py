@@ -343,7 +343,7 @@ def main() -> int:
         return 2
     sys.path.insert(0, str(HERE.parents[1] / "agent" / "src"))
     from perfatlas_agent import __version__
-    from perfatlas_agent.env import capture, machine_facts
+    from perfatlas_agent.measure.env import capture, machine_facts
 
     rounds, nfiles, seq_mb, tree_reps = (1, 5000, 64, 1) if args.quick else (7, 50_000, 1024, 3)
     started = time.monotonic()

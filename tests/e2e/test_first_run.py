@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.agent.daemon_helpers import wait_for
-from tests.agent.test_first_run import FirstRunServer, alive, pid_in
+from tests.agent.firstrun.test_first_run import FirstRunServer, alive, pid_in
 from tests.conftest import REPO
 from tests.e2e.conftest import shot, use_token
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from tests.agent.conftest import run_agent
-from tests.agent.test_studies import needs_root
+from tests.agent.studies.test_studies import needs_root
 from tests.conftest import LiveServer
 from tests.e2e.conftest import shot, use_token
 

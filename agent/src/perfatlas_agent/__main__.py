@@ -1,3 +1,3 @@
-from perfatlas_agent.cli import main
+from perfatlas_agent.cli.main import main
 
 main()

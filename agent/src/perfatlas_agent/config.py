@@ -10,14 +10,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import AgentError
-from perfatlas_agent.spool import write_durably
+from perfatlas_agent.errors import ConfigError
+from perfatlas_agent.send.spool import write_durably
 
 CONFIG_FILE = "agent.json"
-
-
-class ConfigError(AgentError):
-    exit_code = 2
 
 
 @dataclass(frozen=True)

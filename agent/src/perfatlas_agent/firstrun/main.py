@@ -24,13 +24,13 @@ from typing import Any
 
 import httpx
 
-from perfatlas_agent._exceptions import AgentError
 from perfatlas_agent.config import AgentConfig, load_config, save_config
+from perfatlas_agent.daemon.protocol import JobClient
+from perfatlas_agent.daemon.protocol import enroll as enroll_agent
+from perfatlas_agent.daemon.stopping import Stop
+from perfatlas_agent.errors import AgentError, Revoked
 from perfatlas_agent.firstrun.plan import LABEL, PREFIX, parse_studies, schedules, variants
 from perfatlas_agent.firstrun.targets import Target, parse_filesystems, planned, prepare
-from perfatlas_agent.jobclient import JobClient, Revoked
-from perfatlas_agent.jobclient import enroll as enroll_agent
-from perfatlas_agent.stopping import Stop
 from perfatlas_agent.studies import Options
 
 Say = Callable[[str], None]
@@ -120,7 +120,7 @@ class FirstRun:
         self.daemon: subprocess.Popen[bytes] | None = None
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
-        self.stop.set()  # no lock: perfatlas_agent/stopping.py
+        self.stop.set()  # no lock: perfatlas_agent/daemon/stopping.py
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, self._on_signal)
@@ -240,7 +240,7 @@ def die_with_parent() -> None:
 
 
 def first_run(server: str, token: str, root: Path, studies: str, filesystems: str) -> int:
-    from perfatlas_agent.daemon import log_line
+    from perfatlas_agent.daemon.loop import log_line
 
     return FirstRun(server, token, root, parse_studies(studies), parse_filesystems(filesystems),
                     log_line).run()  # fmt: skip

@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfatlas_agent.env import find_mount
+from perfatlas_agent.errors import MountError
+from perfatlas_agent.measure.env import find_mount
 from perfatlas_agent.studies.model import DEFAULT, Variant
-from perfatlas_agent.studies.mounts import MKFS, MountError, Mounts, missing_tool
-from perfatlas_agent.studies.runner import writable_tmpfs
+from perfatlas_agent.studies.mounts import MKFS, Mounts, missing_tool
+from perfatlas_agent.studies.places import writable_tmpfs
 
 Say = Callable[[str], None]
 DEFAULT_VARIANT = Variant(DEFAULT)

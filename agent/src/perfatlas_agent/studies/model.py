@@ -1,6 +1,6 @@
 """What a study is: the seed it reproduces, the filesystem variants it needs (mount options,
 the device's write cache) and its parts, each a WorkloadSpec (without targets) run on some of
-those variants. The specs are the agent's spec.py shape, so a study's runs go through the same
+those variants. The specs are the agent's spec shape (measure/spec.py), so a study's runs go through the same
 code as `perfatlas-agent run --spec`, and `study spec` prints them for a schedule."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfatlas_agent.spec import WorkloadSpec, parse_spec
+from perfatlas_agent.measure.spec import WorkloadSpec, parse_spec
 
 DEFAULT = "default"
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import AgentError
+from perfatlas_agent.errors import MountError
 
 # mkfs command and the Debian package that has it.
 MKFS = {
@@ -30,10 +30,6 @@ MKFS = {
 }
 FILESYSTEMS = (*MKFS, "tmpfs")
 MIN_IMAGE = {"xfs": 320 << 20, "btrfs": 320 << 20}
-
-
-class MountError(AgentError):
-    """A filesystem could not be made or mounted (the study skips it and says why)."""
 
 
 def missing_tool(fs: str) -> str | None:

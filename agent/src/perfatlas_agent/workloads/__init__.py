@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perfatlas_agent._exceptions import ParameterError
+from perfatlas_agent.errors import ParameterError
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from perfatlas_agent._exceptions import WorkloadError
+from perfatlas_agent.errors import WorkloadError
 
 COMPRESSIONS = ("none", "gz", "xz", "zst")
 SUFFIX = {"none": ".tar", "gz": ".tar.gz", "xz": ".tar.xz", "zst": ".tar.zst"}

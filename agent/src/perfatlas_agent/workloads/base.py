@@ -1,4 +1,4 @@
-"""What every workload provides to the shared runner."""
+"""What every workload provides to the sweep (measure/sweep.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from perfatlas_agent.attachments import AttachmentFile
-from perfatlas_agent.calibrate import Knob, Room
-from perfatlas_agent.measure import CacheDropper, Metric
-from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.measure.attachments import AttachmentFile
+from perfatlas_agent.measure.calibrate import Knob, Room
+from perfatlas_agent.measure.metrics import CacheDropper, Metric
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Workload:
         return []
 
     def cleanup(self, ctx: RunContext) -> None:
-        """Remove what prepare() made (the runner removes the run folder itself)."""
+        """Remove what prepare() made (the sweep removes the run folder itself)."""
 
     def durability(self, params: dict[str, ParamValue]) -> dict[str, Any]:
         """fsync_policy / o_direct of this run, as recorded on the run."""

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError, WorkloadError
-from perfatlas_agent.attachments import AttachmentFile
-from perfatlas_agent.measure import Direction, Metric
-from perfatlas_agent.params import ParamSpec, ParamValue, SizeText, as_written
+from perfatlas_agent.errors import ParameterError, WorkloadError
+from perfatlas_agent.measure.attachments import AttachmentFile
+from perfatlas_agent.measure.metrics import Direction, Metric
+from perfatlas_agent.measure.params import ParamSpec, ParamValue, SizeText, as_written
 from perfatlas_agent.workloads.base import RunContext, Workload
 from perfatlas_agent.workloads.toolchain import Toolchain, find_files
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError, WorkloadError
-from perfatlas_agent.calibrate import Knob, Room
-from perfatlas_agent.measure import Metric, syncfs
-from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.errors import ParameterError, WorkloadError
+from perfatlas_agent.measure.calibrate import Knob, Room
+from perfatlas_agent.measure.metrics import Metric, syncfs
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.archive import (
     COMPRESSIONS,
     NO_ZSTD,

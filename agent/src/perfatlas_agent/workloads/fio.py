@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError, WorkloadError
-from perfatlas_agent.measure import Metric
-from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.errors import ParameterError, WorkloadError
+from perfatlas_agent.measure.metrics import Metric
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 _PCTS = {"50.000000": "p50", "95.000000": "p95", "99.000000": "p99"}

@@ -15,12 +15,12 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError
-from perfatlas_agent.attachments import AttachmentFile, LatencyLog
-from perfatlas_agent.calibrate import Knob, Room
-from perfatlas_agent.measure import Metric, new_latency_array
-from perfatlas_agent.params import ParamSpec, ParamValue
-from perfatlas_agent.stats import latency_percentiles_us, percentile
+from perfatlas_agent.errors import ParameterError
+from perfatlas_agent.measure.attachments import AttachmentFile, LatencyLog
+from perfatlas_agent.measure.calibrate import Knob, Room
+from perfatlas_agent.measure.metrics import Metric, new_latency_array
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
+from perfatlas_agent.measure.stats import latency_percentiles_us, percentile
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 MB = 1_000_000
@@ -184,7 +184,7 @@ def _log(ctx: RunContext) -> LatencyLog:
 
 
 def _rep_index(rep_dir: Path) -> int:
-    """The runner's repetition number (rep0 is the warm-up when there is one: meta.reps);
+    """The sweep's repetition number (rep0 is the warm-up when there is one: meta.reps);
     -1 for a calibration repetition of --min-seconds."""
     name = rep_dir.name
     return int(name[3:]) if name.startswith("rep") and name[3:].isdigit() else -1

@@ -11,11 +11,11 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError
-from perfatlas_agent.calibrate import Knob, Room
-from perfatlas_agent.measure import Metric, new_latency_array
-from perfatlas_agent.params import ParamSpec, ParamValue
-from perfatlas_agent.stats import latency_percentiles_us
+from perfatlas_agent.errors import ParameterError
+from perfatlas_agent.measure.calibrate import Knob, Room
+from perfatlas_agent.measure.metrics import Metric, new_latency_array
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
+from perfatlas_agent.measure.stats import latency_percentiles_us
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 MB = 1_000_000

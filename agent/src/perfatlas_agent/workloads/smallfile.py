@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError
-from perfatlas_agent.attachments import AttachmentFile, LatencyLog
-from perfatlas_agent.calibrate import Knob, Room
-from perfatlas_agent.measure import (
+from perfatlas_agent.errors import ParameterError
+from perfatlas_agent.measure.attachments import AttachmentFile, LatencyLog
+from perfatlas_agent.measure.calibrate import Knob, Room
+from perfatlas_agent.measure.metrics import (
     Metric,
     ThreadResult,
     new_latency_array,
@@ -21,7 +21,7 @@ from perfatlas_agent.measure import (
     syncfs,
     threaded_rate_metrics,
 )
-from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
 
 MAX_FILES = 4_000_000

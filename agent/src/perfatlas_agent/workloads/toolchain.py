@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfatlas_agent.attachments import MAX_BYTES, AttachmentFile, head, safe_name, tail
+from perfatlas_agent.measure.attachments import MAX_BYTES, AttachmentFile, head, safe_name, tail
 
 MAX_SCRIPTS = 4
 # Hashing a huge binary would hold up the run for nothing anyone reads.

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perfatlas_agent._exceptions import ParameterError, WorkloadError
-from perfatlas_agent.calibrate import Knob, Room
-from perfatlas_agent.measure import Metric
-from perfatlas_agent.params import ParamSpec, ParamValue
+from perfatlas_agent.errors import ParameterError, WorkloadError
+from perfatlas_agent.measure.calibrate import Knob, Room
+from perfatlas_agent.measure.metrics import Metric
+from perfatlas_agent.measure.params import ParamSpec, ParamValue
 from perfatlas_agent.workloads.base import RunContext, Workload
 from perfatlas_agent.workloads.trees import (
     TreeShape,

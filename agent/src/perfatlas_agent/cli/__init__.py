@@ -1,0 +1,1 @@
+"""The command line: `perfatlas-agent` (main.py) and its `study` group (study.py)."""
