@@ -22,8 +22,8 @@ from perfatlas.runs.models import Result, Run, Series
 from perfatlas.runs.trust import REFERENCE
 from tests.factories import BASE_TIME, result, run_body
 
-TABLES = Path(__file__).resolve().parents[2] / "backend" / "perfatlas" / "references" / "tables"
-SEED000 = Path(__file__).resolve().parents[1] / "fixtures" / "seeds" / "000-coda-small-files.txt"
+TABLES = Path(__file__).resolve().parents[3] / "backend" / "perfatlas" / "references" / "tables"
+SEED000 = Path(__file__).resolve().parents[2] / "fixtures" / "seeds" / "000-coda-small-files.txt"
 SOURCE = "http://codawiki.cse.chalmers.se/Small_file_performance.html"
 METRIC = "create.ops_per_s"
 PARAMETERS = run_body()["parameters"]

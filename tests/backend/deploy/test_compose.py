@@ -18,7 +18,7 @@ import yaml
 from perfatlas.cli import run_migrations
 from tests.conftest import create_database, delete_redis_queue, drop_database, patient
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def interpolate(text: str) -> str:

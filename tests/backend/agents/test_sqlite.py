@@ -1,4 +1,4 @@
-"""Agents' last seen and version on the embedded SQLite database (PostgreSQL: test_query.py)."""
+"""Agents' last seen and version on the embedded SQLite database (PostgreSQL: runs/test_query.py)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from perfatlas.core.config import Settings
 from perfatlas.main import create_app
 
 TABLE = (
-    Path(__file__).resolve().parents[2]
+    Path(__file__).resolve().parents[3]
     / "backend" / "perfatlas" / "references" / "tables" / "seed000_coda_nfs_xfs.json"
 )  # fmt: skip
 
