@@ -226,6 +226,36 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         yield server
 
 
+# ---- markers (registered in pyproject.toml) ----------------------------------------------
+# Given from where a test lives and what it uses, so that a new test gets them as its
+# neighbours do; `make test-fast` runs the tests that have none of them.
+BROWSER_DIR = REPO / "tests" / "e2e"
+# Fixtures that mount filesystems (tests/agent/conftest.py); a module that imports
+# private_postgres (tests/pg_private.py) starts a cluster as the postgres user.
+ROOT_FIXTURES = frozenset({"tmpfs_root", "tmpfs_target", "small_tmpfs", "loopfs", "private_loop"})
+# Fixtures and helpers that start processes and wait on them: a Celery worker with its beat
+# (tests/backend/alerts/conftest.py), `perfatlas serve` on a database of its own, the agent's
+# CLI running its workloads (tests/agent); a module that starts its own otherwise says so with
+# `pytestmark = pytest.mark.slow`.
+SLOW_FIXTURES = frozenset({"worker", "worker_client", "live_server"})
+SLOW_HELPERS = ("serve", "run_agent", "agent_cmd", "EmbeddedServer")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(BROWSER_DIR):
+            item.add_marker(pytest.mark.browser)
+        module = getattr(item, "module", None)
+        if ROOT_FIXTURES.intersection(getattr(item, "fixturenames", ())) or hasattr(
+            module, "private_postgres"
+        ):
+            item.add_marker(pytest.mark.root)
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())) or any(
+            hasattr(module, name) for name in SLOW_HELPERS
+        ):
+            item.add_marker(pytest.mark.slow)
+
+
 def skip_unless_able(reason: str) -> None:
     """For a test this machine cannot run (not root, a tool missing): a skip with the reason on
     a developer's machine, but a failure in CI (CI=true), where `make test` installs everything

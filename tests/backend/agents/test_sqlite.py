@@ -8,11 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.core.config import Settings
 from perfatlas.main import create_app
 from tests.factories import run_body
+
+# The CLI as a process.
+pytestmark = pytest.mark.slow
 
 
 def test_last_seen_is_the_last_upload_and_version_the_newest_run(tmp_path: Path) -> None:

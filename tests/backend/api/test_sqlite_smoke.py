@@ -110,6 +110,7 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
         assert client.get("/api/v1/agents", headers=headers).json()[0]["runs"] == 6
 
 
+@pytest.mark.slow  # `perfatlas serve --with-worker` as a process
 def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
     sqlite_env: dict[str, str], tmp_path: Path
 ) -> None:

@@ -31,6 +31,9 @@ from perfatlas.rollups.service import fold_pending
 from tests.conftest import create_database, drop_database
 from tests.factories import at, noisy, result, run_body
 
+# The CLI's export and import, and a server on SQLite, as processes.
+pytestmark = pytest.mark.slow
+
 
 def _seed(client: TestClient, engine: Engine, settings: Settings, headers: dict[str, str]) -> str:
     rng = random.Random(5)
