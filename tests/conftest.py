@@ -257,10 +257,10 @@ BROWSER_DIR = REPO / "tests" / "e2e"
 ROOT_FIXTURES = frozenset({"tmpfs_root", "tmpfs_target", "small_tmpfs", "loopfs", "private_loop"})
 # Fixtures and helpers that start processes and wait on them: a Celery worker with its beat
 # (tests/backend/alerts/conftest.py), `perfatlas serve` on a database of its own, the agent's
-# CLI running its workloads (tests/agent); a module that starts its own otherwise says so with
+# CLI running its workloads, its daemon waited for (tests/agent); a module that starts its own otherwise says so with
 # `pytestmark = pytest.mark.slow`.
 SLOW_FIXTURES = frozenset({"worker", "worker_client", "live_server"})
-SLOW_HELPERS = ("serve", "run_agent", "agent_cmd", "EmbeddedServer")
+SLOW_HELPERS = ("serve", "run_agent", "agent_cmd", "EmbeddedServer", "wait_for")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

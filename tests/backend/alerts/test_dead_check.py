@@ -18,6 +18,9 @@ from perfatlas.runs.models import Series
 from tests.backend.alerts.conftest import wait_until
 from tests.factories import STEP, daily_runs
 
+# Kills a worker process (-9) and waits for the next to take over.
+pytestmark = pytest.mark.slow
+
 SERIES = 100
 
 

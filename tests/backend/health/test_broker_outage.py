@@ -27,6 +27,9 @@ from tests.backend.alerts.conftest import wait_until
 from tests.conftest import _free_port, skip_unless_able
 from tests.factories import STEP, daily_runs
 
+# A private Redis stopped and started under a worker process.
+pytestmark = pytest.mark.slow
+
 SERIES = 40
 
 
