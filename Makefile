@@ -15,12 +15,13 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # so three share two cores well; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 3
 
-.PHONY: up test lint typecheck pytest bench bench-deps bench-load bench-scale bench-growth bench-jobs bench-confirm install services system-packages lock clean help \
+.PHONY: up test test-fast lint typecheck pytest bench bench-deps bench-load bench-scale bench-growth bench-jobs bench-confirm install services system-packages lock clean help \
 	ui ui-install ui-check typegen typegen-check ui-maybe
 
 help:
 	@echo "make up      run PerfAtlas on embedded defaults (SQLite under .data/) and print the URL"
 	@echo "make test    install what is needed, start PostgreSQL/Redis if needed, run every test"
+	@echo "make test-fast  the unit and API tests only (no browser, mounts or slow waits): the edit-test loop"
 	@echo "make bench   run the benchmarks; results go to tests/bench/results/"
 	@echo "make bench-load  only the load benchmark (concurrent uploads, notifications, Explore readers)"
 	@echo "make bench-scale the server benchmark at 10,000,000 results, then the load benchmark on it"
@@ -70,6 +71,14 @@ pytest: install ui services system-packages
 	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS)
 
 test: lint ui-check pytest
+
+# The edit-test loop: the unit and API tests on SQLite and PostgreSQL, without a browser, root
+# (mounts, a private PostgreSQL) or the slow waits on workers and workloads (the markers:
+# pyproject.toml, given by tests/conftest.py). `make test` still runs every test.
+FAST_TESTS := not browser and not root and not slow
+
+test-fast: install services
+	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS) -m "$(FAST_TESTS)"
 
 bench: bench-deps system-packages ui
 	$(PY) tests/bench/run.py

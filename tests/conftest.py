@@ -109,12 +109,34 @@ def delete_redis_queue(name: str) -> None:
     client.close()
 
 
+# The tables written since they were last emptied: any row written (kept, deleted or rolled
+# back) gave the table a page, and TRUNCATE leaves none; a sequence drawn from (a failed
+# insert may draw without writing) has a last value until RESTART IDENTITY clears it.
+_WRITTEN = text("""
+    SELECT c.relname FROM pg_class c
+    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+      AND c.relname = ANY(:tables)
+      AND (pg_relation_size(c.oid) > 0 OR EXISTS (
+          SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
+          JOIN pg_sequences q ON q.schemaname = current_schema() AND q.sequencename = s.relname
+          WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+            AND d.refobjid = c.oid AND s.relkind = 'S' AND q.last_value IS NOT NULL))
+""")
+
+
 @pytest.fixture
 def engine(settings: Settings) -> Iterator[Engine]:
+    """The session's PostgreSQL database, emptied after the test: every table it wrote
+    truncated, identities restarted (tests share the database, and the app under test and a
+    test's own sessions each commit on connections of their own, so a rollback cannot undo
+    them). A table nothing wrote is left as it is: truncating costs a few milliseconds a table
+    even when empty."""
     engine = get_engine(settings.effective_database_url)
     yield engine
     with engine.begin() as conn:
-        conn.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+        written = conn.scalars(_WRITTEN, {"tables": list(TABLES)}).all()
+        if written:
+            conn.execute(text(f"TRUNCATE {', '.join(written)} RESTART IDENTITY CASCADE"))
 
 
 @dataclass
@@ -224,6 +246,36 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     """`perfatlas serve` in its own process on its own PostgreSQL database."""
     with serve("live", tmp_path_factory.mktemp("live")) as server:
         yield server
+
+
+# ---- markers (registered in pyproject.toml) ----------------------------------------------
+# Given from where a test lives and what it uses, so that a new test gets them as its
+# neighbours do; `make test-fast` runs the tests that have none of them.
+BROWSER_DIR = REPO / "tests" / "e2e"
+# Fixtures that mount filesystems (tests/agent/conftest.py); a module that imports
+# private_postgres (tests/pg_private.py) starts a cluster as the postgres user.
+ROOT_FIXTURES = frozenset({"tmpfs_root", "tmpfs_target", "small_tmpfs", "loopfs", "private_loop"})
+# Fixtures and helpers that start processes and wait on them: a Celery worker with its beat
+# (tests/backend/alerts/conftest.py), `perfatlas serve` on a database of its own, the agent's
+# CLI running its workloads, its daemon waited for (tests/agent); a module that starts its own otherwise says so with
+# `pytestmark = pytest.mark.slow`.
+SLOW_FIXTURES = frozenset({"worker", "worker_client", "live_server"})
+SLOW_HELPERS = ("serve", "run_agent", "agent_cmd", "EmbeddedServer", "wait_for")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(BROWSER_DIR):
+            item.add_marker(pytest.mark.browser)
+        module = getattr(item, "module", None)
+        if ROOT_FIXTURES.intersection(getattr(item, "fixturenames", ())) or hasattr(
+            module, "private_postgres"
+        ):
+            item.add_marker(pytest.mark.root)
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())) or any(
+            hasattr(module, name) for name in SLOW_HELPERS
+        ):
+            item.add_marker(pytest.mark.slow)
 
 
 def skip_unless_able(reason: str) -> None:

@@ -13,7 +13,7 @@ import random
 import uuid
 from typing import Any
 
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import BASE_TIME, result, run_body, within
 
 VERSIONS = ("2.1.9", "2.1.10", "2.2.1", "2.2.2")
 ZFS_AGENTS = ("zfs-night-1", "zfs-night-2")
@@ -24,10 +24,6 @@ FS_LEVELS = {("ext4", "file"): 250.0, ("ext4", "none"): 9000.0,
              ("tmpfs", "file"): 22000.0, ("tmpfs", "none"): 22500.0}  # fmt: skip
 STUDY = "trap-000"
 RUNS_PER_CELL = 2
-
-
-def _samples(rng: random.Random, centre: float, n: int = 3) -> list[float]:
-    return [round(centre * (1 + rng.uniform(-0.01, 0.01)), 3) for _ in range(n)]
 
 
 def _env(fs: str, host: str) -> dict[str, Any]:
@@ -51,8 +47,8 @@ def trap_runs(workload: str = "trap_smallfile", seed: int = 40) -> list[dict[str
                     parameters={"nfiles": 1000, "fsync": fsync},
                     labels={"fs_version": version}, memory_backed=False, flush_to_device=True,
                     environment=_env("zfs", agent),
-                    results=[result("create.ops_per_s", _samples(rng, ops)),
-                             result("create.seconds", _samples(rng, 1000 / ops), unit="s")])  # fmt: skip
+                    results=[result("create.ops_per_s", within(rng, ops, digits=3)),
+                             result("create.seconds", within(rng, 1000 / ops, digits=3), unit="s")])  # fmt: skip
     for (fs, fsync), level in FS_LEVELS.items():
         for _ in range(RUNS_PER_CELL):
             add(agent="lab-fs", target=f"/mnt/{fs}", fsync_policy=fsync,
@@ -61,8 +57,8 @@ def trap_runs(workload: str = "trap_smallfile", seed: int = 40) -> list[dict[str
                 # tmpfs says nothing: memory-backed is known from its fs_type (runs/durability.py)
                 memory_backed=None if fs == "tmpfs" else False,
                 environment=_env(fs, "lab-fs"),
-                results=[result("create.ops_per_s", _samples(rng, level)),
-                         result("create.seconds", _samples(rng, 1000 / level), unit="s")])  # fmt: skip
+                results=[result("create.ops_per_s", within(rng, level, digits=3)),
+                         result("create.seconds", within(rng, 1000 / level, digits=3), unit="s")])  # fmt: skip
     add(agent="reference", target="xfs", fsync_policy="none",
         parameters={"nfiles": 1000, "fsync": "none"},
         labels={"study": STUDY, "fs": "xfs-seed", "mount": "default"}, environment={},

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from tests.factories import run_body
+from tests.factories import run_body, within
 
 SWEEP = "tahoe_download"
 VERSIONS = ("1.7.1", "1.8.2", "trunk")
@@ -32,7 +32,7 @@ class Seeded:
 
 
 def _samples(rng: random.Random, centre: float, spread: float = 0.04, n: int = 5) -> list[float]:
-    return [round(centre * (1 + rng.uniform(-spread, spread)), 3) for _ in range(n)]
+    return within(rng, centre, spread, n, digits=3)
 
 
 def _env(fs: str) -> dict[str, Any]:

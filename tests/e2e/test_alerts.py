@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import IDLE_QUEUE, REDIS_URL, LiveServer
 from tests.e2e.conftest import shot
-from tests.factories import run_body
+from tests.factories import run_body, within
 
 WORKLOAD = "alerted_smallfile"
 AGENT = "alert-host"
@@ -45,7 +45,7 @@ def step_runs() -> list[dict[str, Any]]:
     runs = []
     for night in range(25):
         level, version = (1000.0, "6.1") if night < 15 else (800.0, "6.2")
-        samples = [round(level * (1 + rng.uniform(-0.01, 0.01)), 2) for _ in range(3)]
+        samples = within(rng, level, digits=2)
         body = run_body(
             uuid=str(uuid.uuid4()), workload=WORKLOAD, agent=AGENT, target="/mnt/xfs",
             parameters={"nfiles": 5000, "size": "4KiB"}, labels={"fs_version": version},

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import LiveServer
 from tests.e2e.conftest import shot, upload_runs, use_token
-from tests.factories import run_body
+from tests.factories import run_body, within
 from tests.trap import trap_runs
 
 WORKLOAD = "cmp_smallfile"
@@ -41,7 +41,7 @@ def _phase_results(rng: random.Random, factor: float, *, reps: int = 3) -> list[
         ops = (i + 1) * 900.0 * (factor if phase == "create" else 1.0)
 
         def s(centre: float) -> list[float]:
-            return [round(centre * (1 + rng.uniform(-0.01, 0.01)), 4) for _ in range(reps)]
+            return within(rng, centre, n=reps, digits=4)
 
         out.append({"metric": f"{phase}.ops_per_s", "unit": "ops/s", "samples": s(ops)})
         out.append({"metric": f"{phase}.seconds", "unit": "s", "samples": s(1000 / ops)})

@@ -27,6 +27,7 @@ from tests.conftest import IDLE_QUEUE, REDIS_URL, LiveServer
 from tests.e2e.conftest import shot
 from tests.e2e.test_alerts import use_token
 from tests.e2e.test_schedules import bearer, enroll
+from tests.factories import within
 
 expect.set_options(timeout=15_000)
 
@@ -39,8 +40,7 @@ ROUNDS_MAX = 6
 
 
 def samples(level: float, seed: int, n: int = 5, spread: float = 0.01) -> list[float]:
-    rng = random.Random(seed)
-    return [round(level * (1 + rng.uniform(-spread, spread)), 3) for _ in range(n)]
+    return within(random.Random(seed), level, spread, n, digits=3)
 
 
 def run(

@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import IDLE_QUEUE, REDIS_URL, LiveServer
 from tests.e2e.conftest import shot, use_token
 from tests.e2e.seed import SWEEP, TAR, Seeded
-from tests.factories import run_body
+from tests.factories import run_body, within
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 860}
@@ -64,7 +64,7 @@ def _step_runs() -> list[dict[str, Any]]:
     runs = []
     for night in range(20):
         level, version = (1000.0, "3.9") if night < 12 else (780.0, "3.10")
-        samples = [round(level * (1 + rng.uniform(-0.01, 0.01)), 2) for _ in range(3)]
+        samples = within(rng, level, digits=2)
         body = run_body(
             uuid=str(uuid.uuid4()), workload=STEP, agent="phones-host", target="/mnt/xfs",
             parameters={"nfiles": 5000}, labels={"fs_version": version},

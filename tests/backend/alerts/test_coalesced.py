@@ -30,7 +30,7 @@ from perfatlas.runs.ingest import ingest
 from perfatlas.runs.models import Result, Series
 from tests.backend.alerts.conftest import Worker, wait_until
 from tests.conftest import REDIS_URL
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import at, noisy, result, run_body
 
 METRICS = ("create.ops_per_s", "stat.ops_per_s", "unlink.ops_per_s")
 
@@ -39,9 +39,9 @@ def one_run(day: int, level: float, *, agent: str = "lab-1") -> dict[str, Any]:
     rng = random.Random(day)
     return run_body(
         agent=agent,
-        started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
+        started_at=at(days=day),
         labels={"fs_version": "6.1" if day < 30 else "6.2"},
-        results=[result(m, [level * rng.gauss(1, 0.01) for _ in range(3)]) for m in METRICS],
+        results=[result(m, noisy(rng, level)) for m in METRICS],
     )
 
 

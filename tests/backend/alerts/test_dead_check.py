@@ -4,7 +4,6 @@ its alert once."""
 
 from __future__ import annotations
 
-import datetime as dt
 import random
 import time
 
@@ -17,7 +16,10 @@ from perfatlas.alerts import pending
 from perfatlas.alerts.models import Alert, DetectionRequest
 from perfatlas.runs.models import Series
 from tests.backend.alerts.conftest import wait_until
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import STEP, daily_runs
+
+# Kills a worker process (-9) and waits for the next to take over.
+pytestmark = pytest.mark.slow
 
 SERIES = 100
 
@@ -30,14 +32,10 @@ def test_claims_of_a_dead_check_are_taken_over_within_a_minute_without_duplicate
     # queue: their checks wait, and no worker takes them yet.
     rng = random.Random(41)
     runs = [
-        run_body(
-            agent="lab-1", target=f"/mnt/t{s:03d}",
-            started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
-            results=[result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)])],
-        )
+        run
         for s in range(SERIES)
-        for day, level in enumerate([1000.0] * 15 + [800.0] * 10)
-    ]  # fmt: skip
+        for run in daily_runs(STEP, rng, agent="lab-1", target=f"/mnt/t{s:03d}")
+    ]
     for i in range(0, len(runs), 500):
         stored = client.post(
             "/api/v1/runs/batch", json={"runs": runs[i : i + 500]}, headers=upload_headers

@@ -18,7 +18,7 @@ from perfatlas.analysis.detector import attach_causes, detect
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
 from perfatlas.notifications.models import Notification
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import BASE_TIME, at, noisy, result, run_body
 
 Upload = Callable[..., list[str]]
 
@@ -46,11 +46,11 @@ def upload(client: TestClient, upload_headers: dict[str, str]) -> Upload:
             days[agent] = day + 1
             body = run_body(
                 agent=agent,
-                started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
+                started_at=at(days=day),
                 labels={"mode": "connected", **labels_at(i)},
                 results=[
-                    *(result(m, [level * rng.gauss(1, 0.01) for _ in range(3)]) for m in metrics),
-                    *(result(m, [500 * rng.gauss(1, 0.01) for _ in range(3)]) for m in flat),
+                    *(result(m, noisy(rng, level)) for m in metrics),
+                    *(result(m, noisy(rng, 500)) for m in flat),
                 ],
             )
             body["environment"] = {**body["environment"], "hostname": agent, "kernel": kernel_at(i)}

@@ -3,7 +3,7 @@ newest `window` points (or the newest before a time), oldest first (runs started
 moment in id order), a run's
 samples or its value alone, a series without points empty; on PostgreSQL (one statement for
 the lot) and SQLite (a statement a series) alike. That reference figures stay out is
-test_references.py's."""
+references/test_api.py's."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ notification per incident state change."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import random
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from perfatlas.alerts.tasks import DETECT_ALL
 from perfatlas.core.config import Settings
 from perfatlas.core.queue import enqueue
 from tests.backend.alerts.conftest import Receiver, Worker, add_channel, wait_until
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import at, noisy, result, run_body
 
 METRICS = ("create.ops_per_s", "stat.ops_per_s", "unlink.ops_per_s")
 
@@ -29,9 +28,9 @@ def batch(levels: list[float], *, first_day: int, version_at: Callable[[int], st
     return [
         run_body(
             agent="lab-1",
-            started_at=(BASE_TIME + dt.timedelta(days=first_day + i)).isoformat(),
+            started_at=at(days=first_day + i),
             labels={"mode": "connected", "fs_version": version_at(first_day + i)},
-            results=[result(m, [level * rng.gauss(1, 0.01) for _ in range(3)]) for m in METRICS],
+            results=[result(m, noisy(rng, level)) for m in METRICS],
         )
         for i, level in enumerate(levels)
     ]

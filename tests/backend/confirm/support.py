@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from tests.backend.alerts.conftest import wait_until
 from tests.backend.jobs.support import bearer, claim, enroll
-from tests.factories import BASE_TIME
+from tests.factories import BASE_TIME, within
 
 AGENT = "lab-1"
 METRIC = "ops"
@@ -22,8 +22,7 @@ CMD = "bench --version {version}"
 
 
 def samples(level: float, seed: int, n: int = 3, spread: float = 0.01) -> list[float]:
-    rng = random.Random(seed)
-    return [round(level * (1 + rng.uniform(-spread, spread)), 3) for _ in range(n)]
+    return within(random.Random(seed), level, spread, n, digits=3)
 
 
 def run(

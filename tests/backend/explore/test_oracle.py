@@ -31,6 +31,9 @@ from perfatlas.runs.models import Run as RunRow
 from tests.backend.explore import oracle
 from tests.backend.rollups.states import fold_to
 
+# Every dimension as x, group and filter against the oracle: a minute a case on 2 busy cores.
+pytestmark = pytest.mark.slow
+
 SEED = 20261122
 RUN_COUNT = 160
 PARAMS = ("k", "size", "fsync", "param.k")

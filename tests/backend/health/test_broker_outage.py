@@ -4,7 +4,6 @@ and fold is done, once each, with the uploads made during the outage too."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import random
 import shutil
@@ -25,7 +24,10 @@ from perfatlas.main import create_app
 from perfatlas.runs.models import RollupPending, Run
 from tests.backend.alerts.conftest import wait_until
 from tests.conftest import _free_port, skip_unless_able
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import STEP, daily_runs
+
+# A private Redis stopped and started under a worker process.
+pytestmark = pytest.mark.slow
 
 SERIES = 40
 
@@ -72,14 +74,8 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
 
 def _runs(series: range, rng: random.Random) -> list[dict]:  # type: ignore[type-arg]
     return [
-        run_body(
-            agent="lab-1", target=f"/mnt/t{s:03d}",
-            started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
-            results=[result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)])],
-        )
-        for s in series
-        for day, level in enumerate([1000.0] * 15 + [800.0] * 10)
-    ]  # fmt: skip
+        run for s in series for run in daily_runs(STEP, rng, agent="lab-1", target=f"/mnt/t{s:03d}")
+    ]
 
 
 def test_the_worker_outlives_a_broker_outage_and_catches_up(

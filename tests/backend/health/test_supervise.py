@@ -19,6 +19,9 @@ import pytest
 
 from tests.conftest import _free_port, patient
 
+# Kills and restarts worker processes.
+pytestmark = pytest.mark.slow
+
 
 def _get(url: str) -> httpx.Response | None:
     try:

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import orjson
+import pytest
 import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select
@@ -29,6 +30,9 @@ from tests.backend.alerts.conftest import Worker, wait_until
 from tests.backend.rollups.history import WORKLOAD, bodies, check_all, runs_of
 from tests.backend.rollups.test_fold import asker, counts, ingest
 from tests.conftest import LiveServer
+
+# Kills a worker process mid-fold.
+pytestmark = pytest.mark.slow
 
 
 def test_concurrent_uploads_to_one_series_then_the_fold(live_server: LiveServer) -> None:

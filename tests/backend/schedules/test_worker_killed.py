@@ -30,6 +30,9 @@ from perfatlas.schedules.models import Schedule
 from tests.backend.alerts.conftest import BROKER_URL, WORKER_TIMINGS, Worker, wait_until
 from tests.backend.schedules.conftest import SPEC
 
+# Kills worker processes.
+pytestmark = pytest.mark.slow
+
 # The fleet: which agents each selector picks (worked out by hand, not by agents.service).
 AGENTS = {"k1": {"pool": "nvme"}, "k2": {"pool": "nvme"}, "k3": {"pool": "hdd"}}
 PICKS = {

@@ -225,6 +225,7 @@ def test_run_spans_find_each_run_whatever_its_text_and_spacing():
         assert large_batch.run_spans(other) is None, other
 
 
+@pytest.mark.slow  # the CLI as a process, a server on SQLite
 def test_a_large_batch_on_sqlite(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERFATLAS_")}
     env["PERFATLAS_DATA_DIR"] = str(tmp_path / "data")

@@ -25,7 +25,7 @@ from perfatlas.rollups.service import fold_pending
 from tests.conftest import IDLE_QUEUE, REDIS_URL
 from tests.factories import result, run_body
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 COUNTED = ("runs", "results", "series", "agents", "environments", "notification_channels",
            "alert_rules")  # fmt: skip
 NOW = dt.datetime.now(dt.UTC)

@@ -20,10 +20,10 @@ from perfatlas.alerts.detection import change_points
 from perfatlas.core.config import Settings
 from perfatlas.core.trust import REFERENCE
 from perfatlas.runs.models import Result, Run, Series
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import BASE_TIME, daily_runs, result, run_body
 
-TABLES = Path(__file__).resolve().parents[2] / "backend" / "perfatlas" / "references" / "tables"
-SEED000 = Path(__file__).resolve().parents[1] / "fixtures" / "seeds" / "000-coda-small-files.txt"
+TABLES = Path(__file__).resolve().parents[3] / "backend" / "perfatlas" / "references" / "tables"
+SEED000 = Path(__file__).resolve().parents[2] / "fixtures" / "seeds" / "000-coda-small-files.txt"
 SOURCE = "http://codawiki.cse.chalmers.se/Small_file_performance.html"
 METRIC = "create.ops_per_s"
 PARAMETERS = run_body()["parameters"]
@@ -31,15 +31,7 @@ LABELS = run_body()["labels"]
 
 
 def _history(agent: str, level: float, n: int, *, seed: int) -> list[dict[str, Any]]:
-    rng = random.Random(seed)
-    return [
-        run_body(
-            agent=agent,
-            started_at=(BASE_TIME + dt.timedelta(days=i)).isoformat(),
-            results=[result(METRIC, [level * rng.gauss(1, 0.01) for _ in range(3)])],
-        )
-        for i in range(n)
-    ]
+    return daily_runs([level] * n, random.Random(seed), metrics=[METRIC], agent=agent)
 
 
 def _table(agent: str, values: list[float], **extra: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
 from tests.backend.rollups.states import FOLD_STATES, fold_to
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import BASE_TIME, result, run_body, within
 
 LEVELS = {("lab-1", "/mnt/a"): 1000.0, ("lab-1", "/mnt/b"): 3000.0,
           ("lab-2", "/mnt/a"): 500.0, ("lab-2", "/mnt/b"): 8000.0}  # fmt: skip
@@ -41,7 +41,7 @@ def version_runs(seed: int = 1) -> list[dict]:
                 ops = level * FACTOR[version]
 
                 def s(centre):
-                    return [centre * (1 + rng.uniform(-0.01, 0.01)) for _ in range(3)]
+                    return within(rng, centre)
 
                 runs.append(run_body(
                     agent=agent, target=target, labels={"fs_version": version, "mode": "c"},

@@ -4,7 +4,6 @@ computation), trust flags with the numbers, durability warnings, metric choice a
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import random
 import statistics
@@ -15,7 +14,7 @@ from sqlalchemy import Engine
 from perfatlas.alerts import service as alerts_service
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import at, noisy, result, run_body
 
 PHASES = ["create", "read_cold", "read_warm", "stat", "delete"]
 
@@ -234,10 +233,10 @@ def test_a_tentative_alert_travels_with_the_compare_cell(
     bodies = []
     for day, level in enumerate([1000.0] * 20 + [700.0] * 5):
         bodies.append(run_body(
-            started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
+            started_at=at(days=day),
             labels={"mode": "connected", "fs_version": "6.1" if day < 20 else "6.2"},
-            results=[result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)]),
-                     result("read_cold.ops_per_s", [500 * rng.gauss(1, 0.01) for _ in range(3)])],
+            results=[result("create.ops_per_s", noisy(rng, level)),
+                     result("read_cold.ops_per_s", noisy(rng, 500))],
         ))  # fmt: skip
     upload(client, upload_headers, bodies)
     with session_factory(engine)() as session:

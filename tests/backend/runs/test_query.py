@@ -1,5 +1,5 @@
 """Reading back: runs list with filters and cursors, series, explore, CSV exports (compare:
-test_compare.py)."""
+compare/test_runs.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, text
 
 from perfatlas.core.natural import natural_key, natural_sorted
 from perfatlas.explore.catalog import MAX_VALUES
-from tests.backend.racing import upload_at_once
+from tests.backend.runs.racing import upload_at_once
 from tests.factories import run_body
 
 

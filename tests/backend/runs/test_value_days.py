@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from perfatlas.runs.value_days import STRETCHES_WALKED
-from tests.backend.racing import upload_at_once
+from tests.backend.runs.racing import upload_at_once
 from tests.factories import run_body
 
 # What ingest should have kept, computed from the runs stored (the migration's statement).

@@ -13,12 +13,16 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 import yaml
 
 from perfatlas.cli import run_migrations
 from tests.conftest import create_database, delete_redis_queue, drop_database, patient
 
-REPO = Path(__file__).resolve().parents[2]
+# Runs docker-compose's commands as processes: a server, a worker, migrations.
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def interpolate(text: str) -> str:

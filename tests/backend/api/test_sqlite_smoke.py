@@ -110,13 +110,13 @@ def test_sqlite_end_to_end(sqlite_env: dict[str, str], tmp_path: Path) -> None:
         assert client.get("/api/v1/agents", headers=headers).json()[0]["runs"] == 6
 
 
+@pytest.mark.slow  # `perfatlas serve --with-worker` as a process
 def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
     sqlite_env: dict[str, str], tmp_path: Path
 ) -> None:
     """What `make up` runs: `perfatlas serve --with-worker` on SQLite, with the broker kept in
     a SQLite file; an upload with a step opens an alert through the worker, and the worker
     goes when the server goes."""
-    import datetime as dt
     import random
     import signal
     import socket
@@ -124,7 +124,7 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
 
     import httpx
 
-    from tests.factories import BASE_TIME
+    from tests.factories import STEP, daily_runs
 
     cli(sqlite_env, "migrate")
     token = cli(sqlite_env, "token", "create", "--scope", "upload", "-q").strip()
@@ -149,15 +149,7 @@ def test_serve_with_worker_detects_a_step_on_the_embedded_broker(
             assert time.monotonic() < deadline, "the server and worker did not start within 60 s"
             time.sleep(0.2)
         rng = random.Random(7)
-        runs = [
-            run_body(
-                started_at=(BASE_TIME + dt.timedelta(days=i)).isoformat(),
-                results=[
-                    result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)])
-                ],
-            )
-            for i, level in enumerate([1000.0] * 15 + [800.0] * 10)
-        ]
+        runs = daily_runs(STEP, rng)
         upload = httpx.post(f"{base}/runs/batch", json={"runs": runs}, headers=headers)
         assert upload.status_code == 200, upload.text
         deadline = time.monotonic() + patient(30)

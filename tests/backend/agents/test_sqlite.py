@@ -1,4 +1,4 @@
-"""Agents' last seen and version on the embedded SQLite database (PostgreSQL: test_query.py)."""
+"""Agents' last seen and version on the embedded SQLite database (PostgreSQL: runs/test_query.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.core.config import Settings
 from perfatlas.main import create_app
 from tests.factories import run_body
+
+# The CLI as a process.
+pytestmark = pytest.mark.slow
 
 
 def test_last_seen_is_the_last_upload_and_version_the_newest_run(tmp_path: Path) -> None:

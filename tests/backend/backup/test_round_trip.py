@@ -4,7 +4,6 @@ same rows; the SQLite server answers as the PostgreSQL one did; nothing secret g
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import random
@@ -30,7 +29,10 @@ from perfatlas.main import create_app
 from perfatlas.notifications.models import Channel
 from perfatlas.rollups.service import fold_pending
 from tests.conftest import create_database, drop_database
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import at, noisy, result, run_body
+
+# The CLI's export and import, and a server on SQLite, as processes.
+pytestmark = pytest.mark.slow
 
 
 def _seed(client: TestClient, engine: Engine, settings: Settings, headers: dict[str, str]) -> str:
@@ -39,9 +41,9 @@ def _seed(client: TestClient, engine: Engine, settings: Settings, headers: dict[
         run_body(
             agent=agent, target=target, parameters={"nfiles": 1000, "fsync": fsync},
             labels={"fs_version": version},
-            started_at=(BASE_TIME + dt.timedelta(days=day)).isoformat(),
-            results=[result("create.ops_per_s", [level * rng.gauss(1, 0.01) for _ in range(3)]),
-                     result("stat.ops_per_s", [2 * level * rng.gauss(1, 0.01) for _ in range(3)])],
+            started_at=at(days=day),
+            results=[result("create.ops_per_s", noisy(rng, level)),
+                     result("stat.ops_per_s", noisy(rng, 2 * level))],
         )
         for agent in ("lab-1", "lab-2")
         for target, fsync in (("/mnt/ext4", "file"), ("/mnt/xfs", "none"))

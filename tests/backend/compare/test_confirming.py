@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from perfatlas.jobs.enums import JobKind
 from perfatlas.runs.models import Run
 from tests.backend.jobs.support import enroll, queue
-from tests.factories import BASE_TIME, result, run_body
+from tests.factories import BASE_TIME, result, run_body, within
 
 AGENT = "lab-1"
 LEVEL = {"6.1": 1000.0, "6.5": 800.0}
@@ -27,7 +27,7 @@ def _runs(version: str, level: float, n: int, *, seed: int, **extra: Any) -> lis
     rng = random.Random(seed)
     runs = []
     for i in range(n):
-        samples = [level * (1 + rng.uniform(-0.01, 0.01)) for _ in range(3)]
+        samples = within(rng, level)
         runs.append(run_body(
             agent=AGENT, target="/mnt/a", labels={"fs_version": version, "mode": "c"},
             environment={**run_body()["environment"], "hostname": AGENT},

@@ -9,13 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.core.config import Settings
 from perfatlas.main import create_app
 
+# The CLI as a process.
+pytestmark = pytest.mark.slow
+
 TABLE = (
-    Path(__file__).resolve().parents[2]
+    Path(__file__).resolve().parents[3]
     / "backend" / "perfatlas" / "references" / "tables" / "seed000_coda_nfs_xfs.json"
 )  # fmt: skip
 

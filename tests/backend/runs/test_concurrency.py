@@ -9,7 +9,7 @@ import uuid
 import httpx
 from sqlalchemy import create_engine, text
 
-from tests.backend.racing import upload_at_once
+from tests.backend.runs.racing import upload_at_once
 from tests.factories import run_body
 
 
