@@ -84,7 +84,7 @@ def _full_chunks() -> None:
         *(sa.column(c, sa.BigInteger()) for c in ("first_started", "last_started")),
     )
     r, d = rollups.c, digests.c
-    # Chunks read at a time (tests/backend/test_migrations.py reads a few at a time).
+    # Chunks read at a time (tests/backend/migrations/test_migrations.py reads a few at a time).
     page_size = int(os.environ.get("PERFATLAS_MIGRATION_PAGE", "5000"))
     key = sa.tuple_(r.series_id, r.variant_id, r.chunk)
     full = (

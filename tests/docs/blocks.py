@@ -48,13 +48,13 @@ LISTED = {
     "sudo perfatlas-agent study run smallfiles-000 --quick --filesystems ext4,tmpfs": (
         "tests/e2e/test_study_report.py (ext4 as root and tmpfs, then the report in a browser)"
     ),
-    "docker compose up -d": "tests/backend/test_compose.py (the services, health checks, commands)",
+    "docker compose up -d": "tests/backend/deploy/test_compose.py (the services, health checks, commands)",
     "cp backend/systemd/perfatlas-api.service": (
         "needs systemd as PID 1: no test runs it; the units run `perfatlas migrate`, `perfatlas "
         "serve` and `perfatlas worker`, which the docs server runs"
     ),
     "perfatlas export perfatlas.zip": (
-        "tests/backend/test_backup.py (export from SQLite, import into PostgreSQL)"
+        "tests/backend/backup/test_round_trip.py (export from SQLite, import into PostgreSQL)"
     ),
     "make ui ": "make test (ui-check; the browser tests of tests/e2e/ serve the built UI)",
 }

@@ -2,7 +2,7 @@
 people write them (128k, 128 KiB, 4M, 250ms, 2s).
 
 Which parameters are sizes or durations is declared here, by name, from the agent's workloads
-(their ParamSpec of kind "size"; tests/backend/test_units.py holds the two lists together), not
+(their ParamSpec of kind "size"; tests/backend/core/test_units.py holds the two lists together), not
 guessed from the values: a `count` of 131072 is not 128 KiB. frontend/src/lib/units.ts formats
 them the same way.
 

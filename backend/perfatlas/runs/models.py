@@ -62,7 +62,7 @@ class Run(Base):
     # No foreign keys, as on results (below): a run is written once, by runs/ingest.py alone,
     # in the transaction that reads or inserts its agent and environment, and neither is ever
     # deleted. The database's two checks per row were a seventh of PostgreSQL's time per
-    # upload. tests/backend/test_concurrency.py checks that every run's agent and environment
+    # upload. tests/backend/runs/test_concurrency.py checks that every run's agent and environment
     # exist and are the ones its body named.
     agent_id: Mapped[int] = mapped_column(Integer)
     environment_id: Mapped[int | None] = mapped_column(Integer)
@@ -215,7 +215,7 @@ class Result(Base):
     # series, and neither runs nor series are ever deleted. The database's checks cost a
     # fifth of the machine's CPU per stored result (two lookups per row, and a lock on the
     # series row that concurrent uploads to one series share), for rows that cannot miss.
-    # tests/backend/test_concurrency.py checks that every result's run and series exist.
+    # tests/backend/runs/test_concurrency.py checks that every result's run and series exist.
     run_id: Mapped[int] = mapped_column(BigId)
     series_id: Mapped[int] = mapped_column(Integer)
     # Copied from the run so that explore and series reads need one index, not a join first.
