@@ -47,7 +47,7 @@ function plotlyChunkName(): Plugin {
 /** The chart pages' route modules (app/router.tsx loads every page lazily) whose chunks index.html
  * preloads when such a page is opened directly: the page's draw must not wait for the app's
  * code to ask for its code. */
-const PRELOADED_ROUTES = ["SeriesHistory", "Explore", "Heatmap", "AlertDetail"];
+const PRELOADED_ROUTES = ["Explore", "Heatmap", "AlertDetail"]; // SeriesHistory is in the entry
 
 /** Put "SeriesHistory=/assets/a.js,/assets/b.js;Explore=..." into index.html: each preloaded
  * route's chunk and the chunks it imports, transitively (a modulepreload fetches the module

@@ -4,17 +4,19 @@ import { Shell } from "../components/layout/Shell";
 import { paths, routePatterns } from "../lib/paths";
 import { OpenAlertsBadge } from "../features/alerts/components/OpenAlertsBadge";
 import { RouteError } from "./routes/RouteError";
+import { SeriesHistory } from "./routes/SeriesHistory";
 
 // Each page is its own chunk, loaded when first shown (Shell's Suspense shows "Loading" meanwhile;
 // later navigations are transitions: the page before stays until the next one's code is in).
 // index.html preloads the chunk of a chart page opened directly (vite.config.ts routeChunks).
+// The series page is the exception, in the entry chunk: its cold draw is on a budget (500 ms),
+// and a lazy page's chunk put its first render ~140 ms later (tests/bench/bench_series_page.py).
 const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })));
 const routes = {
   overview: () => import("./routes/Overview"),
   explore: () => import("./routes/Explore"),
   heatmap: () => import("./routes/Heatmap"),
   seriesList: () => import("./routes/SeriesList"),
-  series: () => import("./routes/SeriesHistory"),
   runs: () => import("./routes/Runs"),
   run: () => import("./routes/RunDetail"),
   compare: () => import("./routes/Compare"),
@@ -36,7 +38,6 @@ const Overview = page(routes.overview, "Overview");
 const Explore = page(routes.explore, "Explore");
 const Heatmap = page(routes.heatmap, "Heatmap");
 const SeriesList = page(routes.seriesList, "SeriesList");
-const SeriesHistory = page(routes.series, "SeriesHistory");
 const Runs = page(routes.runs, "Runs");
 const RunDetail = page(routes.run, "RunDetail");
 const Compare = page(routes.compare, "Compare");
@@ -61,7 +62,6 @@ const NotFound = page(routes.notFound, "NotFound");
  * with index.html's preload, its chunk is in by the time React asks for it). */
 export function preloadPage(pathname: string): void {
   const chart: [RegExp, () => Promise<unknown>][] = [
-    [/^\/series\/\d+$/, routes.series],
     [/^\/explore$/, routes.explore],
     [/^\/heatmap$/, routes.heatmap],
     [/^\/alerts\/\d+$/, routes.alert],
