@@ -25,7 +25,8 @@ SHELLS = ("sh", "bash", "shell")
 ADDRESS = re.compile(r"\b(?:127\.0\.0\.1|localhost|perfatlas):8000\b")
 TOKEN_LINE = re.compile(r"^export TOKEN=pa_\.\.\..*\n", re.M)
 
-pytestmark = pytest.mark.timeout(1800)
+# Slow (a server, the worker, fio and a study run for minutes): not in `make test-fast`.
+pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
 
 
 def script(block: Block, server: DocsServer) -> str:
