@@ -33,6 +33,23 @@ export function spreadEdges(
 /** The two traces of the band, to come before the median's trace (so that it is drawn on top). */
 export function spreadBand({ x, median, p5, p95, fill, name = "p5–p95" }: SpreadBandOptions): PlotData[] {
   const { low, high } = spreadEdges(median, p5, p95);
+  return bandTraces({ x, low, high, fill, name });
+}
+
+/** The band's two traces from its edges as they are (spreadBand's, or their envelope). */
+export function bandTraces({
+  x,
+  low,
+  high,
+  fill,
+  name = "p5–p95",
+}: {
+  x: readonly unknown[];
+  low: readonly number[];
+  high: readonly number[];
+  fill: string;
+  name?: string;
+}): PlotData[] {
   const edge = { type: "scatter", mode: "lines", x, line: { width: 0 }, hoverinfo: "skip", legendgroup: "spread" };
   return [
     { ...edge, name: `${name} low`, y: low, showlegend: false },
@@ -58,13 +75,14 @@ export function envelope(
   const ox: number[] = [];
   const ol: number[] = [];
   const oh: number[] = [];
+  const column = (k: number) => Math.min(buckets - 1, Math.floor((((x[k] as number) - x0) / span) * buckets));
   let i = 0;
   while (i < n) {
-    const b = Math.min(buckets - 1, Math.floor((((x[i] as number) - x0) / span) * buckets));
+    const b = column(i);
     let lo = low[i] as number;
     let hi = high[i] as number;
     let j = i + 1;
-    while (j < n && Math.min(buckets - 1, Math.floor((((x[j] as number) - x0) / span) * buckets)) === b) {
+    while (j < n && column(j) === b) {
       lo = Math.min(lo, low[j] as number);
       hi = Math.max(hi, high[j] as number);
       j += 1;

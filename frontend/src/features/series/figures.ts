@@ -2,7 +2,7 @@
 // band) and, when asked, every sample.
 import { DENSE_POINTS } from "../../components/charts/dense";
 import { axis, baseLayout, colorAt, type Figure, type PlotData } from "../../components/charts/figure";
-import { envelope, envelopeIn, spreadBand, spreadEdges } from "../../components/charts/spread-band";
+import { bandTraces, envelope, envelopeIn, spreadEdges } from "../../components/charts/spread-band";
 import type { Theme } from "../../lib/theme";
 import type { SeriesPoints } from "./api/get-series-points";
 import { MAX_VERSION_MARKS, NAME_ROWS, placeNames, versionChanges, versionTexts } from "./versions";
@@ -34,11 +34,10 @@ export function seriesFigure(points: SeriesPoints, theme: Theme, changePoints: S
   const edges = spreadEdges(points.value, points.p5, points.p95);
   const columns = Math.max(width - PLOT_AREA_INSET, 50);
   const band = envelope(xs, edges.low, edges.high, columns);
-  const data: PlotData[] = spreadBand({
+  const data: PlotData[] = bandTraces({
     x: band.x.map(isoTime),
-    median: band.low,
-    p5: band.low,
-    p95: band.high,
+    low: band.low,
+    high: band.high,
     fill: theme === "dark" ? "rgba(86,180,233,0.25)" : "rgba(0,114,178,0.18)",
   });
   if (points.samples) {
