@@ -434,6 +434,8 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
     with page.expect_navigation():
         block.get_by_role("link", name="Open").click()
     assert "pair_ignore=target" in page.url
+    # Pages load lazily: the report stays on screen until the compare page's code is in.
+    page.get_by_test_id("block-0").wait_for(state="detached")
     page.get_by_test_id("group-compare-table").wait_for()
     assert page.evaluate(CELLS, "body") == in_report
     assert page.get_by_test_id("durability-warning").inner_text() == banner_text(api)
