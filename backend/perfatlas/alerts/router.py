@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from perfatlas.alerts import queries, rules, service
+from perfatlas.alerts import answers, queries, rules
 from perfatlas.alerts.schemas import (
     AlertDetail,
     AlertPage,
@@ -60,7 +60,7 @@ def list_alerts(
 def get_alert(alert_id: int, session: SessionDep, _: ReadPrincipal) -> AlertDetail:
     """One alert with the series around its change and what differs between the runs either
     side of it (environment, parameters, labels, durability)."""
-    return queries.alert_detail(session, service.get_alert(session, alert_id))
+    return answers.alert_detail(session, alert_id=alert_id)
 
 
 @router.post(
@@ -75,10 +75,9 @@ def set_alert_status(
     principal: TriagePrincipal,
 ) -> AlertRead:
     """Acknowledge, mark expected (with a note saying why), reopen or resolve an alert."""
-    alert = service.set_alert_status(
-        session, alert_id, status=body.status, note=body.note, actor=principal.name
+    return answers.triage_alert(
+        session, alert_id=alert_id, status=body.status, note=body.note, actor=principal.name
     )
-    return queries.alert_read(alert, queries.confirmation_of(session, alert))
 
 
 @router.get("/incidents", operation_id="list_incidents", response_model=IncidentPage)
@@ -96,7 +95,7 @@ def list_incidents(
 
 @router.get("/incidents/{incident_id}", operation_id="get_incident", response_model=IncidentDetail)
 def get_incident(incident_id: int, session: SessionDep, _: ReadPrincipal) -> IncidentDetail:
-    return queries.incident_detail(session, service.get_incident(session, incident_id))
+    return answers.incident_detail(session, incident_id=incident_id)
 
 
 @router.post(
@@ -111,10 +110,9 @@ def set_incident_status(
     principal: TriagePrincipal,
 ) -> IncidentDetail:
     """Triage every alert of an incident at once (one notification for all of them)."""
-    incident = service.set_incident_status(
-        session, incident_id, status=body.status, note=body.note, actor=principal.name
+    return answers.triage_incident(
+        session, incident_id=incident_id, status=body.status, note=body.note, actor=principal.name
     )
-    return queries.incident_detail(session, incident)
 
 
 # ---- rules ------------------------------------------------------------------------------
