@@ -3,7 +3,7 @@ admin: the triage permission), not agents'."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 
@@ -14,11 +14,7 @@ from perfatlas.api.deps import (
     TriagePrincipal,
     json_body,
 )
-from perfatlas.compare import export as compare_export
-from perfatlas.core.csv import csv_response
-from perfatlas.core.errors import NotFound
-from perfatlas.explore import export as explore_export
-from perfatlas.reports import service
+from perfatlas.reports import export, service
 from perfatlas.reports.blocks import PageSettings
 from perfatlas.reports.schemas import (
     SLUG_PATTERN,
@@ -50,12 +46,12 @@ def create_report(
     _: WritePrincipal, body: Annotated[ReportCreate, json_body(ReportCreate)], session: SessionDep
 ) -> ReportRead:
     """A new report; each block's query is checked as its page's route checks it."""
-    return service.to_read(service.create_report(session, data=body))
+    return service.create_report(session, data=body)
 
 
 @router.get("/reports/{slug}", operation_id="get_report", response_model=ReportRead)
 def get_report(slug: Slug, session: SessionDep, _: ReadPrincipal) -> ReportRead:
-    return service.to_read(service.get_report(session, slug=slug))
+    return service.read_report(session, slug=slug)
 
 
 @router.patch(
@@ -68,7 +64,7 @@ def update_report(
     session: SessionDep,
 ) -> ReportRead:
     """Change the title, notes, blocks (the whole list, in order) or pin of a report."""
-    return service.to_read(service.update_report(session, slug=slug, data=body))
+    return service.update_report(session, slug=slug, data=body)
 
 
 @router.delete("/reports/{slug}", operation_id="delete_report", status_code=204)
@@ -105,31 +101,4 @@ def get_report_block_csv(
     slug: Slug, index: Index, session: SessionDep, settings: SettingsDep, _: ReadPrincipal
 ) -> Response:
     """One block's data as its page's CSV download."""
-    pages = PageSettings.of(settings)
-    data = service.one_block(session, slug=slug, index=index, pages=pages)[1]
-    name = f"{slug}-block-{index}.csv"
-    if data.explore is not None:
-        return csv_response(explore_export.csv_rows(data.explore), name)
-    if data.heatmap is not None:
-        rows: list[list[Any]] = []
-        for side, answer in zip("ab", data.heatmap, strict=False):
-            table = explore_export.csv_rows(answer)
-            label = [side] if len(data.heatmap) > 1 else []
-            rows += [(["side"] if len(data.heatmap) > 1 else []) + table[0]] if not rows else []
-            rows += [label + row for row in table[1:]]
-        return csv_response(rows, name)
-    if data.compare is not None:
-        return compare_export.runs_csv(data.compare)
-    if data.groups is not None:
-        return compare_export.groups_csv(data.groups)
-    if data.series is not None:
-        s = data.series
-        none: list[Any] = [None] * len(s.t)
-        p5, p95, runs = s.p5 or none, s.p95 or none, s.run or none
-        rows = [["t", "value", "p5", "p95", "run", "unit"]]
-        rows += [
-            [t.isoformat(), s.value[i], p5[i], p95[i], runs[i], s.series.unit]
-            for i, t in enumerate(s.t)
-        ]
-        return csv_response(rows, name)
-    raise NotFound(data.error or f"block {index} ({data.kind}) has no data to download")
+    return export.block_csv(session, slug=slug, index=index, pages=PageSettings.of(settings))

@@ -113,7 +113,21 @@ def _dump(blocks: Sequence[Block]) -> list[dict[str, Any]]:
     return [b.model_dump(mode="json", exclude_none=True) for b in blocks]
 
 
-def create_report(session: Session, *, data: ReportCreate) -> Report:
+def create_report(session: Session, *, data: ReportCreate) -> ReportRead:
+    """A new report, as the API answers it."""
+    return to_read(_create(session, data=data))
+
+
+def read_report(session: Session, *, slug: str) -> ReportRead:
+    return to_read(get_report(session, slug=slug))
+
+
+def update_report(session: Session, *, slug: str, data: ReportUpdate) -> ReportRead:
+    """The report changed, as the API answers it."""
+    return to_read(_update(session, slug=slug, data=data))
+
+
+def _create(session: Session, *, data: ReportCreate) -> Report:
     if session.scalar(select(Report.id).where(Report.slug == data.slug)) is not None:
         raise Conflict(f"a report {data.slug!r} exists already")
     pinned = _aware(data.pinned_at)
@@ -128,7 +142,7 @@ def create_report(session: Session, *, data: ReportCreate) -> Report:
     return report
 
 
-def update_report(session: Session, *, slug: str, data: ReportUpdate) -> Report:
+def _update(session: Session, *, slug: str, data: ReportUpdate) -> Report:
     report = get_report(session, slug=slug)
     given = data.model_fields_set
     pinned = _aware(data.pinned_at) if "pinned_at" in given else report.pinned_at
@@ -153,11 +167,11 @@ def import_report(session: Session, *, data: ReportCreate) -> tuple[Report, bool
     importing one file twice leaves one report. Returns it and whether it was created."""
     existing = session.scalar(select(Report).where(Report.slug == data.slug))
     if existing is None:
-        return create_report(session, data=data), True
+        return _create(session, data=data), True
     update = ReportUpdate(
         title=data.title, notes=data.notes, blocks=data.blocks, pinned_at=data.pinned_at
     )
-    return update_report(session, slug=data.slug, data=update), False
+    return _update(session, slug=data.slug, data=update), False
 
 
 def delete_report(session: Session, *, slug: str) -> None:
