@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio
 from fastapi import Depends, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from perfatlas.auth.permissions import ANONYMOUS_READER, Permission, Principal
 from perfatlas.auth.service import authenticate
 from perfatlas.core.config import Settings
-from perfatlas.core.errors import Forbidden, Unauthorized
+from perfatlas.core.errors import Forbidden, Unauthorized, validated_json
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -174,19 +173,6 @@ def json_bytes(model: type[BaseModel]) -> Any:
 
     BODY_MODELS[read] = model
     return Depends(read)
-
-
-def validated_json(model: type[ModelT], raw: bytes | bytearray) -> ModelT:
-    """`model` validated from a body's bytes; a 422 naming each field at fault."""
-    try:
-        return model.model_validate_json(raw)
-    except ValidationError as exc:
-        raise body_invalid(exc.errors()) from None
-
-
-def body_invalid(errors: Sequence[Any]) -> RequestValidationError:
-    """A 422 of pydantic's errors located in the body."""
-    return RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in errors])
 
 
 async def body_bytes(request: Request) -> bytearray:

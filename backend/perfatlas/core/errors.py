@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import DataError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -17,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from perfatlas.core import outage
 
 log = logging.getLogger("perfatlas")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class DomainError(Exception):
@@ -97,6 +99,19 @@ class ErrorBody(BaseModel):
     uuids: list[str] = Field(
         default_factory=list, description="the run uuids stored with another body (409 only)"
     )
+
+
+def validated_json(model: type[ModelT], raw: bytes | bytearray) -> ModelT:
+    """`model` validated from a body's bytes; a 422 naming each field at fault."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise body_invalid(exc.errors()) from None
+
+
+def body_invalid(errors: Sequence[Any]) -> RequestValidationError:
+    """A 422 of pydantic's errors located in the body."""
+    return RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in errors])
 
 
 def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:

@@ -1,5 +1,5 @@
-"""A run across domains: one upload stored with those beside it and its detection asked for,
-and a stored run as the API answers it, with its attachments and the metrics whose series
+"""A run across domains: one upload stored with those beside it and its detection asked for, a
+batch of them (a large one from its bytes: large_batch.py), and a stored run as the API answers it, with its attachments and the metrics whose series
 have a tentative change (alerts)."""
 
 from __future__ import annotations
@@ -12,13 +12,17 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.queries import tentative_series
 from perfatlas.attachments import export as attachments_export
 from perfatlas.attachments import service as attachments
+from perfatlas.auth.permissions import Principal
+from perfatlas.auth.service import check_runs_agents
 from perfatlas.core.config import Settings
-from perfatlas.core.measurement import RunCreate
+from perfatlas.core.errors import body_invalid, validated_json
+from perfatlas.core.measurement import RunBatchCreate, RunCreate
+from perfatlas.flows import large_batch
 from perfatlas.flows.after_ingest import detect_after_ingest
 from perfatlas.flows.group_commit import GroupCommit
 from perfatlas.runs import service
 from perfatlas.runs.answers import to_read
-from perfatlas.runs.schemas import RunRead
+from perfatlas.runs.schemas import BatchItem, BatchRead, RunRead
 
 
 def upload_run(
@@ -38,6 +42,41 @@ def upload_run(
     read = to_read(run, files=files)
     session.close()  # here, not in the event loop: the read's transaction ends in a round trip
     return read, outcome.created
+
+
+def upload_batch(
+    session: Session,
+    settings: Settings,
+    background: BackgroundTasks,
+    groups: GroupCommit,
+    *,
+    principal: Principal,
+    raw: bytes | bytearray,
+) -> BatchRead:
+    """Store a batch's runs, all or nothing (those stored already are not duplicated), as the
+    principal may upload them (a 422 for a body at fault, naming each field): a large body from
+    its bytes a chunk of runs at a time (large_batch.py), a small one validated whole and
+    stored with the uploads beside it (group_commit.py)."""
+    try:
+        large = large_batch.prepare(raw, large=settings.large_batch_bytes)
+    except large_batch.BatchInvalid as exc:
+        raise body_invalid(exc.errors) from None
+    if large is not None:
+        check_runs_agents(principal, large.agents)
+        outcomes, requested = large_batch.store(session, settings, large)
+    else:
+        runs = validated_json(RunBatchCreate, raw).runs
+        check_runs_agents(principal, [run.agent for run in runs])
+        outcomes, requested = groups.store(session, settings, runs)
+        del runs
+    del large
+    created = sum(1 for o in outcomes if o.created)
+    background.add_task(detect_after_ingest, settings, created, requested)
+    return BatchRead(
+        created=created,
+        existing=len(outcomes) - created,
+        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+    )
 
 
 def read_run(session: Session, *, run_uuid: uuid_mod.UUID) -> RunRead:

@@ -1,16 +1,21 @@
-"""A stored run as the API answers it: its summary (the runs list), and the whole run with its
-results, trust notes and attachments."""
+"""A stored run as the API answers it: its summary (the runs list, a page of it), and the whole
+run with its results, trust notes and attachments."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import datetime as dt
+from collections.abc import Collection, Sequence
+
+from sqlalchemy.orm import Session
 
 from perfatlas.core import trust
 from perfatlas.runs.models import Run
+from perfatlas.runs.queries import list_runs, runs_total
 from perfatlas.runs.schemas import (
     AttachmentRead,
     EnvironmentRead,
     ResultRead,
+    RunPage,
     RunRead,
     RunSummary,
     TrustNote,
@@ -27,6 +32,31 @@ def to_summary(run: Run) -> RunSummary:
         cold_method=run.cold_method, environment_id=run.environment_id, job_id=run.job_id,
         reference=run.reference,
     )  # fmt: skip
+
+
+def runs_page(
+    session: Session,
+    *,
+    workload: str | None,
+    agent: str | None,
+    status: str | None,
+    target: str | None,
+    labels: Sequence[str],
+    params: Sequence[str],
+    since: dt.datetime | None,
+    until: dt.datetime | None,
+    limit: int,
+    cursor: str | None,
+) -> RunPage:
+    """A page of the runs list, newest first; with the total when only the workload or agent
+    filter it (the total is kept for those alone: runs/tallies.py)."""
+    found, next_cursor = list_runs(
+        session, workload=workload, agent=agent, status=status, target=target, labels=labels,
+        params=params, since=since, until=until, limit=limit, cursor=cursor,
+    )  # fmt: skip
+    counted = not (status or target or labels or params or since or until)
+    total = runs_total(session, workload=workload, agent=agent) if counted else None
+    return RunPage(items=[to_summary(r) for r in found], next_cursor=next_cursor, total=total)
 
 
 def to_read(

@@ -13,25 +13,16 @@ from perfatlas.api.deps import (
     SessionDep,
     SettingsDep,
     UploadPrincipal,
-    body_invalid,
     json_body,
     json_bytes,
-    validated_json,
 )
-from perfatlas.auth.service import check_agent, check_runs_agents
+from perfatlas.auth.service import check_agent
 from perfatlas.core.inputs import UTCTime
 from perfatlas.core.measurement import RunBatchCreate, RunCreate
-from perfatlas.flows import large_batch, runs
-from perfatlas.flows.after_ingest import detect_after_ingest
+from perfatlas.flows import runs
 from perfatlas.flows.group_commit import GroupCommit
 from perfatlas.runs import service
-from perfatlas.runs.answers import to_summary
-from perfatlas.runs.schemas import (
-    BatchItem,
-    BatchRead,
-    RunPage,
-    RunRead,
-)
+from perfatlas.runs.schemas import BatchRead, RunPage, RunRead
 
 router = APIRouter(tags=["runs"])
 
@@ -86,29 +77,8 @@ def create_runs_batch(
     background: BackgroundTasks,
 ) -> Response:
     """Upload up to 1,000 runs at once, all or nothing; runs already stored are not duplicated."""
-    # A large body is stored from its bytes a chunk of runs at a time (flows/large_batch.py), a
-    # small one validated whole and stored with the uploads beside it (flows/group_commit.py).
-    try:
-        large = large_batch.prepare(raw, large=settings.large_batch_bytes)
-    except large_batch.BatchInvalid as exc:
-        raise body_invalid(exc.errors) from None
-    if large is not None:
-        check_runs_agents(principal, large.agents)
-        outcomes, requested = large_batch.store(session, settings, large)
-    else:
-        runs = validated_json(RunBatchCreate, raw).runs
-        check_runs_agents(principal, [run.agent for run in runs])
-        outcomes, requested = groups.store(session, settings, runs)
-        del runs
-    del large
-    created = sum(1 for o in outcomes if o.created)
-    background.add_task(detect_after_ingest, settings, created, requested)
     return _json(
-        BatchRead(
-            created=created,
-            existing=len(outcomes) - created,
-            runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
-        )
+        runs.upload_batch(session, settings, background, groups, principal=principal, raw=raw)
     )
 
 
@@ -128,13 +98,10 @@ def list_runs(
     cursor: str | None = None,
 ) -> RunPage:
     """List runs, newest first, with filters and cursor pagination."""
-    found, next_cursor = service.list_runs(
+    return service.runs_page(
         session, workload=workload, agent=agent, status=status, target=target, labels=label,
         params=param, since=since, until=until, limit=limit, cursor=cursor,
     )  # fmt: skip
-    counted = not (status or target or label or param or since or until)
-    total = service.runs_total(session, workload=workload, agent=agent) if counted else None
-    return RunPage(items=[to_summary(r) for r in found], next_cursor=next_cursor, total=total)
 
 
 @router.get("/runs/{run_uuid}", operation_id="get_run", response_model=RunRead)

@@ -1,5 +1,6 @@
 """What routes, the CLI, tasks and other domains call of the runs domain."""
 
+from perfatlas.runs.answers import runs_page
 from perfatlas.runs.ingest import Ingested, ingest
 from perfatlas.runs.keys import body_hash, series_key
 from perfatlas.runs.queries import (
@@ -18,6 +19,7 @@ __all__ = [
     "get_series",
     "ingest",
     "list_runs",
+    "runs_page",
     "runs_total",
     "series_key",
 ]

@@ -19,10 +19,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, func, select
 
-from perfatlas.api.deps import body_invalid
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine
-from perfatlas.core.errors import _validation_errors
+from perfatlas.core.errors import _validation_errors, body_invalid
 from perfatlas.core.measurement import RunBatchCreate
 from perfatlas.core.stats import Summary, summarize
 from perfatlas.flows import large_batch
