@@ -7,10 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep
-from perfatlas.core.csv import csv_response
 from perfatlas.core.errors import Invalid
-from perfatlas.explore import answers, export, service
 from perfatlas.explore import catalog as catalog_service
+from perfatlas.explore import plots
 from perfatlas.explore.schemas import Catalog, ExploreRead
 
 router = APIRouter(tags=["explore"])
@@ -95,16 +94,9 @@ def explore(
     their repetitions and the trust flags behind each point. An answer computed for the same
     request while the database has not changed since is served again (header
     `X-Explore-Cache: hit`)."""
-    request = (workload, tuple(metric), x, group, tuple(filter), exact,
-               settings.explore_exact_results, tuple(order), settings.value_order,
-               tuple(split), tuple(pool))  # fmt: skip
-    body, outcome = answers.answer(
-        session, request, megabytes=settings.explore_cache_mb,
-        compute=lambda: service.explore(
-            session, workload=workload, metric=metric, x=x, group=group, filters=filter,
-            exact=exact, exact_results=settings.explore_exact_results, order=order,
-            default_order=settings.value_order, split=split, pool=pool,
-        ),
+    body, outcome = plots.explore_json(
+        session, settings, workload=workload, metric=metric, x=x, group=group, filters=filter,
+        exact=exact, order=order, split=split, pool=pool,
     )  # fmt: skip
     return Response(body, media_type="application/json", headers={CACHE_HEADER: outcome})
 
@@ -128,13 +120,10 @@ def explore_csv(
 ) -> Response:
     """What explore plots, as CSV: one row per point (a size or duration also as people write
     it, in a column of its own beside the stored number)."""
-    data = service.explore(
-        session, workload=workload, metric=metric, x=x, group=group, filters=filter,
-        exact=exact, exact_results=settings.explore_exact_results, order=order,
-        default_order=settings.value_order, split=split, pool=pool,
+    return plots.explore_csv(
+        session, settings, workload=workload, metric=metric, x=x, group=group, filters=filter,
+        exact=exact, order=order, split=split, pool=pool,
     )  # fmt: skip
-    rows = export.csv_rows(data)
-    return csv_response(rows, f"{workload}-{'-'.join(data.metric.split(','))}-by-{x}.csv")
 
 
 @router.get("/catalog", operation_id="catalog", response_model=Catalog)
