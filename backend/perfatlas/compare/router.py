@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import uuid as uuid_mod
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
 from perfatlas.api.deps import ReadPrincipal, SessionDep
-from perfatlas.compare import export, service
+from perfatlas.compare import answers
 from perfatlas.compare.schemas import CompareRead, GroupCompareRead
-from perfatlas.core.errors import Invalid
 from perfatlas.core.significance import DEFAULT_MIN_EFFECT_PCT
 
 router = APIRouter(tags=["compare"])
@@ -57,28 +55,6 @@ PairIgnoreQuery = Annotated[
 ]
 
 
-def _run_ids(runs: list[str]) -> list[uuid_mod.UUID]:
-    ids: list[uuid_mod.UUID] = []
-    for item in runs:
-        for part in item.split(","):
-            if not part.strip():
-                continue
-            try:
-                ids.append(uuid_mod.UUID(part.strip()))
-            except ValueError as exc:
-                raise Invalid("runs", f"{part.strip()[:40]!r} is not a run uuid") from exc
-    return ids
-
-
-def _compare(
-    session: SessionDep, runs: list[str], metric: list[str], min_effect: float
-) -> CompareRead:
-    return service.compare_runs(
-        session, run_uuids=_run_ids(runs), metrics=export.patterns(metric),
-        min_effect_pct=min_effect,
-    )  # fmt: skip
-
-
 @router.get("/compare", operation_id="compare", response_model=CompareRead)
 def compare(
     session: SessionDep,
@@ -89,7 +65,7 @@ def compare(
 ) -> CompareRead:
     """Runs side by side: every metric in phase order, its change against the first run with
     the 95 % interval and whether it is larger than the noise, trust flags, what differs."""
-    return _compare(session, runs, metric, min_effect)
+    return answers.compare_runs(session, runs=runs, metric=metric, min_effect_pct=min_effect)
 
 
 @router.get("/compare.csv", operation_id="compare_csv", response_class=Response)
@@ -101,17 +77,7 @@ def compare_csv(
     min_effect: MinEffect = DEFAULT_MIN_EFFECT_PCT,
 ) -> Response:
     """The compare table as CSV: metrics as rows, runs as columns, then the changes."""
-    return export.runs_csv(_compare(session, runs, metric, min_effect))
-
-
-def _groups(
-    session: SessionDep, workload: str, by: str, value: list[str], metric: list[str],
-    filter: list[str], pair_ignore: list[str] | None, min_effect: float,
-) -> GroupCompareRead:  # fmt: skip
-    return service.compare_groups(
-        session, workload=workload, by=by, values=value, metrics=export.patterns(metric),
-        filters=filter, pair_ignore=pair_ignore, min_effect_pct=min_effect,
-    )  # fmt: skip
+    return answers.compare_runs_csv(session, runs=runs, metric=metric, min_effect_pct=min_effect)
 
 
 @router.get("/compare/groups", operation_id="compare_groups", response_model=GroupCompareRead)
@@ -129,7 +95,10 @@ def compare_groups(
     """Groups of runs (one per value of `by`, the first the baseline), paired series by
     series: per metric the median of the per-series changes, how many series agree, the
     per-group values, and a warning when the groups differ in durability facts."""
-    return _groups(session, workload, by, value, metric, filter, pair_ignore, min_effect)
+    return answers.compare_groups(
+        session, workload=workload, by=by, values=value, metric=metric, filters=filter,
+        pair_ignore=pair_ignore, min_effect_pct=min_effect,
+    )  # fmt: skip
 
 
 @router.get("/compare/groups.csv", operation_id="compare_groups_csv", response_class=Response)
@@ -146,5 +115,7 @@ def compare_groups_csv(
 ) -> Response:
     """The group compare as CSV: one row per metric (every series together), then one row
     per metric and pair of series."""
-    data = _groups(session, workload, by, value, metric, filter, pair_ignore, min_effect)
-    return export.groups_csv(data)
+    return answers.compare_groups_csv(
+        session, workload=workload, by=by, values=value, metric=metric, filters=filter,
+        pair_ignore=pair_ignore, min_effect_pct=min_effect,
+    )  # fmt: skip
