@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Request, Response
 from starlette.convertors import PathConvertor, register_url_convertor
 
 from perfatlas.api.deps import ReadPrincipal, SessionDep, SettingsDep, UploadPrincipal
-from perfatlas.attachments import service
-from perfatlas.attachments.names import DEFAULT_MEDIA_TYPE, content_disposition
+from perfatlas.attachments import download, service
+from perfatlas.attachments.names import DEFAULT_MEDIA_TYPE
 from perfatlas.attachments.schemas import AttachmentList
 from perfatlas.core.config import Settings
 from perfatlas.runs.schemas import AttachmentRead
@@ -115,17 +115,7 @@ def get_attachment(
     run_uuid: uuid_mod.UUID, name: str, request: Request, session: SessionDep, _: ReadPrincipal
 ) -> Response:
     """Download one attachment (sha256 as its ETag)."""
-    row = service.get(session, run_uuid=run_uuid, name=name)
-    etag = f'"{row.sha256}"'
-    headers = {
-        "ETag": etag,
-        "Content-Disposition": content_disposition(row.name),
-        # Stored bytes of any type, served from the API's origin: never sniffed, never run.
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "sandbox",
-        "Cache-Control": "private, max-age=0, must-revalidate",
-    }
-    wanted = request.headers.get("if-none-match", "")
-    if etag in [tag.strip() for tag in wanted.split(",")]:
-        return Response(status_code=304, headers=headers)
-    return Response(content=row.content, headers={**headers, "Content-Type": row.media_type})
+    return download.download(
+        session, run_uuid=run_uuid, name=name,
+        if_none_match=request.headers.get("if-none-match", ""),
+    )  # fmt: skip
