@@ -8,8 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from perfatlas.api.deps import AdminPrincipal, SessionDep, SettingsDep, json_body
-from perfatlas.notifications import channels, service
-from perfatlas.notifications.models import Channel, Notification
+from perfatlas.notifications import answers, channels
 from perfatlas.notifications.schemas import (
     ChannelCreate,
     ChannelList,
@@ -23,27 +22,10 @@ from perfatlas.notifications.schemas import (
 router = APIRouter(tags=["notifications"])
 
 
-def to_read(channel: Channel) -> ChannelRead:
-    return ChannelRead(
-        id=channel.id, name=channel.name, kind=channel.kind,
-        target=channels.shown_target(channel), enabled=channel.enabled,
-        created_at=channel.created_at, updated_at=channel.updated_at,
-    )  # fmt: skip
-
-
-def to_notification(row: Notification) -> NotificationRead:
-    return NotificationRead(
-        id=row.id, channel=row.channel.name, event=row.event, status=row.status,
-        attempts=row.attempts, incident_id=row.incident_id, alert_id=row.alert_id,
-        due_at=row.due_at, created_at=row.created_at, sent_at=row.sent_at,
-        last_error=row.last_error,
-    )  # fmt: skip
-
-
 @router.get("/channels", operation_id="list_channels", response_model=ChannelList)
 def list_channels(session: SessionDep, _: AdminPrincipal) -> ChannelList:
     """Every notification channel; webhook URLs are shown as scheme://host/… only."""
-    return ChannelList(items=[to_read(c) for c in channels.list_channels(session)])
+    return answers.list_channels(session)
 
 
 @router.post(
@@ -58,7 +40,7 @@ def create_channel(
     session: SessionDep,
 ) -> ChannelRead:
     """Add a webhook (an http(s) URL) or email (recipients separated by commas) channel."""
-    return to_read(channels.create_channel(session, data=body))
+    return answers.create_channel(session, data=body)
 
 
 @router.patch(
@@ -73,7 +55,7 @@ def update_channel(
     session: SessionDep,
 ) -> ChannelRead:
     """Rename a channel, change its target, or enable/disable it."""
-    return to_read(channels.update_channel(session, channel_id=channel_id, data=body))
+    return answers.update_channel(session, channel_id=channel_id, data=body)
 
 
 @router.delete("/channels/{channel_id}", operation_id="delete_channel", status_code=204)
@@ -93,7 +75,7 @@ def test_channel(
     channel_id: int, session: SessionDep, settings: SettingsDep, _: AdminPrincipal
 ) -> NotificationRead:
     """Send a test notification through the outbox; GET /notifications shows how it went."""
-    return to_notification(service.send_test(session, settings=settings, channel_id=channel_id))
+    return answers.send_test(session, settings=settings, channel_id=channel_id)
 
 
 @router.get("/notifications", operation_id="list_notifications", response_model=NotificationList)
@@ -105,5 +87,4 @@ def list_notifications(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> NotificationList:
     """The delivery log, newest first: every notification with its attempts and last error."""
-    rows = channels.list_notifications(session, status=status, channel_id=channel, limit=limit)
-    return NotificationList(items=[to_notification(r) for r in rows])
+    return answers.list_notifications(session, status=status, channel_id=channel, limit=limit)
