@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Query, Request
@@ -12,18 +11,13 @@ from starlette.datastructures import UploadFile
 
 from perfatlas.api.deps import SessionDep, SettingsDep, UploadPrincipal
 from perfatlas.auth.permissions import Principal
-from perfatlas.auth.service import check_agent
 from perfatlas.core.errors import Invalid
 from perfatlas.core.inputs import RunTime
 from perfatlas.flows import imports
-from perfatlas.imports.bonnie import read_bonnie
-from perfatlas.imports.common import Parsed
-from perfatlas.imports.errors import ImportFormatError
-from perfatlas.imports.fio import read_fio
 from perfatlas.imports.schemas import ImportDurability, ImportRead
+from perfatlas.imports.service import Tool
 
 router = APIRouter(tags=["imports"])
-Parser = Callable[..., Parsed]
 
 LABEL_DOC = "name=value (or name:value), repeatable; a form field 'labels' may hold several, comma-separated"
 
@@ -45,7 +39,7 @@ def _labels(items: list[str], field: str) -> dict[str, str]:
 async def _import(
     request: Request,
     *,
-    parser: Parser,
+    tool: Tool,
     session: SessionDep,
     settings: SettingsDep,
     background: BackgroundTasks,
@@ -73,17 +67,14 @@ async def _import(
         raise Invalid(
             "body", "the upload is empty: send the tool's output as the body or as 'file'"
         )
-    try:
-        parsed = parser(data, agent=agent, target=target, labels=labels, started_at=started_at)
-    except ImportFormatError as exc:
-        raise Invalid("file", str(exc)) from exc
-    if not parsed.runs:
-        raise Invalid("file", "the file holds no results to import")
-    for run in parsed.runs:
-        check_agent(principal, agent=run.agent, field="query.agent")
-    return await run_in_threadpool(
-        lambda: imports.store_import(session, settings, background, parsed, durability)
-    )
+
+    def store() -> ImportRead:
+        return imports.import_output(
+            session, settings, background, tool=tool, data=data, agent=agent, target=target,
+            labels=labels, started_at=started_at, principal=principal, durability=durability,
+        )  # fmt: skip
+
+    return await run_in_threadpool(store)
 
 
 def _text(value: object) -> str | None:
@@ -136,7 +127,7 @@ async def import_fio(
 ) -> ImportRead:
     """Import fio output (--output-format=json or json+): one run per job."""
     return await _import(
-        request, parser=read_fio, session=session, settings=settings, background=background,
+        request, tool="fio", session=session, settings=settings, background=background,
         agent=agent,
         target=target, label=label, started_at=started_at, principal=principal,
         durability=durability,
@@ -164,7 +155,7 @@ async def import_bonnie(
     """Import bonnie++ CSV lines (one run per line) or, in a file without them, Bonnie 1.x text
     tables (one run per row); '+++++' fields are left out as not measured."""
     return await _import(
-        request, parser=read_bonnie, session=session, settings=settings,
+        request, tool="bonnie", session=session, settings=settings,
         background=background, agent=agent,
         target=target, label=label, started_at=started_at, principal=principal,
         durability=durability,

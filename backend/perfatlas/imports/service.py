@@ -1,20 +1,50 @@
-"""Storing what an importer read: the same ingest as uploads, with the times of earlier imports."""
+"""Reading a tool's output (fio.py, bonnie.py) and storing what an importer read: the same
+ingest as uploads, with the times of earlier imports."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from perfatlas.core.errors import Invalid
 from perfatlas.core.measurement import RunCreate
+from perfatlas.imports.bonnie import read_bonnie
 from perfatlas.imports.common import Parsed
+from perfatlas.imports.errors import ImportFormatError
+from perfatlas.imports.fio import read_fio
 from perfatlas.runs.models import Run
 from perfatlas.runs.service import Ingested, ingest
 
 # What a tool's output cannot tell: the importer says "unknown" unless the upload gives it.
 UNKNOWN_FACTS = {"fsync_policy": "unknown", "write_cache": "unknown", "cold_method": "unknown"}
+Tool = Literal["fio", "bonnie"]
+_READERS = {"fio": read_fio, "bonnie": read_bonnie}
+
+
+def parse(
+    tool: Tool,
+    data: bytes,
+    *,
+    agent: str | None,
+    target: str | None,
+    labels: dict[str, str],
+    started_at: dt.datetime | None,
+) -> Parsed:
+    """The tool's output read as runs; Invalid naming `file` when it is not the tool's output
+    or holds no results."""
+    try:
+        parsed = _READERS[tool](
+            data, agent=agent, target=target, labels=labels, started_at=started_at
+        )
+    except ImportFormatError as exc:
+        raise Invalid("file", str(exc)) from exc
+    if not parsed.runs:
+        raise Invalid("file", "the file holds no results to import")
+    return parsed
 
 
 def store(
