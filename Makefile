@@ -11,6 +11,11 @@ AGENT := $(wildcard agent/pyproject.toml)
 # make up FIRST_RUN=0 (or PERFATLAS_FIRST_RUN=0): no quick studies on the first start.
 FIRST_RUN ?= 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Python keeps its compiled modules (__pycache__, ignored by git) even where the shell asks it not
+# to (PYTHONDONTWRITEBYTECODE=1): without them every process compiles the server and the tests
+# anew, about 11 s of CPU for each pytest worker's collection on 2 cores, and more for each
+# server and CLI a test starts.
+export PYTHONDONTWRITEBYTECODE :=
 # pytest's processes (pytest-xdist): the suite mostly waits (beats, leases, servers starting),
 # so three share two cores well; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 3
@@ -76,9 +81,12 @@ test: lint ui-check pytest
 # (mounts, a private PostgreSQL) or the slow waits on workers and workloads (the markers:
 # pyproject.toml, given by tests/conftest.py). `make test` still runs every test.
 FAST_TESTS := not browser and not root and not slow
+# Not even collected there: tests/e2e (all browser) and the Schemathesis test (slow: a live
+# server), so that no worker imports Playwright, Hypothesis or Schemathesis (their plugins off).
+FAST_SKIP := --ignore=tests/e2e --ignore=tests/backend/api/test_schemathesis.py -p no:hypothesispytest -p no:schemathesis
 
 test-fast: install services
-	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS) -m "$(FAST_TESTS)"
+	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS) -m "$(FAST_TESTS)" $(FAST_SKIP)
 
 bench: bench-deps system-packages ui
 	$(PY) tests/bench/run.py

@@ -1,6 +1,6 @@
 """A run across domains: one upload stored with those beside it and its detection asked for, a
-batch of them (a large one from its bytes: large_batch.py), and a stored run as the API answers it, with its attachments and the metrics whose series
-have a tentative change (alerts)."""
+batch of them (a large one from its bytes: large_batch.py), and a stored run as the API answers
+it, with its attachments and the metrics whose series have a tentative change (alerts)."""
 
 from __future__ import annotations
 

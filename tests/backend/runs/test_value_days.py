@@ -164,7 +164,9 @@ def test_filtered_runs_lists_match_the_bodies(client, upload_headers, read_heade
     assert len(rare_days) > STRETCHES_WALKED + 2
     for filters in FILTERS:
         want = [r["uuid"] for r in newest_first if _matches(r, filters)]
-        for limit in (1, 3, 50):
+        # A page of one run on the values seen on few days (where the walk of their stretches
+        # is what pages); pages of 3 cut every list at many places already.
+        for limit in (1, 3, 50) if len(want) <= 20 else (3, 50):
             assert _pages(client, read_headers, filters, limit) == want, (filters, limit)
     assert all(_pages(client, read_headers, f, 200) for f in FILTERS[:4])  # not all empty
 
