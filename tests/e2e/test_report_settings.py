@@ -124,6 +124,9 @@ def test_explore_settings_kept_through_a_report_and_open(page: Any, ui_server: L
     # "Open": Explore with every setting of the block, drawing the same plot.
     block.get_by_role("link", name="Open").click()
     page.wait_for_url("**/explore?**")
+    # Pages load lazily: the report stays on screen until Explore's code is in (its plot would
+    # be read for Explore's).
+    block.wait_for(state="detached")
     asked = parse_qs(urlparse(page.url).query)
     assert asked["order"] == ["version:2.2.0,*"] and asked["pool"] == ["segsize"]
     assert asked["split"] == ["sync"] and asked["exact"] == ["1"] and asked["x"] == ["version"]

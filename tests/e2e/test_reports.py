@@ -447,6 +447,7 @@ def test_a_report_shows_its_durability_banner_and_open_keeps_pair_ignore(
     fix = page.get_by_test_id("block-1").get_by_test_id("pair-hint").get_by_role("link")
     assert fix.inner_text() == "Pair ignoring target"
     fix.click()
+    page.get_by_test_id("block-0").wait_for(state="detached")  # the report left (lazy pages)
     page.get_by_test_id("group-compare-table").wait_for()
     page.wait_for_function("() => !document.body.innerText.includes('no series in both')")
     assert page.evaluate(CELLS, "body") == in_report

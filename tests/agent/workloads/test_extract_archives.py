@@ -154,7 +154,7 @@ def test_threaded_time_includes_reading_and_decompressing(
     decompress_s = _best_of(3, decompress, time.thread_time)
     write_s = _best_of(3, write_only, time.thread_time)
     shutil.rmtree(scratch)
-    assert write_s < 0.5 * decompress_s, "the archive must be slow to decompress, quick to write"
+    assert write_s < 0.2 * decompress_s, "the archive must be slow to decompress, quick to write"
     runs = _run(tmpfs_target, spool, tmp_path, f"archive={path}", "threads=4", n="3")
     tar_run, threaded = runs
     assert tar_run["parameters"] == {"extractor": "tar", "fsync": "none", "archive": str(path)}
@@ -166,11 +166,12 @@ def test_threaded_time_includes_reading_and_decompressing(
     assert threaded["meta"]["archive_compression"] == "xz"
     secs = next(r["samples"] for r in threaded["results"] if r["metric"] == "extract.seconds")
     # The clock starts before the archive is opened, and one thread decompresses the whole
-    # archive inside it: every repetition lasts at least that thread's CPU time for it (10 %
-    # off for the CPU time's own noise), far above the writing alone that a clock started
-    # after loading the archive would show.
+    # archive inside it: every repetition lasts about that thread's CPU time for it, far above
+    # the writing alone (under a fifth of it) that a clock started after loading the archive
+    # would show. 40 % off for the CPU time's noise between two processes: one repetition took
+    # 0.253 s against 0.282 s measured here, on a quiet machine.
     print(f"extract.seconds {secs}, decompress CPU {decompress_s:.3f}, write CPU {write_s:.3f}")
-    assert min(secs) >= 0.9 * decompress_s, (secs, decompress_s, write_s)
+    assert min(secs) >= 0.6 * decompress_s, (secs, decompress_s, write_s)
 
 
 def test_tar_is_not_split_by_threads_and_unused_parameters_are_not_stored(
