@@ -154,6 +154,27 @@ def _alert(server: DbServer, status: str) -> dict[str, Any] | None:
     return items[0] if items else None
 
 
+def _state(server: DbServer, machine: Machine) -> str:
+    """What a failed wait saw: every alert with its confirmation, every job, the daemon's last
+    lines."""
+    alerts = [
+        (a["id"], a["status"], a.get("resolution"), a.get("confirmation"))
+        for a in server.get("/alerts")["items"]
+    ]
+    jobs = [(j["id"], j["kind"], j["status"]) for j in server.get("/jobs")["items"]]
+    daemon = "\n".join(machine.daemon.log().splitlines()[-30:])
+    return f"alerts {alerts}; jobs {jobs}; daemon's log:\n{daemon}"
+
+
+def _wait_alert(server: DbServer, machine: Machine, status: str) -> dict[str, Any]:
+    """The alert once in `status`: detection, the confirmation's rounds on the daemon and the
+    verdict, which on a loaded 2-core machine can take minutes."""
+    try:
+        return wait_for(f"the alert {status}", lambda: _alert(server, status), timeout=360)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; {_state(server, machine)}") from None
+
+
 def _value(server: DbServer, run_uuid: str) -> float:
     run = server.get(f"/runs/{run_uuid}")
     return float(next(r["value"] for r in run["results"] if r["metric"] == "ops"))
@@ -180,7 +201,7 @@ def test_a_planted_slowdown_of_20_percent_is_confirmed_and_notified_once(
         j["status"] == "succeeded" for j in server.get("/jobs")["items"]
     ), timeout=120)  # fmt: skip
     worker.start()
-    alert = wait_for("the confirmed alert", lambda: _alert(server, "open"), timeout=120)
+    alert = _wait_alert(server, machine, "open")  # confirmed
     # The verdict settles the alert at once; the daemon completes the job just after.
     wait_for("the confirm job", _settled(server, [alert["confirmation"]["job_id"]]), timeout=60)
     alert = server.get(f"/alerts/{alert['id']}")
@@ -235,7 +256,7 @@ def test_a_one_off_slow_spell_is_not_confirmed_and_nobody_is_told(
         j["status"] in ("succeeded", "failed") for j in server.get("/jobs")["items"]
     ), timeout=120)  # fmt: skip
     worker.start()
-    alert = wait_for("the settled alert", lambda: _alert(server, "resolved"), timeout=120)
+    alert = _wait_alert(server, machine, "resolved")  # not confirmed
     wait_for("the confirm job", _settled(server, [alert["confirmation"]["job_id"]]), timeout=60)
     alert = server.get(f"/alerts/{alert['id']}")
     assert alert["resolution"] == "not_confirmed", (alert, machine.daemon.log())
