@@ -94,10 +94,10 @@ def explore(
     their repetitions and the trust flags behind each point. An answer computed for the same
     request while the database has not changed since is served again (header
     `X-Explore-Cache: hit`)."""
-    body, outcome = plots.explore_json(
-        session, settings, workload=workload, metric=metric, x=x, group=group, filters=filter,
-        exact=exact, order=order, split=split, pool=pool,
-    )  # fmt: skip
+    body, outcome = plots.explore_json(session, settings, plots.Plot(
+        workload=workload, metric=metric, x=x, group=group, filters=filter, exact=exact,
+        order=order, split=split, pool=pool,
+    ))  # fmt: skip
     return Response(body, media_type="application/json", headers={CACHE_HEADER: outcome})
 
 
@@ -120,10 +120,10 @@ def explore_csv(
 ) -> Response:
     """What explore plots, as CSV: one row per point (a size or duration also as people write
     it, in a column of its own beside the stored number)."""
-    return plots.explore_csv(
-        session, settings, workload=workload, metric=metric, x=x, group=group, filters=filter,
-        exact=exact, order=order, split=split, pool=pool,
-    )  # fmt: skip
+    return plots.explore_csv(session, settings, plots.Plot(
+        workload=workload, metric=metric, x=x, group=group, filters=filter, exact=exact,
+        order=order, split=split, pool=pool,
+    ))  # fmt: skip
 
 
 @router.get("/catalog", operation_id="catalog", response_model=Catalog)

@@ -1,12 +1,14 @@
 """Detection after ingest: every path that stores runs asks, in its transaction, for the check
 of the series its new runs added results to, commits through `commit_ingest`, and then queues
-the check and the fold of the new runs (`detect_after_ingest`)."""
+the check and the fold of the new runs (`detect_after_ingest`); a batch answers through
+`batch_stored`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from fastapi import BackgroundTasks
 from sqlalchemy.orm import Session
 
 from perfatlas.alerts import pending
@@ -15,6 +17,7 @@ from perfatlas.core.config import Settings
 from perfatlas.core.db import commit_with_retry
 from perfatlas.core.queue import enqueue_coalesced_async
 from perfatlas.rollups.service import FOLD_ROLLUPS
+from perfatlas.runs.schemas import BatchItem, BatchRead
 from perfatlas.runs.service import Ingested
 
 
@@ -65,3 +68,18 @@ async def detect_after_ingest(settings: Settings, created: int, requested: int) 
     if settings.detect_on_ingest and requested:
         await enqueue_coalesced_async(settings, DETECT_PENDING)
     await enqueue_coalesced_async(settings, FOLD_ROLLUPS)
+
+
+def batch_stored(
+    settings: Settings, background: BackgroundTasks, outcomes: Sequence[Ingested], requested: int
+) -> BatchRead:
+    """A batch's answer (how many runs it created, how many were stored already, each run's
+    uuid), with detect_after_ingest queued to run after the response has gone out: the upload
+    never waits for the broker."""
+    created = sum(1 for o in outcomes if o.created)
+    background.add_task(detect_after_ingest, settings, created, requested)
+    return BatchRead(
+        created=created,
+        existing=len(outcomes) - created,
+        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
+    )

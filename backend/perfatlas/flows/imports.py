@@ -12,11 +12,10 @@ from perfatlas.alerts.pending import Requested
 from perfatlas.auth.permissions import Principal
 from perfatlas.auth.service import check_agent
 from perfatlas.core.config import Settings
-from perfatlas.flows.after_ingest import commit_ingest, detect_after_ingest, request_after_ingest
+from perfatlas.flows.after_ingest import batch_stored, commit_ingest, request_after_ingest
 from perfatlas.imports import service
 from perfatlas.imports.common import Parsed
 from perfatlas.imports.schemas import ImportDurability, ImportRead, SkippedValue
-from perfatlas.runs.schemas import BatchItem
 from perfatlas.runs.service import Ingested
 
 
@@ -64,12 +63,6 @@ def store_import(
         return stored, request_after_ingest(session, settings, stored)
 
     outcomes, requested = commit_ingest(session, store)
-    created = sum(1 for o in outcomes if o.created)
-    # After the response: the upload never waits for the broker.
-    background.add_task(detect_after_ingest, settings, created, requested)
-    return ImportRead(
-        created=created,
-        existing=len(outcomes) - created,
-        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
-        skipped=[SkippedValue(job=s.job, field=s.field, value=s.value) for s in parsed.skipped],
-    )
+    batch = batch_stored(settings, background, outcomes, requested)
+    skipped = [SkippedValue(job=s.job, field=s.field, value=s.value) for s in parsed.skipped]
+    return ImportRead(**dict(batch), skipped=skipped)

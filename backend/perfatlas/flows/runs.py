@@ -18,11 +18,11 @@ from perfatlas.core.config import Settings
 from perfatlas.core.errors import body_invalid, validated_json
 from perfatlas.core.measurement import RunBatchCreate, RunCreate
 from perfatlas.flows import large_batch
-from perfatlas.flows.after_ingest import detect_after_ingest
+from perfatlas.flows.after_ingest import batch_stored, detect_after_ingest
 from perfatlas.flows.group_commit import GroupCommit
 from perfatlas.runs import service
 from perfatlas.runs.answers import to_read
-from perfatlas.runs.schemas import BatchItem, BatchRead, RunRead
+from perfatlas.runs.schemas import BatchRead, RunRead
 
 
 def upload_run(
@@ -70,13 +70,7 @@ def upload_batch(
         outcomes, requested = groups.store(session, settings, runs)
         del runs
     del large
-    created = sum(1 for o in outcomes if o.created)
-    background.add_task(detect_after_ingest, settings, created, requested)
-    return BatchRead(
-        created=created,
-        existing=len(outcomes) - created,
-        runs=[BatchItem(uuid=o.uuid, created=o.created) for o in outcomes],
-    )
+    return batch_stored(settings, background, outcomes, requested)
 
 
 def read_run(session: Session, *, run_uuid: uuid_mod.UUID) -> RunRead:
