@@ -72,8 +72,9 @@ lint: install ui-format-check
 	PYTHONPATH=backend $(VENV)/bin/lint-imports --no-cache --no-logo .importlinter
 	$(if $(AGENT),cd agent && ../$(VENV)/bin/mypy src)
 
+# The 25 slowest steps (a test's setup, call or teardown) are listed at the end: where the time goes.
 pytest: install ui services system-packages
-	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS)
+	$(PY) -m pytest tests -q -p no:cacheprovider --ignore=tests/bench -n $(TEST_WORKERS) --durations=25
 
 test: lint ui-check pytest
 

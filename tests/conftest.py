@@ -16,58 +16,32 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
 from perfatlas.models import Base
+from tests.databases import (
+    db_name,
+    drop_database,
+    drop_templates,
+    migrated_database,
+)
 
 REPO = Path(__file__).resolve().parents[1]
-PG_SERVER = os.environ.get("PERFATLAS_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432")
 # Every table of the schema, emptied after each test that used the shared database (a table
 # left off a hand-kept list kept its rows from one test to the next).
 TABLES = tuple(Base.metadata.tables)
 
 
-def _admin_dsn() -> str:
-    return PG_SERVER.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
-
-
-def create_database(name: str) -> str:
-    """A fresh, empty database on the test server; returns its SQLAlchemy URL."""
-    try:
-        with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        pytest.exit(
-            f"PostgreSQL at {PG_SERVER} does not answer ({exc}); `make test` starts it",
-            returncode=3,
-        )
-    return f"{PG_SERVER}/{name}"
-
-
-def drop_database(name: str) -> None:
-    with psycopg.connect(_admin_dsn(), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _db_name(suffix: str) -> str:
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    return f"perfatlas_test_{worker}_{os.getpid()}_{suffix}"
-
-
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
-    name = _db_name("api")
-    url = create_database(name)
-    run_migrations(url)
+    name = db_name("api")
+    url = migrated_database(name)
     yield url
     get_engine(url).dispose()
     drop_database(name)
@@ -195,14 +169,13 @@ def _free_port() -> int:
 def serve(suffix: str, log_dir: Path, **settings: str) -> Iterator[LiveServer]:
     """`perfatlas serve` in its own process on a new PostgreSQL database of its own; `settings`
     are more environment variables (PERFATLAS_…) for it."""
-    name = _db_name(suffix)
-    url = create_database(name)
+    name = db_name(suffix)
+    url = migrated_database(name)
     port = _free_port()
     env = {
         **os.environ, "PERFATLAS_DATABASE_URL": url, "PERFATLAS_PORT": str(port),
         "PERFATLAS_BROKER_URL": REDIS_URL, "PERFATLAS_QUEUE": IDLE_QUEUE, **settings,
     }  # fmt: skip
-    run_migrations(url)
     factory = session_factory(get_engine(url))
     tokens = {}
     for scope in ("read", "upload", "admin"):
@@ -261,6 +234,10 @@ ROOT_FIXTURES = frozenset({"tmpfs_root", "tmpfs_target", "small_tmpfs", "loopfs"
 # `pytestmark = pytest.mark.slow`.
 SLOW_FIXTURES = frozenset({"worker", "worker_client", "live_server"})
 SLOW_HELPERS = ("serve", "run_agent", "agent_cmd", "EmbeddedServer", "wait_for")
+
+
+def pytest_sessionfinish() -> None:
+    drop_templates()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -5,7 +5,7 @@ chunks, and the full chunks that can hold one of the newest points, found by thi
 without reading the others. The fold writes a row when it fills a chunk; here the rows of the
 chunks already full (every chunk but a pair's head, and a head with 20 records) are computed
 from their records (a record's start, microseconds since the epoch, is the 8 bytes at offset 48
-of its 80: rollups/records.py RECORD), under the fold's lock. Workers should run the new code
+of its 80: core/records.py RECORD), under the fold's lock. Workers should run the new code
 before this migration runs (stop them, migrate, start them): a full chunk without its row is
 left out of its series' newest points.
 

@@ -20,19 +20,12 @@ from sqlalchemy import select
 
 from perfatlas.agents.models import Agent
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.service import enqueue
-from perfatlas.jobs.spec import WorkloadSpec
 from tests.agent.conftest import agent_cmd
-from tests.conftest import (
-    IDLE_QUEUE,
-    REDIS_URL,
-    _db_name,
-    _free_port,
-    create_database,
-    patient,
-)
+from tests.conftest import IDLE_QUEUE, REDIS_URL, _free_port, patient
+from tests.databases import db_name, drop_database, migrated_database
 
 T = TypeVar("T")
 
@@ -54,9 +47,8 @@ class RestartableServer:
     def __init__(self, log_dir: Path, suffix: str, *, queue: str = IDLE_QUEUE) -> None:
         """`queue`: the Celery queue its tasks go to (an idle one unless a test runs a worker)."""
         self.queue = queue
-        self.name = _db_name(suffix)
-        self.database_url = create_database(self.name)
-        run_migrations(self.database_url)
+        self.name = db_name(suffix)
+        self.database_url = migrated_database(self.name)
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_dir = log_dir
@@ -108,8 +100,6 @@ class RestartableServer:
     def close(self) -> None:
         self.stop()
         get_engine(self.database_url).dispose()
-        from tests.conftest import drop_database
-
         drop_database(self.name)
 
     # ---- the API, as a person ------------------------------------------------------------

@@ -130,9 +130,9 @@ PUBLIC_FACE = {"models", "schemas", "service", "enums"}
 KNOWN_REACHES = {
     "agents.enrollment", "alerts.queries", "auth.permissions", "compare.export", "confirm.plan",
     "confirm.samples", "explore.dims", "explore.export", "explore.rolled", "imports.common",
-    "jobs.lifecycle", "jobs.spec", "notifications.outbox", "notifications.senders",
-    "rollups.digests", "rollups.fold", "rollups.records", "rollups.sketch", "runs.dimensions",
-    "runs.tallies", "runs.versions", "schedules.firing", "schedules.timing",
+    "jobs.lifecycle", "notifications.outbox", "notifications.senders", "rollups.digests",
+    "rollups.fold", "runs.dimensions", "runs.tallies", "runs.versions", "schedules.firing",
+    "schedules.timing",
 }  # fmt: skip
 
 

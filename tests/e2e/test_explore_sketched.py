@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.sketch import ALPHA
 from perfatlas.rollups import service as rollups
-from perfatlas.rollups.sketch import ALPHA
 from tests.conftest import REPO, LiveServer, serve
 from tests.e2e.conftest import shot, upload_runs, use_token
 from tests.factories import run_body

@@ -24,9 +24,9 @@ from perfatlas.core.config import Settings
 from perfatlas.core.errors import DomainError
 from perfatlas.core.models import utcnow
 from perfatlas.core.trust import NOT_DETECTED
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
-from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.runs.models import Result, Run, Series
 from perfatlas.schedules.firing import stored_when
 from perfatlas.schedules.models import Schedule

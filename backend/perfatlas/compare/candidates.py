@@ -26,9 +26,9 @@ from sqlalchemy.sql.util import find_tables
 
 from perfatlas.agents.models import Agent
 from perfatlas.core.db import BINARY_RESULTS, key_in
+from perfatlas.core.records import unpack
 from perfatlas.explore.rolled import NotRolledUp, on_variant
 from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RunVariant
-from perfatlas.rollups.records import unpack
 from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 
 

@@ -19,8 +19,8 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.models import Job
-from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.runs.models import Run, Series
 from perfatlas.schedules.models import Schedule
 

@@ -13,7 +13,7 @@ A point summarises the runs (one result each) that share its x and group value:
   flags    the union of the results' trust flags (core/trust.py), with whether one of their
            series has a tentative alert
 Percentiles interpolate linearly (as PostgreSQL's percentile_cont: core/stats.py's quantile).
-Every figure comes from the per-result summaries stored at ingest (rollups/records.py packs
+Every figure comes from the per-result summaries stored at ingest (core/records.py packs
 them), never from the samples; parameters and the target come from the results' series unless
 runs are joined anyway (explore/dims.py `reading`)."""
 
@@ -28,8 +28,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.agents.models import Agent
+from perfatlas.core.records import Summary
 from perfatlas.core.trust import CONFIRMING
-from perfatlas.rollups.records import Summary
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS, RUNS, SERIES
 from perfatlas.runs.models import Environment, Result, Run, Series
 

@@ -5,7 +5,7 @@ One statement reads both, so it sees one snapshot: the rollup rows of the metric
 durability, and to its agent and environment where a dimension needs them), and, the old way,
 the results of the runs the worker has not folded yet. A run is either pending or folded in any
 snapshot, so the points are exact whatever the fold's lag. The records of each point are merged
-here (rollups/records.py); a time filter splits the rollups' records by their start time."""
+here (core/records.py); a time filter splits the rollups' records by their start time."""
 
 from __future__ import annotations
 
@@ -34,10 +34,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from perfatlas.agents.models import Agent
 from perfatlas.core import memory
 from perfatlas.core.db import BINARY_RESULTS
-from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
-from perfatlas.explore.dims import TimeRange
-from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RunVariant
-from perfatlas.rollups.records import (
+from perfatlas.core.records import (
     Summary,
     from_postgresql,
     micros,
@@ -47,6 +44,9 @@ from perfatlas.rollups.records import (
     unpack,
     within,
 )
+from perfatlas.explore.aggregate import Cell, Query, select_results, tentative_of
+from perfatlas.explore.dims import TimeRange
+from perfatlas.rollups.models import ExploreDigest, ExploreRollup, RunVariant
 from perfatlas.runs.dimensions import AGENTS, ENVIRONMENTS
 from perfatlas.runs.models import Environment, Result, RollupPending, Run, Series
 

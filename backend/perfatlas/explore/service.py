@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from perfatlas.alerts.queries import tentative_series_of_metric
 from perfatlas.core.errors import Invalid
 from perfatlas.core.natural import plain_number
+from perfatlas.core.sketch import ALPHA
 from perfatlas.core.trust import CONFIRMING, FLAG_NAMES, REASONS, flag_names
 from perfatlas.explore import aggregate, dims, mixes, ordering, rolled, sketched
 from perfatlas.explore.schemas import (
@@ -24,7 +25,6 @@ from perfatlas.explore.schemas import (
     ExploreRead,
     ExploreTrace,
 )
-from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs.dimensions import TIME
 from perfatlas.runs.models import Result
 

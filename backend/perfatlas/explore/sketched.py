@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from perfatlas.core.db import BINARY_RESULTS
+from perfatlas.core.records import from_postgresql, pack
 from perfatlas.explore.aggregate import Cell
 from perfatlas.explore.rolled import (
     RECORD_COLUMNS,
@@ -40,7 +41,6 @@ from perfatlas.explore.rolled import (
 )
 from perfatlas.rollups.digests import COLUMNS, Digest, digests_of, summarize
 from perfatlas.rollups.models import ExploreDigest
-from perfatlas.rollups.records import from_postgresql, pack
 
 
 @dataclass

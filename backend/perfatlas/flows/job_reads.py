@@ -11,11 +11,11 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.models import Agent
 from perfatlas.core.errors import Invalid
 from perfatlas.core.pagination import decode_cursor, encode_cursor
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.enums import JobKind, JobStatus
 from perfatlas.jobs.lifecycle import get_job
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.schemas import JobPage, JobRead
-from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.runs.models import Run
 from perfatlas.schedules.models import Schedule
 

@@ -52,7 +52,7 @@ class Job(Base):
     pinned: Mapped[bool] = mapped_column(Boolean, default=False)
     # The schedule's agent selector when the job was made: names and/or label=value.
     selector: Mapped[list[str]] = mapped_column(JSONType, default=list)
-    # A WorkloadSpec (jobs/spec.py), as JSON.
+    # A WorkloadSpec (core/workload.py), as JSON.
     spec: Mapped[dict[str, Any]] = mapped_column(JSONType)
     status: Mapped[str] = mapped_column(String(16), default=JobStatus.queued)
     attempts: Mapped[int] = mapped_column(Integer, default=0)

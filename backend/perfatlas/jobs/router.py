@@ -17,6 +17,7 @@ from perfatlas.api.deps import (
 )
 from perfatlas.auth.service import check_runs_agents
 from perfatlas.core.inputs import INT32_MAX
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.flows import job_reads as queries
 from perfatlas.flows import jobs
 from perfatlas.jobs import claim
@@ -30,7 +31,6 @@ from perfatlas.jobs.schemas import (
     ProgressOut,
     ReleaseIn,
 )
-from perfatlas.jobs.spec import WorkloadSpec
 
 router = APIRouter(tags=["jobs"])
 JobId = Annotated[int, Path(ge=1, le=INT32_MAX)]

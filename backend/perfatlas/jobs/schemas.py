@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 from perfatlas.core.inputs import INT32_MAX, json_object, no_nul
 from perfatlas.core.measurement import MAX_BATCH_RUNS, ParamValue, RunCreate
 from perfatlas.core.schemas import Name, StrictModel
-from perfatlas.jobs.spec import WorkloadSpec
+from perfatlas.core.workload import WorkloadSpec
 
 MAX_LOG_LINES = 200  # lines one call may send
 MAX_LOG_LINE = 2000  # characters of one line

@@ -13,10 +13,10 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.models import Agent
 from perfatlas.agents.service import online
 from perfatlas.core.models import utcnow
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs import wakeup
 from perfatlas.jobs.enums import JobKind, JobStatus
 from perfatlas.jobs.models import Job
-from perfatlas.jobs.spec import WorkloadSpec
 
 DEFAULT_MAX_ATTEMPTS = 3
 

@@ -1,7 +1,7 @@
 """Explore's digests: per (series, variant), what a point needs of its folded results in a size
 that grows with neither (models.ExploreDigest): the count, the repetitions, the sum of the
 means times their repetitions, min, max, the flags, the newest runs, and a quantile sketch
-(rollups/sketch.py) each of the values, the p5 and the p95.
+(core/sketch.py) each of the values, the p5 and the p95.
 
 The fold keeps them with the rollups (fold.py `_append`), and explore reads them instead of the
 records when a plot covers more results than `PERFATLAS_EXPLORE_EXACT_RESULTS` (explore/
@@ -21,15 +21,15 @@ from sqlalchemy import select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
-from perfatlas.rollups import sketch
-from perfatlas.rollups.models import ExploreDigest
-from perfatlas.rollups.records import (
+from perfatlas.core import sketch
+from perfatlas.core.records import (
     MEDIAN_INTERVAL_RUNS,
     RUNS_PER_POINT,
     Summary,
     newest_records,
     uuids,
 )
+from perfatlas.rollups.models import ExploreDigest
 
 # A newest run as a digest keeps it: its start (µs since the epoch) and uuid halves.
 NEWEST = np.dtype([("started", "<i8"), ("hi", "<u8"), ("lo", "<u8")])

@@ -21,10 +21,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from perfatlas.core.canonical import content_hash
+from perfatlas.core.records import PG_RECORD_SQL, RECORD, from_postgresql, pack, unpack
 from perfatlas.core.trust import CONFIRMING
 from perfatlas.rollups import digests
 from perfatlas.rollups.models import VARIANT_FIELDS, ChunkBounds, ExploreRollup, RunVariant
-from perfatlas.rollups.records import PG_RECORD_SQL, RECORD, from_postgresql, pack, unpack
 from perfatlas.runs.models import Result, RollupPending, Run
 
 # Records per chunk: appending rewrites the head, so this bounds what one append rewrites

@@ -44,7 +44,7 @@ class RunVariant(Base):
 
 class ExploreRollup(Base):
     """The folded results of one series and one variant: `records` holds `count` fixed-size
-    records (rollups/records.py RECORD), appended to the head chunk (the highest) until it holds
+    records (core/records.py RECORD), appended to the head chunk (the highest) until it holds
     CHUNK_RECORDS, then a new chunk is opened, so that a fold never rewrites a large value (rows stay
     under PostgreSQL's TOAST threshold; the table leaves room in its pages for updates in place)."""
 
@@ -88,7 +88,7 @@ class ChunkBounds(Base):
 class ExploreDigest(Base):
     """What explore needs of one series' and one variant's folded results in a size that does not
     grow with them (rollups/digests.py): exact counts, sums, extremes, flags and newest runs,
-    and a quantile sketch (rollups/sketch.py) each of the results' values, p5 and p95. Kept by
+    and a quantile sketch (core/sketch.py) each of the results' values, p5 and p95. Kept by
     the fold in the transaction that appends the same records to `explore_rollups`."""
 
     __tablename__ = "explore_digests"

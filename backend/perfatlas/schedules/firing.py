@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.service import matching
 from perfatlas.core.errors import DomainError
 from perfatlas.core.models import utcnow
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.service import enqueue
-from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.schedules.models import Schedule
 from perfatlas.schedules.timing import When, parse_when, parse_zone
 

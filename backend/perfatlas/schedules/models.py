@@ -22,7 +22,7 @@ class Schedule(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(128), unique=True)
-    # A WorkloadSpec (jobs/spec.py), as JSON.
+    # A WorkloadSpec (core/workload.py), as JSON.
     spec: Mapped[dict[str, Any]] = mapped_column(JSONType)
     # Agent names and/or label=value: an agent matches when it is one of the names given (if
     # any name is given) and has every label given.

@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from perfatlas.core.inputs import check_json
 from perfatlas.core.schemas import StrictModel
-from perfatlas.jobs.spec import WorkloadSpec
+from perfatlas.core.workload import WorkloadSpec
 
 
 def _storable(spec: WorkloadSpec) -> WorkloadSpec:

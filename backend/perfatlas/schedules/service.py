@@ -15,9 +15,9 @@ from perfatlas.agents.service import matching, selects
 from perfatlas.core.errors import Conflict, NotFound
 from perfatlas.core.models import utcnow
 from perfatlas.core.pagination import decode_cursor, encode_cursor
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.enums import FINAL, JobStatus
 from perfatlas.jobs.models import Job
-from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.schedules.firing import fire, stored_when
 from perfatlas.schedules.models import Schedule
 from perfatlas.schedules.schemas import (

@@ -23,8 +23,8 @@ from perfatlas.agents.models import Agent
 from perfatlas.alerts.enums import AlertStatus
 from perfatlas.alerts.models import Alert
 from perfatlas.core.errors import Invalid
+from perfatlas.core.records import EPOCH
 from perfatlas.core.trust import CONFIRMING, REFERENCE
-from perfatlas.rollups.records import EPOCH
 from perfatlas.runs.models import Result, Series
 from perfatlas.series import rolled as series_rolled
 

@@ -2,7 +2,7 @@
 the results of the runs still pending, read in one statement, so in one snapshot.
 
 A folded result is a fixed-size record in a chunk of its (series, variant) rollup
-(rollups/records.py RECORD). Ten thousand points are some five hundred rows of packed records,
+(core/records.py RECORD). Ten thousand points are some five hundred rows of packed records,
 which numpy reads as they come, where the results' covering index gives ten thousand entries
 that PostgreSQL serializes field by field.
 
@@ -33,15 +33,15 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from perfatlas.core.trust import CONFIRMING
-from perfatlas.rollups import fold
-from perfatlas.rollups.records import (
+from perfatlas.core.records import (
     EPOCH,
     PG_RECORD,
     PG_RECORD_SQL,
     RECORD,
     from_postgresql_fields,
 )
+from perfatlas.core.trust import CONFIRMING
+from perfatlas.rollups import fold
 
 # A pending result as the database packs it: PG_RECORD, then its environment (0: none).
 _PG_POINT = np.dtype([*PG_RECORD.descr, ("environment_id", ">i4")])

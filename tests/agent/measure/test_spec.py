@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from perfatlas.core.measurement import RunBatchCreate
-from perfatlas.jobs.spec import WorkloadSpec
+from perfatlas.core.workload import WorkloadSpec
 from tests.agent.conftest import metric, run_agent
 
 

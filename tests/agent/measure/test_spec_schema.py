@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from perfatlas.jobs.spec import WorkloadSpec as ServerSpec
+from perfatlas.core.workload import WorkloadSpec as ServerSpec
 from perfatlas_agent.errors import SpecError
 from perfatlas_agent.measure import spec as agent_spec
 from perfatlas_agent.measure.schema import Checker, UnknownKeyword

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from perfatlas.core.measurement import RunBatchCreate
-from perfatlas.jobs.spec import WorkloadSpec
+from perfatlas.core.workload import WorkloadSpec
 from tests.agent.conftest import IS_ROOT, agent_cmd, run_agent
 from tests.conftest import skip_unless_able
 

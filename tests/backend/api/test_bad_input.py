@@ -16,13 +16,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import ErrorBody
 from perfatlas.main import create_app
 from perfatlas.rollups.service import fold_pending
 from tests.conftest import IDLE_QUEUE, REDIS_URL
+from tests.databases import migrate
 from tests.factories import result, run_body
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -506,7 +506,7 @@ def check_extremes_readable(client, upload_headers, read_headers) -> None:
 
 def test_on_sqlite_too(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'perfatlas.db'}"
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="sqlite", scope="admin")[1]
     headers = {"Authorization": f"Bearer {token}"}

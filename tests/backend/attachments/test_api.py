@@ -239,11 +239,11 @@ def test_tokens_an_agent_attaches_only_to_its_own_runs(client, engine, tokens, u
 def test_attachments_on_sqlite(tmp_path: Path) -> None:
     """The embedded default keeps them too (BLOB instead of bytea)."""
     from perfatlas.auth.service import create_token
-    from perfatlas.cli import run_migrations
     from perfatlas.core.db import get_engine, session_factory
+    from tests.databases import migrate
 
     settings = Settings(data_dir=tmp_path / "data")
-    run_migrations(settings.effective_database_url)
+    migrate(settings.effective_database_url)
     engine = get_engine(settings.effective_database_url)
     with session_factory(engine)() as session:
         token = create_token(session, name="t", scope="upload")[1]

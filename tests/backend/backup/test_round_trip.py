@@ -28,7 +28,7 @@ from perfatlas.core.errors import Conflict, Invalid
 from perfatlas.main import create_app
 from perfatlas.notifications.models import Channel
 from perfatlas.rollups.service import fold_pending
-from tests.conftest import create_database, drop_database
+from tests.databases import create_database, drop_database
 from tests.factories import at, noisy, result, run_body
 
 # The CLI's export and import, and a server on SQLite, as processes.

@@ -14,7 +14,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.compare import candidates
 from perfatlas.compare.groups import HISTORY
 from perfatlas.core.config import Settings
@@ -23,6 +22,7 @@ from perfatlas.explore import dims
 from perfatlas.main import create_app
 from perfatlas.rollups import service as rollups
 from perfatlas.runs.models import Run
+from tests.databases import migrate
 from tests.factories import BASE_TIME, result, run_body
 
 METRICS = ["create.ops_per_s", "delete.seconds"]
@@ -107,7 +107,7 @@ def test_candidates_on_postgresql(engine, client, upload_headers) -> None:
 
 def test_candidates_on_sqlite(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'candidates.db'}"
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="t", scope="upload")[1]
     with TestClient(create_app(Settings(database_url=url))) as client:

@@ -15,11 +15,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
 from tests.backend.rollups.states import FOLD_STATES, fold_to
+from tests.databases import migrate
 from tests.factories import BASE_TIME, result, run_body, within
 
 LEVELS = {("lab-1", "/mnt/a"): 1000.0, ("lab-1", "/mnt/b"): 3000.0,
@@ -296,7 +296,7 @@ def test_group_compare_and_phase_order_on_sqlite(tmp_path: Path, state: str) -> 
     """The embedded default: dimensions read from JSON with SQLite's functions, result ids
     from SQLite's inserts, rollups read from SQLite."""
     url = f"sqlite:///{tmp_path / 'compare.db'}"
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="t", scope="upload")[1]
     headers = {"Authorization": f"Bearer {token}"}

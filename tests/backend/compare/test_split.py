@@ -16,10 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
+from tests.databases import migrate
 from tests.factories import result, run_body
 from tests.trap import ZFS_AGENTS, trap_runs
 
@@ -192,7 +192,7 @@ def test_trap_on_postgresql(client, upload_headers, read_headers):
 
 def test_trap_on_sqlite(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'trap.db'}"
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="t", scope="upload")[1]
     headers = {"Authorization": f"Bearer {token}"}

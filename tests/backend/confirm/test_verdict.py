@@ -10,8 +10,8 @@ import pytest
 
 from perfatlas.confirm.plan import BASELINE, CANDIDATE, substituted, variants
 from perfatlas.confirm.verdict import SAME_ROUNDS, judge
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.enums import Verdict
-from perfatlas.jobs.spec import WorkloadSpec
 
 BUDGET = {"rounds_max": 6, "minutes_max": 30.0}
 

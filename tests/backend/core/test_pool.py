@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 
 from perfatlas.core.db import make_engine
-from tests.conftest import _admin_dsn
+from tests.databases import admin_dsn
 
 BACKEND_PID = text("SELECT pg_backend_pid()")
 
@@ -23,7 +23,7 @@ def test_connections_the_server_ended_in_the_pool_are_replaced_before_use(pg_url
         ended = {conn.execute(BACKEND_PID).scalar_one() for conn in held}
         for conn in held:
             conn.close()  # back to the pool, each still connected
-        with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
+        with psycopg.connect(admin_dsn(), autocommit=True) as admin:
             admin.execute(
                 "SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", (list(ended),)
             )
@@ -78,7 +78,7 @@ def test_a_connection_idle_that_long_is_pinged_and_a_recent_one_is_not(
         with engine.connect() as conn:
             pid = conn.execute(BACKEND_PID).scalar_one()
             conn.commit()
-        with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
+        with psycopg.connect(admin_dsn(), autocommit=True) as admin:
             before = _query_start(admin, pid)
             time.sleep(0.05)
             with engine.connect() as conn:  # the check runs at this checkout

@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from perfatlas.cli import run_migrations
-from tests.conftest import create_database, delete_redis_queue, drop_database, patient
+from tests.conftest import delete_redis_queue, patient
+from tests.databases import create_database, drop_database
 
 # Runs docker-compose's commands as processes: a server, a worker, migrations.
 pytestmark = pytest.mark.slow

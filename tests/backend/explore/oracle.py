@@ -198,7 +198,7 @@ def point(runs: list[Run], tentative: set[int]) -> dict[str, Any]:
         "max": max(pooled),
         "p5": float(np.percentile(p5s, 5)),
         "p95": float(np.percentile(p95s, 95)),
-        # What a sketched median, p5 or p95 is within ALPHA of (rollups/sketch.py): a value
+        # What a sketched median, p5 or p95 is within ALPHA of (core/sketch.py): a value
         # between these order statistics.
         "between": {
             "median": _between([r.value for r in runs], 0.5),

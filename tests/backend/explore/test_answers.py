@@ -17,14 +17,13 @@ from sqlalchemy import select
 
 from perfatlas.alerts.models import Alert
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.explore.answers import Answers
 from perfatlas.main import create_app
 from perfatlas.rollups import service as rollups
 from perfatlas.runs.models import Run, Series
-from tests.conftest import create_database, drop_database
+from tests.databases import drop_database, migrate, migrated_database
 from tests.factories import BASE_TIME, result, run_body
 
 METRIC = "read.mb_per_s"
@@ -126,9 +125,8 @@ def test_two_databases_on_one_server_never_share_answers(
 ) -> None:
     """Transaction ids are the server's: both databases can be at the same snapshot."""
     name = f"{settings.database_url.rsplit('/', 1)[1]}_answers"
-    url = create_database(name)
+    url = migrated_database(name)
     try:
-        run_migrations(url)
         with session_factory(get_engine(url))() as session:
             token = create_token(session, name="t", scope="upload")[1]
         other_runs, runs = bodies(offset=5000.0), bodies()
@@ -156,7 +154,7 @@ def test_sqlite_and_a_cache_of_zero_always_compute(tmp_path: Path, settings, eng
         (settings.database_url, 0, "off"),
     ):
         if url.startswith("sqlite"):
-            run_migrations(url)
+            migrate(url)
         with session_factory(get_engine(url))() as session:
             token = create_token(session, name=f"t{megabytes}", scope="upload")[1]
         headers = {"Authorization": f"Bearer {token}"}

@@ -17,10 +17,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.main import create_app
+from tests.databases import migrate
 from tests.factories import BASE_TIME, result, run_body
 
 SEED = 20261126
@@ -41,7 +41,7 @@ def api(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Api]:
         return
     settings = Settings(data_dir=tmp_path / "data")
     url = settings.effective_database_url
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="metrics", scope="upload")[1]
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:

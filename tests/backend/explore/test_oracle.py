@@ -20,16 +20,16 @@ from sqlalchemy.exc import SAWarning
 
 from perfatlas.alerts.models import Alert
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
+from perfatlas.core.sketch import ALPHA
 from perfatlas.main import create_app
 from perfatlas.rollups import fold
-from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs.dimensions import BUILTIN
 from perfatlas.runs.models import Run as RunRow
 from tests.backend.explore import oracle
 from tests.backend.rollups.states import fold_to
+from tests.databases import migrate
 
 # Every dimension as x, group and filter against the oracle: a minute a case on 2 busy cores.
 pytestmark = pytest.mark.slow
@@ -68,7 +68,7 @@ def api(request: pytest.FixtureRequest, tmp_path: Path, fold_state: str) -> Iter
         return
     settings = Settings(data_dir=tmp_path / "data", explore_exact_results=0 if sketched else 50_000)
     url = settings.effective_database_url
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="oracle", scope="upload")[1]
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
@@ -147,7 +147,7 @@ def _check(
 ) -> None:
     """The points against the oracle's; `sketched`: the answer must say its medians and
     percentiles come from sketches, and each must be within ALPHA of a value between the order
-    statistics the exact figure interpolates (rollups/sketch.py); every other figure is exact."""
+    statistics the exact figure interpolates (core/sketch.py); every other figure is exact."""
     assert data["approximate"] is sketched, what
     assert data["quantile_error"] == (ALPHA if sketched else None), what
     if data["x_numeric"]:

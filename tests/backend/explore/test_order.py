@@ -16,13 +16,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.natural import natural_key
 from perfatlas.main import create_app
 from tests.backend.explore.test_metrics import Api
 from tests.backend.explore.test_metrics import api as api
+from tests.databases import migrate
 from tests.factories import BASE_TIME, result, run_body
 
 VERSIONS = ["2.1.9", "2.1.10", "2.1.11", "2.2.0-rc1", "2.2.0", "trunk"]
@@ -195,7 +195,7 @@ def test_sizes_as_people_write_them(loaded: tuple[Api, list[dict[str, Any]]]) ->
 def test_a_server_default_order_under_the_requests_own(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data", value_order="version:*,2.1.9;agent:host-b,*")
     url = settings.effective_database_url
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         token = create_token(session, name="order", scope="upload")[1]
     headers = {"Authorization": f"Bearer {token}"}

@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 
 from perfatlas.agents.models import Agent
 from perfatlas.core.db import session_factory
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.service import enqueue
-from perfatlas.jobs.spec import WorkloadSpec
 
 Client = TestClient | httpx.Client
 SPEC = {"workload": "smallfile", "targets": ["/mnt/a", "/mnt/b"], "params": {"size": ["4k", "64k"]}}

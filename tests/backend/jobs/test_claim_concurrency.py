@@ -16,13 +16,13 @@ from sqlalchemy import Engine, select
 
 from perfatlas.agents.models import Agent
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.jobs.models import Job
 from perfatlas.main import create_app
 from tests.backend.jobs.support import Client, claim, enroll, go_offline, queue
 from tests.conftest import LiveServer
+from tests.databases import migrate
 
 CLAIMERS = 8
 JOBS = 40
@@ -99,7 +99,7 @@ def test_eight_claimers_on_postgresql_over_http(live_server: LiveServer) -> None
 
 def test_eight_claimers_on_sqlite(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'perfatlas.db'}"
-    run_migrations(url)
+    migrate(url)
     engine = get_engine(url)
     with session_factory(engine)() as session:
         admin = create_token(session, name="admin", scope="admin")[1]

@@ -16,7 +16,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from perfatlas.auth.service import create_token
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.jobs.enums import JobKind
@@ -24,6 +23,7 @@ from perfatlas.main import create_app
 from perfatlas.schedules.models import Schedule
 from tests.backend.jobs.support import bearer, claim, enroll, lapse, queue
 from tests.conftest import Tokens
+from tests.databases import migrate
 
 
 @pytest.fixture(params=["postgresql", "sqlite"])
@@ -33,7 +33,7 @@ def on(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, To
         yield tuple(request.getfixturevalue(f) for f in ("client", "tokens", "engine"))
         return
     url = f"sqlite:///{tmp_path / 'perfatlas.db'}"
-    run_migrations(url)
+    migrate(url)
     engine = get_engine(url)
     made = {}
     for scope in ("read", "upload", "admin"):

@@ -16,9 +16,9 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.models import Agent
 from perfatlas.core.db import session_factory
 from perfatlas.core.models import utcnow
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs import settle, wakeup
 from perfatlas.jobs.service import enqueue
-from perfatlas.jobs.spec import WorkloadSpec
 from tests.backend.jobs.support import SPEC, claim, enroll, go_offline, lapse
 from tests.conftest import patient
 

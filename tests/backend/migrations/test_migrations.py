@@ -21,14 +21,14 @@ from perfatlas.cli import _alembic_config
 from perfatlas.core.config import Settings
 from perfatlas.core.db import make_engine, session_factory
 from perfatlas.core.measurement import RunCreate
+from perfatlas.core.records import unpack
 from perfatlas.models import Base
 from perfatlas.rollups import service as rollups
 from perfatlas.rollups.models import ChunkBounds, ExploreRollup
-from perfatlas.rollups.records import unpack
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import CatalogValue, RunCount, RunValueDay
 from tests.backend.rollups.history import bodies
-from tests.conftest import _db_name, create_database, drop_database
+from tests.databases import create_database, db_name, drop_database
 from tests.factories import run_body
 
 T = TypeVar("T")
@@ -57,7 +57,7 @@ def empty_db(request: pytest.FixtureRequest, tmp_path: Path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'migrations.db'}"
         return
-    name = _db_name("migrations")
+    name = db_name("migrations")
     yield create_database(name)
     drop_database(name)
 

@@ -268,14 +268,14 @@ def test_block_settings_on_postgresql(client, engine, upload_headers, read_heade
 
 def test_block_settings_on_sqlite(tmp_path: Path) -> None:
     from perfatlas.auth.service import create_token
-    from perfatlas.cli import run_migrations
     from perfatlas.core.config import Settings
     from perfatlas.core.db import get_engine, session_factory
     from perfatlas.main import create_app
+    from tests.databases import migrate
 
     settings = Settings(data_dir=tmp_path / "data")
     url = settings.effective_database_url
-    run_migrations(url)
+    migrate(url)
     factory = session_factory(get_engine(url))
     with factory() as session:
         headers = {"Authorization": f"Bearer {create_token(session, name='r', scope='upload')[1]}"}

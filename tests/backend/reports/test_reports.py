@@ -342,14 +342,14 @@ def test_import_from_a_json_file_is_idempotent_by_slug(client, settings, upload_
 
 def test_on_sqlite_the_embedded_default(tmp_path: Path) -> None:
     from perfatlas.auth.service import create_token
-    from perfatlas.cli import run_migrations
     from perfatlas.core.config import Settings
     from perfatlas.core.db import get_engine, session_factory
     from perfatlas.main import create_app
+    from tests.databases import migrate
 
     settings = Settings(data_dir=tmp_path / "data")
     url = settings.effective_database_url
-    run_migrations(url)
+    migrate(url)
     with session_factory(get_engine(url))() as session:
         headers = {"Authorization": f"Bearer {create_token(session, name='r', scope='upload')[1]}"}
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:

@@ -9,7 +9,6 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from perfatlas.cli import run_migrations
 from perfatlas.core.db import get_engine, session_factory
 from tests.backend.alerts.conftest import (
     mail_server,
@@ -18,6 +17,7 @@ from tests.backend.alerts.conftest import (
     worker_queue,
     worker_settings,
 )
+from tests.databases import migrate
 
 __all__ = ["mail_server", "worker", "worker_client", "worker_queue", "worker_settings"]
 
@@ -30,6 +30,6 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[sessionmaker[
         yield session_factory(engine)
         return
     url = f"sqlite:///{tmp_path / 'rollups.db'}"
-    run_migrations(url)
+    migrate(url)
     yield session_factory(get_engine(url))
     get_engine(url).dispose()

@@ -20,12 +20,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
 from perfatlas.core.measurement import RunCreate
+from perfatlas.core.records import RECORD, unpack
+from perfatlas.core.sketch import ALPHA
 from perfatlas.explore import service as explore_service
 from perfatlas.rollups import fold
 from perfatlas.rollups import service as rollups
 from perfatlas.rollups.models import ChunkBounds, ExploreDigest, ExploreRollup, RunVariant
-from perfatlas.rollups.records import RECORD, unpack
-from perfatlas.rollups.sketch import ALPHA
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Result, RollupPending
 from perfatlas.series import service as series_service

@@ -8,7 +8,7 @@ import uuid
 
 import numpy as np
 
-from perfatlas.rollups.records import RECORD, RUNS_PER_POINT, newest, newest_of
+from perfatlas.core.records import RECORD, RUNS_PER_POINT, newest, newest_of
 
 
 def _records(rng: random.Random, count: int) -> np.ndarray:

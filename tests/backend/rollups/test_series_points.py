@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from perfatlas.core.records import unpack
 from perfatlas.rollups import fold
 from perfatlas.rollups.models import ChunkBounds, ExploreRollup
-from perfatlas.rollups.records import unpack
 from perfatlas.runs.models import Environment, Result
 from perfatlas.series import service as series_service
 from perfatlas.series.points import POINT_COLUMNS, POINTS_JSON_OPTIONS

@@ -1,4 +1,4 @@
-"""The quantile sketches of explore's digests (rollups/sketch.py) against numpy's order
+"""The quantile sketches of explore's digests (core/sketch.py) against numpy's order
 statistics, and the digests (rollups/digests.py) against the records they stand for."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import uuid
 import numpy as np
 import pytest
 
+from perfatlas.core import sketch
+from perfatlas.core.records import RECORD, newest, summarize
 from perfatlas.core.stats import quantile
-from perfatlas.rollups import digests, sketch
-from perfatlas.rollups.records import RECORD, newest, summarize
+from perfatlas.rollups import digests
 
 RNG_SEED = 20261126
 

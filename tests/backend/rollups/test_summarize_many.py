@@ -11,8 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from perfatlas.core.stats import quantile
-from perfatlas.rollups.records import (
+from perfatlas.core.records import (
     MEDIAN_INTERVAL_RUNS,
     RECORD,
     median_rank,
@@ -20,6 +19,7 @@ from perfatlas.rollups.records import (
     summarize,
     summarize_many,
 )
+from perfatlas.core.stats import quantile
 
 
 def _records(rng: random.Random, count: int) -> np.ndarray:

@@ -20,7 +20,6 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from perfatlas.cli import run_migrations
 from perfatlas.core.config import Settings
 from perfatlas.core.db import get_engine, session_factory
 from perfatlas.core.errors import Conflict, Invalid
@@ -28,6 +27,7 @@ from perfatlas.core.measurement import RunCreate
 from perfatlas.flows.group_commit import GroupCommit, _Upload
 from perfatlas.runs.ingest import Ingested
 from tests.conftest import patient
+from tests.databases import migrate
 from tests.factories import BASE_TIME, result, run_body
 
 
@@ -38,7 +38,7 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, En
         yield "postgresql", request.getfixturevalue("engine")
         return
     url = f"sqlite:///{tmp_path / 'groups.db'}"
-    run_migrations(url)
+    migrate(url)
     engine = get_engine(url)
     yield url, engine
     engine.dispose()

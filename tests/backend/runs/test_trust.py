@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from perfatlas.cli import _alembic_config
 from perfatlas.core import trust
 from perfatlas.core.db import make_engine
-from tests.conftest import _db_name, create_database, drop_database
+from tests.databases import create_database, db_name, drop_database
 from tests.factories import result, run_body
 
 
@@ -131,7 +131,7 @@ def test_migration_backfills_stored_runs(tmp_path: Path):
     for url in (f"sqlite:///{tmp_path / 'm.db'}", None):
         name = None
         if url is None:
-            name = _db_name("trust_migration")
+            name = db_name("trust_migration")
             url = create_database(name)
         try:
             _check_backfill(url)

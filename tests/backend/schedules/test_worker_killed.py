@@ -22,10 +22,10 @@ from sqlalchemy.orm import Session
 from perfatlas.agents.models import Agent
 from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
+from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.claim import claim
 from perfatlas.jobs.models import Job
 from perfatlas.jobs.service import enqueue
-from perfatlas.jobs.spec import WorkloadSpec
 from perfatlas.schedules.models import Schedule
 from tests.backend.alerts.conftest import BROKER_URL, WORKER_TIMINGS, Worker, wait_until
 from tests.backend.schedules.conftest import SPEC

@@ -1,5 +1,5 @@
 """The workload spec: what to run, where, with which sweep. The server's WorkloadSpec
-(backend/perfatlas/jobs/spec.py), checked against the JSON Schema the server publishes for it
+(backend/perfatlas/core/workload.py), checked against the JSON Schema the server publishes for it
 (components.schemas.WorkloadSpec of its OpenAPI document), a copy of which is kept beside this
 module (workload_spec.schema.json; a test fails when the two differ): a schedule's jobs and
 `perfatlas-agent run --spec FILE.json`. The agent imports no server code.
