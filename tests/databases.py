@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import psycopg
@@ -81,18 +82,21 @@ def migrate(url: str) -> None:
     process' template; any other database is migrated."""
     global _sqlite_template
     parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         run_migrations(url)
         return
     path = Path(parsed.database)
     assert not path.exists(), f"{path} exists: migrate() makes a new database"
     if _sqlite_template is None:
-        template = Path(os.environ.get("TMPDIR", "/tmp")) / f"{db_name('template')}.db"
+        template = Path(tempfile.gettempdir()) / f"{db_name('template')}.db"
         template.unlink(missing_ok=True)
         template_url = f"sqlite:///{template}"
         run_migrations(template_url)
-        with sqlite3.connect(template) as conn:  # all of it in the file itself, none in its WAL
+        conn = sqlite3.connect(template)
+        try:  # all of it in the file itself, none in its WAL
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
         _sqlite_template = template
     path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_sqlite_template, path)

@@ -36,7 +36,7 @@ from perfatlas.runs.models import Environment, Result, Run, Series
 
 @dataclass(kw_only=True)
 class Cell(Summary):
-    """A point's summary (rollups.records.Summary, the one type of it) at its x and group."""
+    """A point's summary (core.records.Summary, the one type of it) at its x and group."""
 
     x: Any
     group: Any

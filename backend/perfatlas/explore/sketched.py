@@ -4,7 +4,7 @@ for plots that cover more results than an exact answer reads quickly.
 One statement reads both, as explore/rolled.py reads the rollups: one snapshot, so a run is in a
 digest or pending, never both, never neither. A point's digests are merged, the pending runs'
 results sketched on the way: every figure is exact but the median, p5 and p95, which are within
-rollups.sketch.ALPHA of the exact figure (docs/explore.md, "Explore's numbers"). What the digests
+core.sketch.ALPHA of the exact figure (docs/explore.md, "Explore's numbers"). What the digests
 cannot split, a time filter, is for the exact path."""
 
 from __future__ import annotations
