@@ -131,8 +131,7 @@ KNOWN_REACHES = {
     "agents.enrollment", "alerts.queries", "auth.permissions", "compare.export", "confirm.plan",
     "confirm.samples", "explore.dims", "explore.export", "explore.rolled", "imports.common",
     "jobs.lifecycle", "notifications.outbox", "notifications.senders", "rollups.digests",
-    "rollups.fold", "runs.dimensions", "runs.tallies", "runs.versions", "schedules.firing",
-    "schedules.timing",
+    "rollups.fold", "runs.dimensions", "runs.tallies", "runs.versions",
 }  # fmt: skip
 
 

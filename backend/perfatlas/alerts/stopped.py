@@ -28,9 +28,8 @@ from perfatlas.core.workload import WorkloadSpec
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
 from perfatlas.runs.models import Result, Run, Series
-from perfatlas.schedules.firing import stored_when
 from perfatlas.schedules.models import Schedule
-from perfatlas.schedules.timing import WhenKind
+from perfatlas.schedules.service import cron_firings
 
 log = logging.getLogger(__name__)
 
@@ -80,16 +79,8 @@ def _still_fed(schedule: Schedule, spec: WorkloadSpec, series: Series) -> bool:
 def _silent_since(schedule: Schedule, last_at: dt.datetime, now: dt.datetime) -> dt.datetime | None:
     """The first missed firing, when STOPPED_PERIODS firings after `last_at` have passed
     (with their grace); else None."""
-    when = stored_when(schedule)
-    if when.kind != WhenKind.cron:
-        return None
-    firings: list[dt.datetime] = []
-    at: dt.datetime | None = last_at
-    while at is not None and len(firings) < STOPPED_PERIODS + 1:
-        at = when.after(at)
-        if at is not None:
-            firings.append(at)
-    if len(firings) < STOPPED_PERIODS + 1:
+    firings = cron_firings(schedule, after=last_at, count=STOPPED_PERIODS + 1)
+    if firings is None or len(firings) < STOPPED_PERIODS + 1:
         return None
     period = firings[STOPPED_PERIODS] - firings[STOPPED_PERIODS - 1]
     grace = min(GRACE, period / 2)

@@ -112,6 +112,22 @@ def _update(session: Session, *, schedule_id: int, data: ScheduleUpdate) -> Sche
     return schedule
 
 
+def cron_firings(schedule: Schedule, *, after: dt.datetime, count: int) -> list[dt.datetime] | None:
+    """The schedule's next `count` firings after `after` as its stored `when` and zone say them
+    (fewer when its cron runs out), whether paused or not; None for a schedule that is not a
+    cron (now, once)."""
+    when = stored_when(schedule)
+    if when.kind != WhenKind.cron:
+        return None
+    firings: list[dt.datetime] = []
+    at: dt.datetime | None = after
+    while at is not None and len(firings) < count:
+        at = when.after(at)
+        if at is not None:
+            firings.append(at)
+    return firings
+
+
 def _set_paused(schedule: Schedule, *, paused: bool, now: dt.datetime) -> None:
     schedule.paused = paused
     if not paused:
