@@ -130,8 +130,8 @@ PUBLIC_FACE = {"models", "schemas", "service", "enums"}
 KNOWN_REACHES = {
     "agents.enrollment", "alerts.queries", "auth.permissions", "compare.export", "confirm.plan",
     "confirm.samples", "explore.dims", "explore.export", "explore.rolled", "imports.common",
-    "jobs.lifecycle", "notifications.outbox", "notifications.senders", "rollups.digests",
-    "rollups.fold", "runs.dimensions", "runs.tallies", "runs.versions",
+    "jobs.lifecycle", "rollups.digests", "rollups.fold", "runs.dimensions", "runs.tallies",
+    "runs.versions",
 }  # fmt: skip
 
 

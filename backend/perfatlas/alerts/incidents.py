@@ -19,7 +19,7 @@ from perfatlas.alerts.models import Alert, Incident
 from perfatlas.core.canonical import canonical_json
 from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
-from perfatlas.notifications import outbox
+from perfatlas.notifications import service as notifications
 from perfatlas.notifications.enums import NotificationStatus
 from perfatlas.notifications.models import Notification
 from perfatlas.runs.models import Series
@@ -119,7 +119,7 @@ def _notify(
     )
     if waiting is not None:
         delay = max(delay, (waiting - utcnow()).total_seconds())
-    added = outbox.record(
+    added = notifications.record(
         session, event=event, key=f"incident:{incident.id}:v{incident.version}",
         incident_id=incident.id, delay=delay,
     )  # fmt: skip

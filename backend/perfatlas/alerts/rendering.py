@@ -13,8 +13,7 @@ from perfatlas.alerts.enums import AlertKind, AlertStatus
 from perfatlas.alerts.models import Alert, Incident
 from perfatlas.core.config import Settings
 from perfatlas.notifications.enums import TEST_EVENT
-from perfatlas.notifications.models import Notification
-from perfatlas.notifications.senders import delivery_id
+from perfatlas.notifications.models import Notification, delivery_id
 
 # Alerts listed one per line in a message; the rest are counted.
 MAX_LINES = 20

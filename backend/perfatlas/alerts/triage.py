@@ -11,7 +11,7 @@ from perfatlas.alerts.models import Alert, Incident
 from perfatlas.alerts.status import resolve, set_status
 from perfatlas.confirm import service as confirm
 from perfatlas.core.errors import Invalid, NotFound
-from perfatlas.notifications import outbox
+from perfatlas.notifications import service as notifications
 
 # The event each status a person sets is notified as.
 _EVENT = {
@@ -65,7 +65,7 @@ def set_alert_status(
             # A person decided before the re-run did: its agent stops, its verdict is moot.
             confirm.cancel_jobs(session, alert_ids=[alert.id])
         if before != alert.status:
-            outbox.record(
+            notifications.record(
                 session, event=f"alert.{_EVENT[wanted]}", key=f"alert:{alert.id}:v{alert.version}",
                 alert_id=alert.id,
             )  # fmt: skip
@@ -93,7 +93,7 @@ def set_incident_status(
         session.commit()
     if changed:
         incident.version += 1
-        outbox.record(
+        notifications.record(
             session, event=f"incident.{_EVENT[wanted]}",
             key=f"incident:{incident.id}:v{incident.version}", incident_id=incident.id,
         )  # fmt: skip

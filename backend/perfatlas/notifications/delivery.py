@@ -24,9 +24,9 @@ from perfatlas.core.config import Settings
 from perfatlas.core.models import utcnow
 from perfatlas.notifications.enums import TEST_EVENT, ChannelKind, NotificationStatus
 from perfatlas.notifications.mail import send_email
-from perfatlas.notifications.models import Notification
+from perfatlas.notifications.models import Notification, delivery_id
 from perfatlas.notifications.redact import scrub
-from perfatlas.notifications.senders import Outcome, delivery_id, send_timeout
+from perfatlas.notifications.senders import Outcome, send_timeout
 from perfatlas.notifications.webhook import WEBHOOK_TIMEOUT_SECONDS, send_webhook
 
 log = logging.getLogger(__name__)

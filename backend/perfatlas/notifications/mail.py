@@ -10,8 +10,9 @@ from email.message import EmailMessage
 from typing import Any
 
 from perfatlas.core.config import Settings
+from perfatlas.notifications.models import delivery_id
 from perfatlas.notifications.redact import scrub
-from perfatlas.notifications.senders import Outcome, delivery_id, send_timeout
+from perfatlas.notifications.senders import Outcome, send_timeout
 
 
 def recipients(target: str) -> list[str]:

@@ -59,3 +59,8 @@ class Notification(Base):
     sent_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
     channel: Mapped[Channel] = relationship(lazy="joined")
+
+
+def delivery_id(notification_id: int) -> str:
+    """The same for every attempt of one notification: receivers drop a repeat by it."""
+    return f"n{notification_id}"

@@ -1,5 +1,5 @@
-"""What every sender shares: the outcome of one delivery attempt, its time limit, and the
-delivery id a receiver drops repeats by."""
+"""What every sender shares: the outcome of one delivery attempt and its time limit (the
+delivery id a receiver drops repeats by is the notification's: models.delivery_id)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,3 @@ class Outcome:
 def send_timeout(settings: Settings, limit: float) -> float:
     """A send must end well within its lease, or a second worker would send the row again."""
     return min(limit, settings.notify_lease_seconds / 2)
-
-
-def delivery_id(notification_id: int) -> str:
-    """The same for every attempt of one notification: receivers drop a repeat by it."""
-    return f"n{notification_id}"

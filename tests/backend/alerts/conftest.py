@@ -35,7 +35,7 @@ from perfatlas.core.config import Settings
 from perfatlas.core.db import session_factory
 from perfatlas.core.measurement import RunCreate
 from perfatlas.main import create_app
-from perfatlas.notifications import outbox
+from perfatlas.notifications import service as notification_service
 from perfatlas.notifications.models import Channel, Notification
 from perfatlas.runs import service as runs_service
 from perfatlas.runs.models import Run, Series
@@ -438,7 +438,7 @@ def record(
 ) -> int:  # fmt: skip
     """What the alerts service does with a state change: record() in its transaction."""
     with factory() as session:
-        added = outbox.record(
+        added = notification_service.record(
             session, event=event, key=key, incident_id=incident_id, alert_id=alert_id
         )
         session.commit()
