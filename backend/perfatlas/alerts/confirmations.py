@@ -9,9 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from perfatlas.alerts.models import Alert
-from perfatlas.confirm.plan import ROUNDS_MAX
-from perfatlas.confirm.samples import job_samples
 from perfatlas.confirm.schemas import ConfirmationRead, ConfirmationRun
+from perfatlas.confirm.service import job_samples, rounds_max
 from perfatlas.jobs.enums import JobKind
 from perfatlas.jobs.models import Job
 
@@ -49,7 +48,7 @@ def confirmations(session: Session, alerts: Sequence[Alert]) -> dict[int, Confir
             mode="baseline" if plan.get("mode") == "baseline" else "history",
             note=plan.get("note"),
             rounds=int((job.progress or {}).get("rounds") or 0),
-            rounds_max=int(plan.get("rounds_max") or ROUNDS_MAX),
+            rounds_max=rounds_max(plan),
             runs=runs,
             candidate_median=found.get("candidate_median"),
             baseline_median=found.get("baseline_median"),

@@ -22,9 +22,9 @@ from perfatlas.alerts.enums import AlertStatus, Resolution
 from perfatlas.alerts.models import Alert, AlertRule
 from perfatlas.alerts.rules import thresholds_for
 from perfatlas.alerts.status import resolve, set_status
-from perfatlas.confirm.plan import BASELINE, CANDIDATE, MINUTES_MAX, ROUNDS_MAX
-from perfatlas.confirm.samples import job_samples
+from perfatlas.confirm.plan import BASELINE, CANDIDATE, MINUTES_MAX
 from perfatlas.confirm.schemas import RoundIn, RoundOut
+from perfatlas.confirm.service import job_samples, rounds_max
 from perfatlas.confirm.verdict import Judgement, judge
 from perfatlas.core.config import Settings
 from perfatlas.core.db import commit_with_retry
@@ -125,7 +125,7 @@ def evaluate(session: Session, job: Job, *, settings: Settings, rounds: int) -> 
         min_effect_pct=limits.min_change_pct,
         detected_pct=plan.get("detected_pct"),
         rounds=rounds,
-        rounds_max=int(plan.get("rounds_max") or ROUNDS_MAX),
+        rounds_max=rounds_max(plan),
         minutes=(utcnow() - started).total_seconds() / 60.0,
         minutes_max=float(plan.get("minutes_max") or MINUTES_MAX),
     )
