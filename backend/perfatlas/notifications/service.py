@@ -38,19 +38,19 @@ def record(
     delay: float = 0.0,
 ) -> int:
     """Queue one notification per enabled channel for this state change; returns how many."""
-    channels = session.scalars(select(Channel.id).where(Channel.enabled.is_(True))).all()
-    if not channels:
+    enabled = session.scalars(select(Channel.id).where(Channel.enabled.is_(True))).all()
+    if not enabled:
         return 0
     existing = set(
         session.scalars(
             select(Notification.channel_id).where(
-                Notification.key == key, Notification.channel_id.in_(channels)
+                Notification.key == key, Notification.channel_id.in_(enabled)
             )
         )
     )
     due = utcnow() + dt.timedelta(seconds=delay)
     added = 0
-    for channel_id in channels:
+    for channel_id in enabled:
         if channel_id in existing:
             continue
         session.add(
