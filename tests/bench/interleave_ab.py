@@ -18,7 +18,14 @@ from pathlib import Path
 import httpx
 
 # Run as a script: its own folder is on sys.path.
-from common import EXPLORE_CASES, create_token, free_port, perfatlas_env, start_server
+from common import (
+    EXPLORE_CASES,
+    create_token,
+    free_port,
+    perfatlas_env,
+    start_server,
+    stop_process,
+)
 
 ROUNDS = 30
 
@@ -58,7 +65,7 @@ def main() -> int:
                 print(case, figures[case], flush=True)
     finally:
         for server in servers.values():
-            server.terminate()
+            stop_process(server)
     result = {"trees": {n: str(t) for n, t in trees.items()}, "rounds": ROUNDS, "cases": figures}
     if out_path:
         out_path.write_text(json.dumps(result, indent=1) + "\n")

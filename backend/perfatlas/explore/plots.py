@@ -45,8 +45,7 @@ def explore_json(session: Session, settings: Settings, plot: Plot) -> tuple[byte
     """Explore's answer as its JSON body, and whether it was kept from before (`hit`), computed
     (`miss`) or computed with the keeping off (`off`)."""
     # The settings that change the answer are part of what is asked.
-    asked = (tuple(v) if isinstance(v, list) else v for v in plot.model_dump().values())
-    request = (*asked, settings.explore_exact_results, settings.value_order)
+    request = (plot.model_dump_json(), settings.explore_exact_results, settings.value_order)
     return answers.answer(
         session, request, megabytes=settings.explore_cache_mb,
         compute=lambda: _explore(session, settings, plot),
